@@ -1,0 +1,108 @@
+package io.outboxrelay.router;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Turns an {@link OutboxEvent} into the {@link RoutedRecord} to publish.
+ *
+ * <ul>
+ *   <li>topic: the {@link TopicTemplate} rendered with the event's {@code aggregate_type} and
+ *       {@code event_type} (default {@code outbox.event.${aggregate_type}});
+ *   <li>key: {@code aggregate_id} as UTF-8, so one aggregate's events share a partition and keep
+ *       their order;
+ *   <li>headers: {@code id} ({@code event_id}), {@code event_type}, {@code aggregate_type}, {@code
+ *       aggregate_id}, as UTF-8 text;
+ *   <li>value: the payload bytes exactly as stored: no escaping, no re-serialising. A {@code null}
+ *       payload gives a tombstone (null value), as Debezium's router does.
+ * </ul>
+ *
+ * <p>Instances are immutable apart from an internal cache of rendered topic names, and are
+ * thread-safe.
+ */
+public final class EventRouter {
+
+  /** Upper bound of cached topic names; the cache is cleared when it would grow beyond it. */
+  private static final int TOPIC_CACHE_LIMIT = 10_000;
+
+  private final TopicTemplate topicTemplate;
+  private final Map<String, String> topicCache = new ConcurrentHashMap<>();
+
+  private EventRouter(TopicTemplate topicTemplate) {
+    this.topicTemplate = topicTemplate;
+  }
+
+  /**
+   * A router with the default topic template {@value TopicTemplate#DEFAULT}.
+   *
+   * @return the router
+   */
+  public static EventRouter withDefaults() {
+    return new EventRouter(TopicTemplate.parse(TopicTemplate.DEFAULT));
+  }
+
+  /**
+   * A router with the given topic template.
+   *
+   * @param topicTemplate the parsed template
+   * @return the router
+   */
+  public static EventRouter withTopicTemplate(TopicTemplate topicTemplate) {
+    return new EventRouter(Objects.requireNonNull(topicTemplate, "topicTemplate"));
+  }
+
+  /**
+   * Routes one event.
+   *
+   * @param event the event; never null
+   * @return the record to publish
+   * @throws RoutingException when the event's values make an illegal topic name; retrying cannot
+   *     fix that
+   */
+  public RoutedRecord route(OutboxEvent event) {
+    String topic = topicFor(event.aggregateType(), event.eventType());
+    List<RecordHeader> headers =
+        List.of(
+            RecordHeader.utf8(OutboxHeaders.ID, event.eventId()),
+            RecordHeader.utf8(OutboxHeaders.EVENT_TYPE, event.eventType()),
+            RecordHeader.utf8(OutboxHeaders.AGGREGATE_TYPE, event.aggregateType()),
+            RecordHeader.utf8(OutboxHeaders.AGGREGATE_ID, event.aggregateId()));
+    return new RoutedRecord(
+        topic, event.aggregateId().getBytes(StandardCharsets.UTF_8), headers, event.payload());
+  }
+
+  /**
+   * The template this router renders topics with.
+   *
+   * @return the template
+   */
+  public TopicTemplate topicTemplate() {
+    return topicTemplate;
+  }
+
+  private String topicFor(String aggregateType, String eventType) {
+    String cacheKey = cacheKey(aggregateType, eventType);
+    String topic = topicCache.get(cacheKey);
+    if (topic == null) {
+      topic = topicTemplate.render(aggregateType, eventType);
+      if (topicCache.size() >= TOPIC_CACHE_LIMIT) {
+        topicCache.clear();
+      }
+      topicCache.put(cacheKey, topic);
+    }
+    return topic;
+  }
+
+  private String cacheKey(String aggregateType, String eventType) {
+    if (topicTemplate.usesEventType() && topicTemplate.usesAggregateType()) {
+      return aggregateType + '\u0000' + eventType;
+    }
+    if (topicTemplate.usesEventType()) {
+      return eventType;
+    }
+    return topicTemplate.usesAggregateType() ? aggregateType : "";
+  }
+}

@@ -1,0 +1,79 @@
+package io.outboxrelay.router;
+
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * One row of the outbox table, as the relay read it from the database or the binlog.
+ *
+ * <p>Immutable apart from the payload array, which is not copied: callers must not modify it after
+ * construction. {@link #toString()} never prints the payload (payloads are never logged).
+ *
+ * @param id the row's primary key (monotonic per insert, not per commit)
+ * @param eventId the event's unique id (a UUID in text form); never null
+ * @param aggregateType the aggregate type, e.g. {@code order}; never null
+ * @param aggregateId the aggregate id; the Kafka key, so events of one aggregate stay in one
+ *     partition and in order; never null
+ * @param eventType the event type, e.g. {@code OrderCreated}; never null
+ * @param payload the payload bytes (UTF-8 JSON as stored); {@code null} publishes a tombstone
+ * @param createdAt when the row was written, or {@code null} when unknown
+ */
+public record OutboxEvent(
+    long id,
+    String eventId,
+    String aggregateType,
+    String aggregateId,
+    String eventType,
+    byte[] payload,
+    Instant createdAt) {
+
+  /**
+   * Checks the required fields.
+   *
+   * @throws NullPointerException if {@code eventId}, {@code aggregateType}, {@code aggregateId} or
+   *     {@code eventType} is null
+   */
+  public OutboxEvent {
+    Objects.requireNonNull(eventId, "event_id");
+    Objects.requireNonNull(aggregateType, "aggregate_type");
+    Objects.requireNonNull(aggregateId, "aggregate_id");
+    Objects.requireNonNull(eventType, "event_type");
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof OutboxEvent other
+        && id == other.id
+        && eventId.equals(other.eventId)
+        && aggregateType.equals(other.aggregateType)
+        && aggregateId.equals(other.aggregateId)
+        && eventType.equals(other.eventType)
+        && Arrays.equals(payload, other.payload)
+        && Objects.equals(createdAt, other.createdAt);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(id, eventId, aggregateType, aggregateId, eventType, createdAt) * 31
+        + Arrays.hashCode(payload);
+  }
+
+  /** Describes the event without its payload, which may hold personal data. */
+  @Override
+  public String toString() {
+    return "OutboxEvent[id="
+        + id
+        + ", eventId="
+        + eventId
+        + ", aggregateType="
+        + aggregateType
+        + ", aggregateId="
+        + aggregateId
+        + ", eventType="
+        + eventType
+        + ", payloadBytes="
+        + (payload == null ? "null" : payload.length)
+        + "]";
+  }
+}

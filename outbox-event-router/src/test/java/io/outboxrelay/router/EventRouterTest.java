@@ -1,0 +1,115 @@
+package io.outboxrelay.router;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+class EventRouterTest {
+
+  private static OutboxEvent event(String aggregateType, String eventType, byte[] payload) {
+    return new OutboxEvent(
+        7L,
+        "5f0c6b8e-6f7a-4a52-9d4e-0d1b8c7f1a01",
+        aggregateType,
+        "order-42",
+        eventType,
+        payload,
+        Instant.parse("2026-11-29T10:00:00Z"));
+  }
+
+  @Test
+  void routesWithDebeziumCompatibleDefaults() {
+    byte[] payload = "{\"orderId\":42}".getBytes(StandardCharsets.UTF_8);
+
+    RoutedRecord record = EventRouter.withDefaults().route(event("order", "OrderCreated", payload));
+
+    assertThat(record.topic()).isEqualTo("outbox.event.order");
+    assertThat(new String(record.key(), StandardCharsets.UTF_8)).isEqualTo("order-42");
+    assertThat(record.header("id")).isEqualTo("5f0c6b8e-6f7a-4a52-9d4e-0d1b8c7f1a01");
+    assertThat(record.header("event_type")).isEqualTo("OrderCreated");
+    assertThat(record.header("aggregate_type")).isEqualTo("order");
+    assertThat(record.header("aggregate_id")).isEqualTo("order-42");
+    assertThat(record.headers())
+        .extracting(RecordHeader::name)
+        .containsExactly("id", "event_type", "aggregate_type", "aggregate_id");
+  }
+
+  @Test
+  void publishesThePayloadBytesUntouched() {
+    // Whitespace, key order, escapes and non-ASCII text must survive byte for byte.
+    byte[] payload =
+        "{ \"b\" : 1,\n  \"a\":\"caf\u00e9 \\u00e9 \\\"q\\\"\" }".getBytes(StandardCharsets.UTF_8);
+
+    RoutedRecord record = EventRouter.withDefaults().route(event("order", "OrderPaid", payload));
+
+    assertThat(record.value()).isSameAs(payload);
+  }
+
+  @Test
+  void turnsANullPayloadIntoATombstone() {
+    RoutedRecord record = EventRouter.withDefaults().route(event("order", "OrderDeleted", null));
+
+    assertThat(record.value()).isNull();
+    assertThat(record.topic()).isEqualTo("outbox.event.order");
+  }
+
+  @Test
+  void rendersTheEventTypeIntoTheTopicWhenTheTemplateAsksForIt() {
+    EventRouter router =
+        EventRouter.withTopicTemplate(
+            TopicTemplate.parse("events.${aggregate_type}.${event_type}"));
+
+    assertThat(router.route(event("order", "OrderCreated", new byte[0])).topic())
+        .isEqualTo("events.order.OrderCreated");
+    assertThat(router.route(event("order", "OrderPaid", new byte[0])).topic())
+        .isEqualTo("events.order.OrderPaid");
+    assertThat(router.route(event("invoice", "OrderPaid", new byte[0])).topic())
+        .isEqualTo("events.invoice.OrderPaid");
+  }
+
+  @Test
+  void rejectsAnEventWhoseAggregateTypeMakesAnIllegalTopic() {
+    EventRouter router = EventRouter.withDefaults();
+
+    assertThatThrownBy(() -> router.route(event("order created", "OrderCreated", new byte[0])))
+        .isInstanceOf(RoutingException.class)
+        .hasMessageContaining("outbox.event.order created")
+        .hasMessageContaining("aggregate_type='order created'")
+        .hasMessageContaining("not a legal Kafka topic name");
+  }
+
+  @Test
+  void keepsRejectingAnIllegalValueAfterLegalOnesWereCached() {
+    EventRouter router = EventRouter.withDefaults();
+    router.route(event("order", "OrderCreated", new byte[0]));
+
+    assertThatThrownBy(() -> router.route(event("order/x", "OrderCreated", new byte[0])))
+        .isInstanceOf(RoutingException.class);
+    assertThat(router.route(event("order", "OrderCreated", new byte[0])).topic())
+        .isEqualTo("outbox.event.order");
+  }
+
+  @Test
+  void neverPrintsThePayloadInToString() {
+    byte[] payload = "{\"card\":\"4111-1111\"}".getBytes(StandardCharsets.UTF_8);
+    OutboxEvent event = event("order", "OrderPaid", payload);
+    RoutedRecord record = EventRouter.withDefaults().route(event);
+
+    assertThat(event.toString()).doesNotContain("4111").contains("payloadBytes=" + payload.length);
+    assertThat(record.toString()).doesNotContain("4111").contains("valueBytes=" + payload.length);
+  }
+
+  @Test
+  void comparesEventsAndRecordsByContent() {
+    byte[] a = "{}".getBytes(StandardCharsets.UTF_8);
+    byte[] b = "{}".getBytes(StandardCharsets.UTF_8);
+
+    assertThat(event("order", "X", a)).isEqualTo(event("order", "X", b));
+    assertThat(event("order", "X", a)).hasSameHashCodeAs(event("order", "X", b));
+    assertThat(EventRouter.withDefaults().route(event("order", "X", a)))
+        .isEqualTo(EventRouter.withDefaults().route(event("order", "X", b)));
+  }
+}
