@@ -1,0 +1,12 @@
+/**
+ * Real components for integration tests, the demo and the benchmark: a private MariaDB server with
+ * a binlog ({@link io.outboxrelay.localstack.MariaDbServer}), a single-node KRaft Kafka broker in a
+ * child JVM ({@link io.outboxrelay.localstack.KafkaBroker}), a helper for the machine's PostgreSQL
+ * service ({@link io.outboxrelay.localstack.PostgresService}), a JVM-wide shared stack ({@link
+ * io.outboxrelay.localstack.LocalStack}), and the tools tests need around them: child processes
+ * that can be signalled ({@link io.outboxrelay.localstack.ChildProcess}), free ports ({@link
+ * io.outboxrelay.localstack.FreePorts}) and a reader that collects what reached Kafka ({@link
+ * io.outboxrelay.localstack.TopicReader}). Nothing here is mocked: every component is the real
+ * program, started as a child process, so tests can kill, pause and restart it.
+ */
+package io.outboxrelay.localstack;
