@@ -1,0 +1,27 @@
+-- The outbox table, MariaDB 10.6+ and MySQL 8.0+.
+-- The application inserts one row per domain event in the same transaction as its business change.
+-- CDC mode reads only the inserts (from the binlog); polling mode also uses the bookkeeping columns.
+CREATE TABLE outbox_events (
+  id               BIGINT UNSIGNED NOT NULL AUTO_INCREMENT,
+  event_id         CHAR(36)        NOT NULL,               -- UUID; the Kafka header "id", consumers deduplicate on it
+  aggregate_type   VARCHAR(255)    NOT NULL,               -- e.g. "order"; picks the topic (outbox.event.order)
+  aggregate_id     VARCHAR(255)    NOT NULL,               -- the Kafka key: per-aggregate order
+  event_type       VARCHAR(255)    NOT NULL,               -- e.g. "OrderCreated"; the header "event_type"
+  payload          JSON            NOT NULL,               -- published as its raw bytes (MariaDB keeps them as written)
+  created_at       TIMESTAMP(6)    NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
+  -- Polling mode bookkeeping (CDC mode ignores these columns; the application never sets them).
+  status           VARCHAR(16)     NOT NULL DEFAULT 'PENDING',   -- PENDING, PROCESSING, PUBLISHED, DEAD
+  attempts         INT             NOT NULL DEFAULT 0,
+  next_attempt_at  TIMESTAMP(6)    NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
+  claim_token      CHAR(36)        NULL,
+  processing_until TIMESTAMP(6)    NULL,
+  published_at     TIMESTAMP(6)    NULL,
+  last_error       VARCHAR(1000)   NULL,
+  PRIMARY KEY (id),
+  UNIQUE KEY ux_outbox_events_event_id (event_id)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+
+-- MySQL 8 stores JSON in a binary form and gives it back re-serialised (key order and spacing may
+-- change). To publish byte-identical payloads from MySQL, declare the column as
+--   payload LONGTEXT NOT NULL CHECK (JSON_VALID(payload))
+-- MariaDB's JSON is LONGTEXT with such a check already.

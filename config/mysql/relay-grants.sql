@@ -1,0 +1,19 @@
+-- Least-privilege users. Replace app, the host part and the passwords with yours.
+
+-- The application: writes outbox rows in its business transactions.
+CREATE USER 'app'@'%' IDENTIFIED BY 'change-me';
+GRANT SELECT, INSERT, UPDATE, DELETE ON app.* TO 'app'@'%';
+
+-- The relay in CDC mode: reads the binlog and the outbox table's definition, keeps its position.
+CREATE USER 'outbox_relay'@'%' IDENTIFIED BY 'change-me';
+-- Read the binlog as a replica would, and ask for the current binlog position.
+-- MariaDB 10.5+: BINLOG MONITOR (REPLICATION CLIENT is its alias). MySQL: REPLICATION CLIENT.
+GRANT REPLICATION SLAVE, BINLOG MONITOR ON *.* TO 'outbox_relay'@'%';
+-- MySQL instead:  GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO 'outbox_relay'@'%';
+-- The outbox table: its definition and, for the startup checks, a zero-row read.
+GRANT SELECT ON app.outbox_events TO 'outbox_relay'@'%';
+-- The position and schema history tables (create them first with relay-storage.sql).
+GRANT SELECT, INSERT, DELETE ON app.outbox_relay_offsets TO 'outbox_relay'@'%';
+GRANT SELECT, INSERT, DELETE ON app.outbox_relay_schema_history TO 'outbox_relay'@'%';
+-- Not needed: RELOAD and LOCK TABLES (the relay reads its start position without a global read
+-- lock: snapshot.locking.mode=none), SUPER, or access to any other table.

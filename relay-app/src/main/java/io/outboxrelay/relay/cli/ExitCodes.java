@@ -1,0 +1,16 @@
+package io.outboxrelay.relay.cli;
+
+/** The process exit codes. */
+public final class ExitCodes {
+
+  /** Success, including a graceful stop on SIGTERM or SIGINT. */
+  public static final int OK = 0;
+
+  /** A fatal runtime error; the log says what to do. */
+  public static final int FAILURE = 1;
+
+  /** Bad usage, bad configuration, or a source database not set up for the mode. */
+  public static final int CONFIG = 2;
+
+  private ExitCodes() {}
+}

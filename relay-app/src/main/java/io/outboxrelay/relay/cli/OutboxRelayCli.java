@@ -1,0 +1,48 @@
+package io.outboxrelay.relay.cli;
+
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/** The {@code outbox-relay} command: entry point of the relay process. */
+@Command(
+    name = "outbox-relay",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
+    description =
+        "Moves rows of a transactional outbox table to Apache Kafka, in order per aggregate.",
+    subcommands = {RunCommand.class, ValidateCommand.class, CommandLine.HelpCommand.class},
+    footer = {"", "Exit codes: 0 ok, 1 fatal runtime error, 2 bad usage or configuration."})
+public final class OutboxRelayCli implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  /**
+   * Runs the command line and exits with its code.
+   *
+   * @param args the arguments
+   */
+  public static void main(String[] args) {
+    System.exit(execute(args));
+  }
+
+  /**
+   * Runs the command line without exiting.
+   *
+   * @param args the arguments
+   * @return the exit code
+   */
+  public static int execute(String... args) {
+    CommandLine cli = new CommandLine(new OutboxRelayCli());
+    cli.setCaseInsensitiveEnumValuesAllowed(true);
+    return cli.execute(args);
+  }
+
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+    return ExitCodes.CONFIG;
+  }
+}

@@ -1,0 +1,81 @@
+package io.outboxrelay.relay.cli;
+
+import io.outboxrelay.relay.Relay;
+import io.outboxrelay.relay.RelayFailure;
+import io.outboxrelay.relay.StartupCheckException;
+import io.outboxrelay.relay.config.RelayConfig;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.bridge.SLF4JBridgeHandler;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code outbox-relay run}: runs the relay until SIGTERM/SIGINT (graceful drain, exit 0) or a fatal
+ * failure (exit 1). A configuration or database set-up problem exits with 2 before anything is
+ * published.
+ */
+@Command(
+    name = "run",
+    mixinStandardHelpOptions = true,
+    description = "Run the relay until SIGTERM or SIGINT, which drain gracefully.")
+final class RunCommand implements Callable<Integer> {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RunCommand.class);
+
+  @Mixin ConfigOptions options;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    RelayConfig config = options.load(spec.commandLine().getErr());
+    if (config == null) {
+      return ExitCodes.CONFIG;
+    }
+    SLF4JBridgeHandler.removeHandlersForRootLogger();
+    SLF4JBridgeHandler.install(); // the binlog client logs through java.util.logging
+
+    CountDownLatch stopRequested = new CountDownLatch(1);
+    Signals.onTerminate(stopRequested::countDown);
+    String context = config.logContext();
+    try (Relay relay = Relay.create(config)) {
+      try {
+        relay.start();
+      } catch (StartupCheckException e) {
+        e.problems().forEach(p -> LOG.error("[{}] startup check failed: {}", context, p));
+        LOG.error("[{}] not started: fix the problems above and start again", context);
+        return ExitCodes.CONFIG;
+      } catch (RelayFailure e) {
+        LOG.error("[{}] {}", context, e.getMessage(), e.getCause());
+        return ExitCodes.FAILURE;
+      }
+      while (!stopRequested.await(200, TimeUnit.MILLISECONDS)) {
+        if (relay.termination().isDone()) {
+          break;
+        }
+      }
+      if (relay.termination().isCompletedExceptionally()) {
+        try {
+          relay.termination().join();
+        } catch (CompletionException e) {
+          Throwable cause = e.getCause();
+          LOG.error(
+              "[{}] stopping after a fatal error: {}",
+              context,
+              cause.getMessage(),
+              cause.getCause());
+        }
+        return ExitCodes.FAILURE;
+      }
+      LOG.info("[{}] stop requested", context);
+    }
+    return ExitCodes.OK;
+  }
+}

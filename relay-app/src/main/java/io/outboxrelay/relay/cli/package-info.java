@@ -1,0 +1,6 @@
+/**
+ * The {@code outbox-relay} command line: {@code run}, {@code validate}, {@code --help}, {@code
+ * --version}. Exit codes: 0 ok, 1 fatal runtime error, 2 bad usage, configuration or database
+ * setup.
+ */
+package io.outboxrelay.relay.cli;

@@ -1,0 +1,41 @@
+package io.outboxrelay.relay.config;
+
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * CDC mode settings. Immutable.
+ *
+ * @param serverId the binlog reader's replication server id
+ * @param offsetsTable table holding the binlog position
+ * @param schemaHistoryTable table holding the schema history
+ * @param batchSize most events per published batch
+ * @param pollInterval how long the engine waits for a batch to fill
+ * @param heartbeatInterval how often the position advances on a quiet outbox
+ * @param poisonAction what to do with an event retrying cannot publish
+ * @param retryBackoffInitial first pause after a transient Kafka failure
+ * @param retryBackoffMax longest pause after transient Kafka failures
+ * @param startupTimeout how long to wait for streaming to start
+ * @param requireDurableBinlog whether sync_binlog=1 and innodb_flush_log_at_trx_commit=1 are
+ *     required
+ * @param debeziumOverrides {@code debezium.*} entries without the prefix, unmodifiable
+ */
+public record CdcConfig(
+    int serverId,
+    String offsetsTable,
+    String schemaHistoryTable,
+    int batchSize,
+    Duration pollInterval,
+    Duration heartbeatInterval,
+    PoisonAction poisonAction,
+    Duration retryBackoffInitial,
+    Duration retryBackoffMax,
+    Duration startupTimeout,
+    boolean requireDurableBinlog,
+    Map<String, String> debeziumOverrides) {
+
+  /** Freezes the overrides. */
+  public CdcConfig {
+    debeziumOverrides = Map.copyOf(debeziumOverrides);
+  }
+}

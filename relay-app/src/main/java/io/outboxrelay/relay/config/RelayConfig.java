@@ -1,0 +1,59 @@
+package io.outboxrelay.relay.config;
+
+import io.outboxrelay.router.TopicTemplate;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * The relay's whole configuration, parsed and checked. Immutable; build it with {@link
+ * ConfigLoader}.
+ *
+ * @param mode the source mode
+ * @param name the relay's name
+ * @param statsInterval how often the throughput line is logged
+ * @param shutdownTimeout how long SIGTERM waits for in-flight acknowledgements
+ * @param source the source database
+ * @param topicTemplate the topic template
+ * @param producer the Kafka producer settings
+ * @param cdc CDC settings, or {@code null} in polling mode
+ * @param effective every effective setting as printable text, secrets hidden, sorted by key
+ */
+public record RelayConfig(
+    RelayMode mode,
+    String name,
+    Duration statsInterval,
+    Duration shutdownTimeout,
+    SourceConfig source,
+    TopicTemplate topicTemplate,
+    ProducerSettings producer,
+    CdcConfig cdc,
+    SortedMap<String, String> effective) {
+
+  /** Freezes the printable settings. */
+  public RelayConfig {
+    effective = Collections.unmodifiableSortedMap(new TreeMap<>(effective));
+  }
+
+  /**
+   * The effective configuration as {@code key = value} lines, sorted, secrets hidden; logged once
+   * at start.
+   *
+   * @return the lines joined with newlines
+   */
+  public String describe() {
+    StringBuilder sb = new StringBuilder();
+    effective.forEach((k, v) -> sb.append("  ").append(k).append(" = ").append(v).append('\n'));
+    return sb.toString();
+  }
+
+  /**
+   * The prefix of the relay's log lines: {@code [relay mode=cdc name=outbox-relay]}.
+   *
+   * @return the prefix
+   */
+  public String logContext() {
+    return "relay mode=" + mode.name().toLowerCase(java.util.Locale.ROOT) + " name=" + name;
+  }
+}

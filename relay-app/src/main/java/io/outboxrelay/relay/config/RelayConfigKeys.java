@@ -1,0 +1,333 @@
+package io.outboxrelay.relay.config;
+
+import static io.outboxrelay.relay.config.ConfigKey.define;
+
+import io.outboxrelay.relay.config.ConfigKey.Group;
+import io.outboxrelay.router.TopicTemplate;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Every key of the relay's properties file, declared once. The order here is the order of the
+ * reference documentation and of the example properties file.
+ */
+public final class RelayConfigKeys {
+
+  private RelayConfigKeys() {}
+
+  /** Keys under this prefix go to the Kafka producer, without the prefix. */
+  public static final String KAFKA_PRODUCER_PREFIX = "kafka.producer.";
+
+  /** Keys under this prefix go to the embedded Debezium engine, without the prefix. */
+  public static final String DEBEZIUM_PREFIX = "debezium.";
+
+  public static final ConfigKey<RelayMode> MODE =
+      define("mode", ValueType.oneOf(RelayMode.class))
+          .group(Group.RELAY)
+          .defaultValue(RelayMode.CDC)
+          .doc(
+              "How the relay finds new outbox rows: cdc tails the binlog (MySQL/MariaDB); polling"
+                  + " claims due rows with SELECT ... FOR UPDATE SKIP LOCKED. The --mode option"
+                  + " overrides it.")
+          .build();
+
+  public static final ConfigKey<String> RELAY_NAME =
+      define("relay.name", ValueType.STRING)
+          .group(Group.RELAY)
+          .defaultValue("outbox-relay")
+          .check(
+              v ->
+                  v.matches("[A-Za-z0-9._-]{1,64}")
+                      ? null
+                      : "'" + v + "' must be 1-64 characters of a-z A-Z 0-9 . _ -")
+          .doc(
+              "Identifies this relay: Kafka client.id, the key of the CDC position and Debezium's"
+                  + " logical name. A standby that continues where this relay stopped uses the same"
+                  + " name.")
+          .build();
+
+  public static final ConfigKey<Duration> STATS_INTERVAL =
+      define("relay.stats.interval", ValueType.DURATION_TYPE)
+          .group(Group.RELAY)
+          .defaultValue(Duration.ofSeconds(30))
+          .check(Checks.atLeast(Duration.ofSeconds(1)))
+          .doc("How often the relay logs a throughput line (published, rate, retries, lag).")
+          .build();
+
+  public static final ConfigKey<Duration> SHUTDOWN_TIMEOUT =
+      define("relay.shutdown.timeout", ValueType.DURATION_TYPE)
+          .group(Group.RELAY)
+          .defaultValue(Duration.ofSeconds(30))
+          .check(Checks.atLeast(Duration.ofSeconds(1)))
+          .doc(
+              "On SIGTERM, how long to wait for in-flight Kafka acknowledgements before closing"
+                  + " anyway. Events not acknowledged by then are published again after restart.")
+          .build();
+
+  public static final ConfigKey<SourceFlavor> SOURCE_FLAVOR =
+      define("source.flavor", ValueType.oneOf(SourceFlavor.class))
+          .group(Group.SOURCE)
+          .defaultValue(SourceFlavor.MARIADB)
+          .doc("The source database: mariadb or mysql (both modes), postgresql (polling only).")
+          .build();
+
+  public static final ConfigKey<String> SOURCE_HOST =
+      define("source.host", ValueType.STRING)
+          .group(Group.SOURCE)
+          .requiredIn(RelayMode.CDC, RelayMode.POLLING)
+          .check(Checks.notBlank())
+          .doc("Host name or address of the source database.")
+          .build();
+
+  public static final ConfigKey<Integer> SOURCE_PORT =
+      define("source.port", ValueType.INT)
+          .group(Group.SOURCE)
+          .defaultText("3306 (5432 for postgresql)")
+          .check(Checks.between(1, 65535))
+          .doc("Port of the source database.")
+          .build();
+
+  public static final ConfigKey<String> SOURCE_DATABASE =
+      define("source.database", ValueType.STRING)
+          .group(Group.SOURCE)
+          .requiredIn(RelayMode.CDC, RelayMode.POLLING)
+          .check(Checks.identifier())
+          .doc(
+              "Database (schema) holding the outbox table. The CDC position and schema history"
+                  + " tables live there too.")
+          .build();
+
+  public static final ConfigKey<String> SOURCE_USER =
+      define("source.user", ValueType.STRING)
+          .group(Group.SOURCE)
+          .requiredIn(RelayMode.CDC, RelayMode.POLLING)
+          .check(Checks.notBlank())
+          .doc(
+              "Database user of the relay; give it only the grants in"
+                  + " config/mysql/relay-grants.sql.")
+          .build();
+
+  public static final ConfigKey<String> SOURCE_PASSWORD =
+      define("source.password", ValueType.PASSWORD)
+          .group(Group.SOURCE)
+          .defaultValue("")
+          .doc(
+              "Password of source.user. Write ${env:NAME} or ${file:/path} to keep it out of this"
+                  + " file.")
+          .build();
+
+  public static final ConfigKey<String> SOURCE_TABLE =
+      define("source.table", ValueType.STRING)
+          .group(Group.SOURCE)
+          .defaultValue("outbox_events")
+          .check(Checks.identifier())
+          .doc("Name of the outbox table.")
+          .build();
+
+  public static final ConfigKey<Duration> SOURCE_CONNECT_TIMEOUT =
+      define("source.connect.timeout", ValueType.DURATION_TYPE)
+          .group(Group.SOURCE)
+          .defaultValue(Duration.ofSeconds(10))
+          .check(Checks.atLeast(Duration.ofMillis(100)))
+          .doc("How long one attempt to connect to the source database may take.")
+          .build();
+
+  public static final ConfigKey<String> TOPIC_TEMPLATE =
+      define("router.topic.template", ValueType.STRING)
+          .group(Group.ROUTER)
+          .defaultValue(TopicTemplate.DEFAULT)
+          .check(
+              v -> {
+                try {
+                  TopicTemplate.parse(v);
+                  return null;
+                } catch (IllegalArgumentException e) {
+                  return e.getMessage();
+                }
+              })
+          .doc(
+              "Topic of each event; ${aggregate_type} and ${event_type} are replaced by the"
+                  + " event's columns. An event whose values make an illegal topic name is poison."
+                  + " The key is always aggregate_id; headers id, event_type, aggregate_type and"
+                  + " aggregate_id are always set.")
+          .build();
+
+  public static final ConfigKey<String> KAFKA_BOOTSTRAP_SERVERS =
+      define("kafka.bootstrap.servers", ValueType.STRING)
+          .group(Group.KAFKA)
+          .requiredIn(RelayMode.CDC, RelayMode.POLLING)
+          .check(Checks.notBlank())
+          .doc(
+              "Kafka bootstrap servers, host:port[,host:port]. Any other producer setting is"
+                  + " passed as kafka.producer.<setting>; the relay refuses settings that would"
+                  + " weaken delivery (acks other than all, enable.idempotence=false,"
+                  + " max.in.flight.requests.per.connection above 5, retries=0).")
+          .build();
+
+  public static final ConfigKey<Integer> CDC_SERVER_ID =
+      define("cdc.server.id", ValueType.INT)
+          .group(Group.CDC)
+          .usedIn(RelayMode.CDC)
+          .requiredIn(RelayMode.CDC)
+          .check(Checks.atLeast(1))
+          .doc(
+              "Replication server id of the relay's binlog reader. It must differ from the"
+                  + " server_id of the source and of every replica or other binlog reader: two"
+                  + " readers with one id disconnect each other.")
+          .build();
+
+  public static final ConfigKey<String> CDC_OFFSETS_TABLE =
+      define("cdc.offsets.table", ValueType.STRING)
+          .group(Group.CDC)
+          .usedIn(RelayMode.CDC)
+          .defaultValue("outbox_relay_offsets")
+          .check(Checks.identifier())
+          .doc(
+              "Table in source.database holding the relay's binlog position, written in one"
+                  + " transaction after each acknowledged batch. A relay on another host with the"
+                  + " same relay.name continues from it.")
+          .build();
+
+  public static final ConfigKey<String> CDC_SCHEMA_HISTORY_TABLE =
+      define("cdc.schema.history.table", ValueType.STRING)
+          .group(Group.CDC)
+          .usedIn(RelayMode.CDC)
+          .defaultValue("outbox_relay_schema_history")
+          .check(Checks.identifier())
+          .doc("Table in source.database holding the schema history of the outbox table.")
+          .build();
+
+  public static final ConfigKey<Integer> CDC_BATCH_SIZE =
+      define("cdc.batch.size", ValueType.INT)
+          .group(Group.CDC)
+          .usedIn(RelayMode.CDC)
+          .defaultValue(4096)
+          .check(Checks.between(1, 65536))
+          .doc(
+              "Most change events handed to the publisher at once. The position is committed"
+                  + " after each batch is acknowledged, so this also bounds the duplicates a crash"
+                  + " can cause.")
+          .build();
+
+  public static final ConfigKey<Duration> CDC_POLL_INTERVAL =
+      define("cdc.poll.interval", ValueType.DURATION_TYPE)
+          .group(Group.CDC)
+          .usedIn(RelayMode.CDC)
+          .defaultValue(Duration.ofMillis(5))
+          .check(Checks.atLeast(Duration.ofMillis(1)))
+          .doc(
+              "How long the engine waits for a batch to fill before handing over what it has:"
+                  + " the latency floor at low load (Debezium ships with 500ms).")
+          .build();
+
+  public static final ConfigKey<Duration> CDC_HEARTBEAT_INTERVAL =
+      define("cdc.heartbeat.interval", ValueType.DURATION_TYPE)
+          .group(Group.CDC)
+          .usedIn(RelayMode.CDC)
+          .defaultValue(Duration.ofSeconds(10))
+          .check(Checks.atLeast(Duration.ofMillis(100)))
+          .doc(
+              "How often the position advances while the outbox table is quiet but the binlog is"
+                  + " not, so a restart does not re-read (or find purged) a long stretch of"
+                  + " binlog.")
+          .build();
+
+  public static final ConfigKey<PoisonAction> CDC_POISON_ACTION =
+      define("cdc.poison.action", ValueType.oneOf(PoisonAction.class))
+          .group(Group.CDC)
+          .usedIn(RelayMode.CDC)
+          .defaultValue(PoisonAction.FAIL)
+          .doc(
+              "What to do with an event retrying cannot publish (too large, illegal topic, not"
+                  + " authorised): fail stops the relay with exit code 1 at the position before"
+                  + " it; skip logs its id and reason at ERROR, counts it and goes on.")
+          .build();
+
+  public static final ConfigKey<Duration> CDC_RETRY_BACKOFF_INITIAL =
+      define("cdc.retry.backoff.initial", ValueType.DURATION_TYPE)
+          .group(Group.CDC)
+          .usedIn(RelayMode.CDC)
+          .defaultValue(Duration.ofMillis(200))
+          .check(Checks.atLeast(Duration.ofMillis(1)))
+          .doc(
+              "First pause before re-sending after a transient Kafka failure. Pauses grow"
+                  + " exponentially with jitter; the relay retries until it succeeds or is"
+                  + " stopped.")
+          .build();
+
+  public static final ConfigKey<Duration> CDC_RETRY_BACKOFF_MAX =
+      define("cdc.retry.backoff.max", ValueType.DURATION_TYPE)
+          .group(Group.CDC)
+          .usedIn(RelayMode.CDC)
+          .defaultValue(Duration.ofSeconds(30))
+          .check(Checks.atLeast(Duration.ofMillis(1)))
+          .doc("Longest pause between re-sends after transient Kafka failures.")
+          .build();
+
+  public static final ConfigKey<Duration> CDC_STARTUP_TIMEOUT =
+      define("cdc.startup.timeout", ValueType.DURATION_TYPE)
+          .group(Group.CDC)
+          .usedIn(RelayMode.CDC)
+          .defaultValue(Duration.ofMinutes(2))
+          .check(Checks.atLeast(Duration.ofSeconds(1)))
+          .doc(
+              "How long the relay waits for the binlog reader to connect before it exits with"
+                  + " code 1.")
+          .build();
+
+  public static final ConfigKey<Boolean> CDC_REQUIRE_DURABLE_BINLOG =
+      define("cdc.require.durable.binlog", ValueType.BOOLEAN)
+          .group(Group.CDC)
+          .usedIn(RelayMode.CDC)
+          .defaultValue(true)
+          .doc(
+              "Refuse to start unless the source has sync_binlog=1 and"
+                  + " innodb_flush_log_at_trx_commit=1; without them a crash of the database"
+                  + " server can drop committed events from the binlog. false turns this into a"
+                  + " warning.")
+          .build();
+
+  /** Every declared key, in documentation order. */
+  public static final List<ConfigKey<?>> ALL =
+      List.of(
+          MODE,
+          RELAY_NAME,
+          STATS_INTERVAL,
+          SHUTDOWN_TIMEOUT,
+          SOURCE_FLAVOR,
+          SOURCE_HOST,
+          SOURCE_PORT,
+          SOURCE_DATABASE,
+          SOURCE_USER,
+          SOURCE_PASSWORD,
+          SOURCE_TABLE,
+          SOURCE_CONNECT_TIMEOUT,
+          TOPIC_TEMPLATE,
+          KAFKA_BOOTSTRAP_SERVERS,
+          CDC_SERVER_ID,
+          CDC_OFFSETS_TABLE,
+          CDC_SCHEMA_HISTORY_TABLE,
+          CDC_BATCH_SIZE,
+          CDC_POLL_INTERVAL,
+          CDC_HEARTBEAT_INTERVAL,
+          CDC_POISON_ACTION,
+          CDC_RETRY_BACKOFF_INITIAL,
+          CDC_RETRY_BACKOFF_MAX,
+          CDC_STARTUP_TIMEOUT,
+          CDC_REQUIRE_DURABLE_BINLOG);
+
+  /**
+   * Looks a key up by name.
+   *
+   * @param name the key name
+   * @return the key, or {@code null} when no key has this name
+   */
+  public static ConfigKey<?> byName(String name) {
+    for (ConfigKey<?> key : ALL) {
+      if (key.name().equals(name)) {
+        return key;
+      }
+    }
+    return null;
+  }
+}

@@ -1,0 +1,54 @@
+package io.outboxrelay.relay.config;
+
+import java.time.Duration;
+
+/**
+ * Where the outbox table is and how to reach it. Immutable.
+ *
+ * @param flavor the kind of database
+ * @param host its host
+ * @param port its port
+ * @param database the database (schema) holding the outbox table
+ * @param user the relay's database user
+ * @param password that user's password
+ * @param table the outbox table's name
+ * @param connectTimeout how long one connection attempt may take
+ */
+public record SourceConfig(
+    SourceFlavor flavor,
+    String host,
+    int port,
+    String database,
+    String user,
+    Secret password,
+    String table,
+    Duration connectTimeout) {
+
+  /**
+   * A JDBC URL for the relay's own connections (checks, polling).
+   *
+   * @return the URL, without credentials
+   */
+  public String jdbcUrl() {
+    String timeout =
+        flavor == SourceFlavor.POSTGRESQL
+            ? "connectTimeout=" + Math.max(1, connectTimeout.toSeconds())
+            : "connectTimeout=" + connectTimeout.toMillis();
+    return flavor.jdbcPrefix() + host + ":" + port + "/" + database + "?" + timeout;
+  }
+
+  /**
+   * Where the source is, for messages: {@code mariadb 127.0.0.1:3306/app}.
+   *
+   * @return a short description without credentials
+   */
+  public String describe() {
+    return flavor.name().toLowerCase(java.util.Locale.ROOT)
+        + " "
+        + host
+        + ":"
+        + port
+        + "/"
+        + database;
+  }
+}

@@ -1,0 +1,163 @@
+package io.outboxrelay.relay.config;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * The type of a configuration value: how its text is parsed and how the reference documentation
+ * describes it. Instances are immutable and thread-safe.
+ *
+ * @param <T> the parsed type
+ */
+public final class ValueType<T> {
+
+  private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
+
+  private final String description;
+  private final Function<String, T> parser;
+  private final Function<T, String> formatter;
+
+  private ValueType(String description, Function<String, T> parser, Function<T, String> formatter) {
+    this.description = description;
+    this.parser = parser;
+    this.formatter = formatter;
+  }
+
+  /** Free text, trimmed. */
+  public static final ValueType<String> STRING = new ValueType<>("string", s -> s, s -> s);
+
+  /** A secret: parsed like {@link #STRING}, printed as {@code [hidden]}. */
+  public static final ValueType<String> PASSWORD =
+      new ValueType<>("password (never printed)", s -> s, s -> "[hidden]");
+
+  /** A 32-bit integer. */
+  public static final ValueType<Integer> INT =
+      new ValueType<>(
+          "integer",
+          s -> {
+            try {
+              return Integer.valueOf(s);
+            } catch (NumberFormatException e) {
+              throw new IllegalArgumentException("'" + s + "' is not an integer");
+            }
+          },
+          String::valueOf);
+
+  /** {@code true} or {@code false}. */
+  public static final ValueType<Boolean> BOOLEAN =
+      new ValueType<>(
+          "boolean",
+          s -> {
+            if (s.equalsIgnoreCase("true")) {
+              return Boolean.TRUE;
+            }
+            if (s.equalsIgnoreCase("false")) {
+              return Boolean.FALSE;
+            }
+            throw new IllegalArgumentException("'" + s + "' is not true or false");
+          },
+          String::valueOf);
+
+  /** A duration with a unit: {@code 250ms}, {@code 30s}, {@code 5m}, {@code 2h}. */
+  public static final ValueType<Duration> DURATION_TYPE =
+      new ValueType<>(
+          "duration (e.g. 250ms, 30s, 5m, 2h)", ValueType::parseDuration, ValueType::format);
+
+  /**
+   * One of the constants of an enum, written in lower case.
+   *
+   * @param type the enum class
+   * @param <E> the enum type
+   * @return the value type
+   */
+  public static <E extends Enum<E>> ValueType<E> oneOf(Class<E> type) {
+    String names =
+        Arrays.stream(type.getEnumConstants())
+            .map(e -> e.name().toLowerCase(Locale.ROOT))
+            .collect(Collectors.joining("|"));
+    return new ValueType<>(
+        "one of " + names,
+        s -> {
+          for (E constant : type.getEnumConstants()) {
+            if (constant.name().equalsIgnoreCase(s)) {
+              return constant;
+            }
+          }
+          throw new IllegalArgumentException("'" + s + "' is not one of " + names);
+        },
+        e -> e.name().toLowerCase(Locale.ROOT));
+  }
+
+  /**
+   * Parses a value.
+   *
+   * @param text the trimmed text from the properties file
+   * @return the value
+   * @throws IllegalArgumentException with a short reason when the text is not a valid value
+   */
+  public T parse(String text) {
+    return parser.apply(text);
+  }
+
+  /**
+   * Formats a value for printing; secrets print as {@code [hidden]}.
+   *
+   * @param value the value
+   * @return its text
+   */
+  public String format(T value) {
+    return formatter.apply(value);
+  }
+
+  /**
+   * What values look like, for the reference documentation.
+   *
+   * @return the description
+   */
+  public String description() {
+    return description;
+  }
+
+  /**
+   * Whether values of this type are secrets.
+   *
+   * @return true for {@link #PASSWORD}
+   */
+  public boolean isSecret() {
+    return this == PASSWORD;
+  }
+
+  private static Duration parseDuration(String s) {
+    Matcher m = DURATION.matcher(s.toLowerCase(Locale.ROOT));
+    if (!m.matches()) {
+      throw new IllegalArgumentException(
+          "'" + s + "' is not a duration: write a number and a unit, e.g. 250ms, 30s, 5m, 2h");
+    }
+    long amount = Long.parseLong(m.group(1));
+    return switch (m.group(2)) {
+      case "ms" -> Duration.ofMillis(amount);
+      case "s" -> Duration.ofSeconds(amount);
+      case "m" -> Duration.ofMinutes(amount);
+      default -> Duration.ofHours(amount);
+    };
+  }
+
+  private static String format(Duration d) {
+    long ms = d.toMillis();
+    if (ms % 3_600_000 == 0 && ms > 0) {
+      return ms / 3_600_000 + "h";
+    }
+    if (ms % 60_000 == 0 && ms > 0) {
+      return ms / 60_000 + "m";
+    }
+    if (ms % 1000 == 0 && ms > 0) {
+      return ms / 1000 + "s";
+    }
+    return ms + "ms";
+  }
+}

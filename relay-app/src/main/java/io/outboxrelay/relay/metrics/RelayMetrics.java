@@ -1,0 +1,91 @@
+package io.outboxrelay.relay.metrics;
+
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Counters of what the relay did since it started. Thread-safe; cheap enough to update per event.
+ */
+public final class RelayMetrics {
+
+  private final LongAdder published = new LongAdder();
+  private final LongAdder resent = new LongAdder();
+  private final LongAdder retries = new LongAdder();
+  private final LongAdder poison = new LongAdder();
+  private final LongAdder leaseLost = new LongAdder();
+  private final AtomicLong lastEventCreatedAtMillis = new AtomicLong(-1);
+
+  /** A consistent-enough copy of the counters. */
+  public record Snapshot(
+      long published,
+      long resent,
+      long retries,
+      long poison,
+      long leaseLost,
+      Instant lastEventCreatedAt) {}
+
+  /**
+   * Counts events Kafka acknowledged.
+   *
+   * @param n how many
+   */
+  public void published(int n) {
+    published.add(n);
+  }
+
+  /**
+   * Counts events sent again although Kafka had acknowledged them (duplicates in Kafka).
+   *
+   * @param n how many
+   */
+  public void resent(int n) {
+    resent.add(n);
+  }
+
+  /** Counts one retry after a transient failure. */
+  public void retry() {
+    retries.increment();
+  }
+
+  /** Counts one event that retrying cannot publish. */
+  public void poison() {
+    poison.increment();
+  }
+
+  /**
+   * Counts events whose lease another worker took before this one finished.
+   *
+   * @param n how many
+   */
+  public void leaseLost(int n) {
+    leaseLost.add(n);
+  }
+
+  /**
+   * Remembers when the latest published event was created, for the lag figure.
+   *
+   * @param createdAt the event's creation time, or {@code null} when unknown
+   */
+  public void observeCreatedAt(Instant createdAt) {
+    if (createdAt != null) {
+      lastEventCreatedAtMillis.accumulateAndGet(createdAt.toEpochMilli(), Math::max);
+    }
+  }
+
+  /**
+   * Reads the counters.
+   *
+   * @return the current values
+   */
+  public Snapshot snapshot() {
+    long created = lastEventCreatedAtMillis.get();
+    return new Snapshot(
+        published.sum(),
+        resent.sum(),
+        retries.sum(),
+        poison.sum(),
+        leaseLost.sum(),
+        created < 0 ? null : Instant.ofEpochMilli(created));
+  }
+}

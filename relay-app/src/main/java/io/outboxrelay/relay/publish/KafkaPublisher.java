@@ -1,0 +1,232 @@
+package io.outboxrelay.relay.publish;
+
+import io.outboxrelay.router.RecordHeader;
+import io.outboxrelay.router.RoutedRecord;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends batches of records with the relay's idempotent producer and reports, per record, whether
+ * Kafka acknowledged it. It never retries and never decides what a failure means: callers do that
+ * (CDC retries in place, polling reschedules in the database), with {@link ErrorClassifier}.
+ *
+ * <p>Records of one batch are handed to the producer in list order, so records with the same key
+ * keep their order in their partition. {@link #sendAll} returns only when every record of the batch
+ * is acknowledged or has failed.
+ *
+ * <p>Thread-safe: several threads may call {@link #sendAll} at once (the producer is shared).
+ * {@link #reset()} discards the producer after a failure that may have left it unusable; the next
+ * send creates a fresh one.
+ */
+public final class KafkaPublisher implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaPublisher.class);
+
+  /** The result of sending one record: exactly one of the two fields is set. */
+  public record Outcome(RecordMetadata metadata, Throwable error) {
+
+    /**
+     * Whether Kafka acknowledged the record.
+     *
+     * @return true when acknowledged
+     */
+    public boolean acknowledged() {
+      return error == null;
+    }
+  }
+
+  /** How often a batch that Kafka does not acknowledge is reported while the producer retries. */
+  private static final long WARN_EVERY_NANOS = Duration.ofSeconds(30).toNanos();
+
+  private final Supplier<Producer<byte[], byte[]>> factory;
+  private final String context;
+  private Producer<byte[], byte[]> producer;
+  private boolean closed;
+
+  /**
+   * Creates a publisher; the producer is created on first use.
+   *
+   * @param factory creates producers; called again after {@link #reset()}
+   * @param context the log prefix
+   */
+  public KafkaPublisher(Supplier<Producer<byte[], byte[]>> factory, String context) {
+    this.factory = Objects.requireNonNull(factory, "factory");
+    this.context = Objects.requireNonNull(context, "context");
+  }
+
+  /**
+   * Sends the records in order and waits until each is acknowledged or has failed. While Kafka does
+   * not answer, a warning is logged every 30 seconds; the producer itself keeps retrying until its
+   * {@code delivery.timeout.ms}.
+   *
+   * @param records the records; may be empty
+   * @param giveUp polled about once a second while waiting; when it returns true the records not
+   *     yet acknowledged are reported as failed with {@link GaveUpException} (they may still reach
+   *     Kafka)
+   * @return one outcome per record, in the same order
+   * @throws InterruptedException when interrupted while waiting
+   */
+  public List<Outcome> sendAll(List<RoutedRecord> records, BooleanSupplier giveUp)
+      throws InterruptedException {
+    Producer<byte[], byte[]> p = producer();
+    List<Future<RecordMetadata>> futures = new ArrayList<>(records.size());
+    Outcome[] outcomes = new Outcome[records.size()];
+    // A send that cannot get the topic's metadata blocks max.block.ms; the topic's later records
+    // in this batch would block as long each, so they fail at once with the same error.
+    Map<String, RuntimeException> unavailable = new HashMap<>();
+    for (int i = 0; i < records.size(); i++) {
+      RoutedRecord record = records.get(i);
+      RuntimeException known = unavailable.get(record.topic());
+      if (known != null) {
+        futures.add(null);
+        outcomes[i] = new Outcome(null, known);
+        continue;
+      }
+      try {
+        Future<RecordMetadata> f = p.send(toProducerRecord(record));
+        futures.add(f);
+        RuntimeException blocked = metadataTimeout(f);
+        if (blocked != null) {
+          unavailable.put(record.topic(), blocked);
+        }
+      } catch (RuntimeException e) {
+        futures.add(null);
+        outcomes[i] = new Outcome(null, e);
+        unavailable.put(record.topic(), e);
+      }
+    }
+    long start = System.nanoTime();
+    long nextWarning = start + WARN_EVERY_NANOS;
+    for (int i = 0; i < futures.size(); i++) {
+      Future<RecordMetadata> f = futures.get(i);
+      while (f != null && outcomes[i] == null) {
+        try {
+          outcomes[i] = new Outcome(f.get(1, TimeUnit.SECONDS), null);
+        } catch (ExecutionException e) {
+          outcomes[i] = new Outcome(null, e.getCause() != null ? e.getCause() : e);
+        } catch (TimeoutException e) {
+          if (giveUp.getAsBoolean()) {
+            for (int k = i; k < outcomes.length; k++) {
+              if (outcomes[k] == null) {
+                outcomes[k] = new Outcome(null, new GaveUpException());
+              }
+            }
+            return List.of(outcomes);
+          }
+          if (System.nanoTime() - nextWarning >= 0) {
+            nextWarning += WARN_EVERY_NANOS;
+            LOG.warn(
+                "[{}] Kafka has not acknowledged {} of {} events for {} s; the producer keeps"
+                    + " retrying: check that the brokers are reachable",
+                context,
+                records.size() - i,
+                records.size(),
+                (System.nanoTime() - start) / 1_000_000_000L);
+          }
+        }
+      }
+    }
+    return List.of(outcomes);
+  }
+
+  /**
+   * The producer reports a topic whose metadata it could not get within {@code max.block.ms} as an
+   * already failed future (Kafka 4 returns API errors of {@code send} that way).
+   */
+  private static RuntimeException metadataTimeout(Future<RecordMetadata> f) {
+    if (!f.isDone()) {
+      return null;
+    }
+    try {
+      f.get();
+      return null;
+    } catch (ExecutionException e) {
+      return e.getCause() instanceof org.apache.kafka.common.errors.TimeoutException t ? t : null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    }
+  }
+
+  /** The relay stopped waiting for an acknowledgement; the record may or may not be in Kafka. */
+  public static final class GaveUpException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    GaveUpException() {
+      super("stopped waiting for Kafka's acknowledgement", null, false, false);
+    }
+  }
+
+  private static ProducerRecord<byte[], byte[]> toProducerRecord(RoutedRecord record) {
+    RecordHeaders headers = new RecordHeaders();
+    for (RecordHeader h : record.headers()) {
+      headers.add(h.name(), h.value());
+    }
+    return new ProducerRecord<>(record.topic(), null, null, record.key(), record.value(), headers);
+  }
+
+  private synchronized Producer<byte[], byte[]> producer() {
+    if (closed) {
+      throw new IllegalStateException("publisher is closed");
+    }
+    if (producer == null) {
+      producer = factory.get();
+    }
+    return producer;
+  }
+
+  /**
+   * Discards the current producer at once (unfinished sends fail); the next send creates a new one.
+   * Call it after a failure that may have left the producer in an error state.
+   */
+  public void reset() {
+    Producer<byte[], byte[]> old;
+    synchronized (this) {
+      old = producer;
+      producer = null;
+    }
+    if (old != null) {
+      LOG.info("Replacing the Kafka producer after a failed send");
+      old.close(Duration.ZERO);
+    }
+  }
+
+  /**
+   * Closes the producer, waiting up to {@code timeout} for records already sent. Idempotent.
+   *
+   * @param timeout how long to wait
+   */
+  public void close(Duration timeout) {
+    Producer<byte[], byte[]> old;
+    synchronized (this) {
+      closed = true;
+      old = producer;
+      producer = null;
+    }
+    if (old != null) {
+      old.close(timeout);
+    }
+  }
+
+  /** Closes the producer, waiting up to 30 seconds for records already sent. */
+  @Override
+  public void close() {
+    close(Duration.ofSeconds(30));
+  }
+}

@@ -1,0 +1,274 @@
+package io.outboxrelay.relay.source.cdc;
+
+import io.outboxrelay.relay.config.CdcConfig;
+import io.outboxrelay.relay.config.SourceConfig;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Startup checks for CDC mode, run as the relay's own database user before the engine starts. Each
+ * missing thing becomes one line saying what to change: binlog enabled, {@code binlog_format=ROW},
+ * {@code binlog_row_image=FULL}, durable binlog settings, the replication grants, read access to
+ * the outbox table and its columns, and access to the position tables. Stateless.
+ */
+final class BinlogPreflight {
+
+  private static final Logger LOG = LoggerFactory.getLogger(BinlogPreflight.class);
+
+  static final List<String> REQUIRED_COLUMNS =
+      List.of("id", "event_id", "aggregate_type", "aggregate_id", "event_type", "payload");
+
+  /** What the checks found. */
+  record Result(List<String> problems, List<String> warnings) {}
+
+  private BinlogPreflight() {}
+
+  /**
+   * Runs the checks.
+   *
+   * @param source the source settings
+   * @param cdc the CDC settings
+   * @return problems (the relay must not start) and warnings
+   * @throws SQLException when the database cannot be reached at all
+   */
+  static Result check(SourceConfig source, CdcConfig cdc) throws SQLException {
+    List<String> problems = new ArrayList<>();
+    List<String> warnings = new ArrayList<>();
+    try (Connection c =
+        DriverManager.getConnection(source.jdbcUrl(), source.user(), source.password().reveal())) {
+      checkBinlog(c, source, cdc, problems, warnings);
+      checkGrants(c, source, problems);
+      checkOutboxTable(c, source, problems);
+      checkStorageTable(c, source, cdc.offsetsTable(), problems);
+      checkStorageTable(c, source, cdc.schemaHistoryTable(), problems);
+    }
+    return new Result(problems, warnings);
+  }
+
+  private static void checkBinlog(
+      Connection c,
+      SourceConfig source,
+      CdcConfig cdc,
+      List<String> problems,
+      List<String> warnings)
+      throws SQLException {
+    try (Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT @@log_bin, @@binlog_format, @@binlog_row_image, @@sync_binlog,"
+                    + " @@innodb_flush_log_at_trx_commit, @@server_id")) {
+      rs.next();
+      String where = "on " + source.describe();
+      if (!truthy(rs.getString(1))) {
+        problems.add(
+            "the binary log is off "
+                + where
+                + ": set log_bin (and binlog_format=ROW,"
+                + " binlog_row_image=FULL) in the server's my.cnf and restart it; see"
+                + " config/mysql/binlog.cnf");
+        return; // the other settings do not matter yet
+      }
+      String format = rs.getString(2);
+      if (!"ROW".equalsIgnoreCase(format)) {
+        problems.add(
+            "binlog_format is "
+                + format
+                + " "
+                + where
+                + ": set binlog_format=ROW (CDC needs row"
+                + " events), e.g. SET GLOBAL binlog_format=ROW and in my.cnf");
+      }
+      String image = rs.getString(3);
+      if (!"FULL".equalsIgnoreCase(image)) {
+        problems.add(
+            "binlog_row_image is "
+                + image
+                + " "
+                + where
+                + ": set binlog_row_image=FULL, e.g."
+                + " SET GLOBAL binlog_row_image=FULL and in my.cnf");
+      }
+      List<String> durability = new ArrayList<>();
+      if (rs.getInt(4) != 1) {
+        durability.add("sync_binlog=" + rs.getInt(4));
+      }
+      if (rs.getInt(5) != 1) {
+        durability.add("innodb_flush_log_at_trx_commit=" + rs.getInt(5));
+      }
+      if (!durability.isEmpty()) {
+        String text =
+            String.join(" and ", durability)
+                + " "
+                + where
+                + ": a crash of the database server"
+                + " can lose committed events from the binlog; set sync_binlog=1 and"
+                + " innodb_flush_log_at_trx_commit=1";
+        if (cdc.requireDurableBinlog()) {
+          problems.add(text + " (or set cdc.require.durable.binlog=false to accept the risk)");
+        } else {
+          warnings.add(text);
+        }
+      }
+      if (rs.getLong(6) == cdc.serverId()) {
+        problems.add(
+            "cdc.server.id="
+                + cdc.serverId()
+                + " is the server_id of the source itself: choose an"
+                + " id no server or other binlog reader uses");
+      }
+    }
+  }
+
+  private static void checkGrants(Connection c, SourceConfig source, List<String> problems)
+      throws SQLException {
+    Set<String> global = new TreeSet<>();
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SHOW GRANTS FOR CURRENT_USER()")) {
+      while (rs.next()) {
+        // e.g. GRANT REPLICATION SLAVE, BINLOG MONITOR ON *.* TO `relay`@`%` IDENTIFIED BY ...
+        // Only the privilege list before " ON *.*" is read; the rest (a password hash) is not.
+        String grant = rs.getString(1);
+        int on = grant.indexOf(" ON *.*");
+        if (grant.startsWith("GRANT ") && on > 0) {
+          for (String p : grant.substring(6, on).split(",")) {
+            global.add(p.trim().toUpperCase(Locale.ROOT));
+          }
+        }
+      }
+    }
+    if (global.contains("ALL PRIVILEGES")) {
+      return;
+    }
+    List<String> missing = new ArrayList<>();
+    if (!global.contains("REPLICATION SLAVE") && !global.contains("REPLICATION REPLICA")) {
+      missing.add("REPLICATION SLAVE");
+    }
+    if (!global.contains("BINLOG MONITOR")
+        && !global.contains("REPLICATION CLIENT")
+        && !global.contains("SUPER")) {
+      missing.add(
+          source.flavor() == io.outboxrelay.relay.config.SourceFlavor.MARIADB
+              ? "BINLOG MONITOR"
+              : "REPLICATION CLIENT");
+    }
+    if (!missing.isEmpty()) {
+      problems.add(
+          "user '"
+              + source.user()
+              + "' lacks "
+              + String.join(" and ", missing)
+              + ": run GRANT "
+              + String.join(", ", missing)
+              + " ON *.* TO '"
+              + source.user()
+              + "'@'<host>' (see"
+              + " config/mysql/relay-grants.sql)");
+    }
+  }
+
+  private static void checkOutboxTable(Connection c, SourceConfig source, List<String> problems)
+      throws SQLException {
+    String table = source.database() + "." + source.table();
+    try (Statement st = c.createStatement()) {
+      st.executeQuery("SELECT * FROM " + table + " LIMIT 0").close();
+    } catch (SQLException e) {
+      problems.add(tableProblem(e, table, source, "SELECT", "config/mysql/outbox-schema.sql"));
+      return;
+    }
+    Set<String> columns = new TreeSet<>();
+    try (ResultSet rs = c.getMetaData().getColumns(source.database(), null, source.table(), null)) {
+      while (rs.next()) {
+        columns.add(rs.getString("COLUMN_NAME").toLowerCase(Locale.ROOT));
+      }
+    }
+    List<String> missing = new ArrayList<>(REQUIRED_COLUMNS);
+    missing.removeAll(columns);
+    if (!missing.isEmpty()) {
+      problems.add(
+          "table "
+              + table
+              + " lacks columns "
+              + missing
+              + ": create it as in"
+              + " config/mysql/outbox-schema.sql");
+    }
+  }
+
+  private static void checkStorageTable(
+      Connection c, SourceConfig source, String name, List<String> problems) throws SQLException {
+    String table = source.database() + "." + name;
+    try (Statement st = c.createStatement()) {
+      st.executeQuery("SELECT * FROM " + table + " LIMIT 0").close();
+      // Zero-row statements still check the privileges.
+      st.executeUpdate("INSERT INTO " + table + " SELECT * FROM " + table + " WHERE 1 = 0");
+      st.executeUpdate("DELETE FROM " + table + " WHERE 1 = 0");
+    } catch (SQLException e) {
+      if (e.getErrorCode() == 1146) { // no such table: Debezium creates it if it may
+        if (!canCreate(c, source)) {
+          problems.add(
+              "table "
+                  + table
+                  + " does not exist and user '"
+                  + source.user()
+                  + "' may not create"
+                  + " it: create it with config/mysql/relay-storage.sql");
+        }
+        return;
+      }
+      problems.add(
+          tableProblem(
+              e, table, source, "SELECT, INSERT, DELETE", "config/mysql/relay-grants.sql"));
+    }
+  }
+
+  private static boolean canCreate(Connection c, SourceConfig source) throws SQLException {
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SHOW GRANTS FOR CURRENT_USER()")) {
+      while (rs.next()) {
+        String g = rs.getString(1).toUpperCase(Locale.ROOT);
+        String db = "`" + source.database().toUpperCase(Locale.ROOT) + "`.*";
+        boolean scope = g.contains(" ON *.*") || g.contains(" ON " + db);
+        if (scope
+            && (g.startsWith("GRANT ALL PRIVILEGES")
+                || g.matches("GRANT .*\\bCREATE\\b.* ON .*"))) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private static String tableProblem(
+      SQLException e, String table, SourceConfig source, String privileges, String fix) {
+    if (e.getErrorCode() == 1146) {
+      return "table " + table + " does not exist: create it with " + fix;
+    }
+    if (e.getErrorCode() == 1142 || e.getErrorCode() == 1044) {
+      return "user '"
+          + source.user()
+          + "' may not use "
+          + table
+          + ": GRANT "
+          + privileges
+          + " ON "
+          + table
+          + " (see config/mysql/relay-grants.sql)";
+    }
+    LOG.debug("table check failed", e);
+    return "cannot read " + table + ": " + e.getMessage();
+  }
+
+  private static boolean truthy(String v) {
+    return v != null && (v.equals("1") || v.equalsIgnoreCase("ON"));
+  }
+}

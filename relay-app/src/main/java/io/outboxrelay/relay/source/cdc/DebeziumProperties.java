@@ -1,0 +1,116 @@
+package io.outboxrelay.relay.source.cdc;
+
+import io.outboxrelay.relay.config.CdcConfig;
+import io.outboxrelay.relay.config.RelayConfig;
+import io.outboxrelay.relay.config.SourceConfig;
+import io.outboxrelay.relay.config.SourceFlavor;
+import java.util.Properties;
+
+/**
+ * Builds the embedded engine's configuration from the relay's. Stateless.
+ *
+ * <p>Choices that matter, and why:
+ *
+ * <ul>
+ *   <li>{@code snapshot.mode=no_data}: a first start publishes nothing already in the table; it
+ *       starts from the binlog position it reads at startup. {@code snapshot.locking.mode=none}:
+ *       reading that position needs no global read lock (the default takes {@code FLUSH TABLES WITH
+ *       READ LOCK}, which blocks every writer of the database while it lasts).
+ *   <li>Offsets and schema history in the source database (Debezium's JDBC stores), committed after
+ *       every acknowledged batch ({@code OffsetCommitPolicy.always()} in {@link CdcSource}).
+ *   <li>{@code skipped.operations=u,d,t}: updates and deletes of outbox rows publish nothing.
+ *   <li>{@code poll.interval.ms} a few milliseconds instead of 500, so a lone event is not held
+ *       back waiting for a full batch.
+ * </ul>
+ */
+final class DebeziumProperties {
+
+  /** Offsets table DDL; {@code %s} is the table name. Debezium creates it when missing. */
+  static final String OFFSETS_DDL =
+      "CREATE TABLE %s (id VARCHAR(36) NOT NULL, offset_key VARCHAR(1255), offset_val"
+          + " VARCHAR(1255), record_insert_ts TIMESTAMP NOT NULL, record_insert_seq INTEGER NOT"
+          + " NULL, PRIMARY KEY (id))";
+
+  /**
+   * Schema history DDL; Debezium writes history in chunks of 65,000 characters, more than a utf8mb4
+   * VARCHAR holds, so the column is MEDIUMTEXT.
+   */
+  static final String HISTORY_DDL =
+      "CREATE TABLE %s (id VARCHAR(36) NOT NULL, history_data MEDIUMTEXT, history_data_seq"
+          + " INTEGER, record_insert_ts TIMESTAMP NOT NULL, record_insert_seq INTEGER NOT NULL,"
+          + " PRIMARY KEY (id, history_data_seq))";
+
+  private DebeziumProperties() {}
+
+  static String connectorClass(SourceFlavor flavor) {
+    return flavor == SourceFlavor.MARIADB
+        ? "io.debezium.connector.mariadb.MariaDbConnector"
+        : "io.debezium.connector.mysql.MySqlConnector";
+  }
+
+  /** The JMX domain suffix Debezium registers metrics under for this flavor. */
+  static String connectorType(SourceFlavor flavor) {
+    return flavor == SourceFlavor.MARIADB ? "mariadb" : "mysql";
+  }
+
+  static Properties build(RelayConfig config) {
+    SourceConfig source = config.source();
+    CdcConfig cdc = config.cdc();
+    Properties p = new Properties();
+    p.setProperty("name", config.name());
+    p.setProperty("connector.class", connectorClass(source.flavor()));
+    p.setProperty("topic.prefix", config.name());
+    p.setProperty("tasks.max", "1");
+
+    p.setProperty("database.hostname", source.host());
+    p.setProperty("database.port", String.valueOf(source.port()));
+    p.setProperty("database.user", source.user());
+    p.setProperty("database.password", source.password().reveal());
+    p.setProperty("database.server.id", String.valueOf(cdc.serverId()));
+    p.setProperty("database.include.list", source.database());
+    p.setProperty("table.include.list", source.database() + "." + source.table());
+    p.setProperty("connect.timeout.ms", String.valueOf(source.connectTimeout().toMillis()));
+
+    p.setProperty("snapshot.mode", "no_data");
+    p.setProperty("snapshot.locking.mode", "none");
+    p.setProperty("skipped.operations", "u,d,t");
+    p.setProperty("include.schema.changes", "false");
+    p.setProperty("tombstones.on.delete", "false");
+    p.setProperty("provide.transaction.metadata", "false");
+    p.setProperty("extended.headers.enabled", "false");
+    p.setProperty("heartbeat.interval.ms", String.valueOf(cdc.heartbeatInterval().toMillis()));
+
+    p.setProperty("max.batch.size", String.valueOf(cdc.batchSize()));
+    p.setProperty("max.queue.size", String.valueOf(cdc.batchSize() * 4));
+    p.setProperty("poll.interval.ms", String.valueOf(cdc.pollInterval().toMillis()));
+    p.setProperty("record.processing.threads", "1");
+
+    String jdbcUrl =
+        source.flavor().jdbcPrefix()
+            + source.host()
+            + ":"
+            + source.port()
+            + "/"
+            + source.database();
+    p.setProperty("offset.storage", "io.debezium.storage.jdbc.offset.JdbcOffsetBackingStore");
+    p.setProperty("offset.storage.jdbc.connection.url", jdbcUrl);
+    p.setProperty("offset.storage.jdbc.connection.user", source.user());
+    p.setProperty("offset.storage.jdbc.connection.password", source.password().reveal());
+    p.setProperty("offset.storage.jdbc.table.name", cdc.offsetsTable());
+    p.setProperty("offset.storage.jdbc.table.ddl", OFFSETS_DDL);
+    p.setProperty("offset.flush.interval.ms", "0");
+    p.setProperty("offset.flush.timeout.ms", "30000");
+
+    p.setProperty("schema.history.internal", "io.debezium.storage.jdbc.history.JdbcSchemaHistory");
+    p.setProperty("schema.history.internal.jdbc.connection.url", jdbcUrl);
+    p.setProperty("schema.history.internal.jdbc.connection.user", source.user());
+    p.setProperty("schema.history.internal.jdbc.connection.password", source.password().reveal());
+    p.setProperty("schema.history.internal.jdbc.table.name", cdc.schemaHistoryTable());
+    p.setProperty("schema.history.internal.jdbc.table.ddl", HISTORY_DDL);
+    p.setProperty("schema.history.internal.store.only.captured.tables.ddl", "true");
+    p.setProperty("schema.history.internal.store.only.captured.databases.ddl", "true");
+
+    cdc.debeziumOverrides().forEach(p::setProperty);
+    return p;
+  }
+}

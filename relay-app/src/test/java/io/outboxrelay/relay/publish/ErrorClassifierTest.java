@@ -1,0 +1,109 @@
+package io.outboxrelay.relay.publish;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.github.shyiko.mysql.binlog.network.ServerException;
+import io.outboxrelay.router.RoutingException;
+import java.sql.SQLException;
+import java.sql.SQLTransactionRollbackException;
+import java.sql.SQLTransientConnectionException;
+import java.util.concurrent.ExecutionException;
+import java.util.stream.Stream;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.NetworkException;
+import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.errors.OutOfOrderSequenceException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.SaslAuthenticationException;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.UnknownServerException;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Table-driven in both directions: each row must classify as stated, so a change that turns
+ * retriable errors into poison (or the reverse) fails here.
+ */
+class ErrorClassifierTest {
+
+  static Stream<Arguments> table() {
+    return Stream.of(
+        // transient: retry
+        row(new TimeoutException("Expiring 3 record(s)"), Disposition.RETRY),
+        row(new NetworkException("disconnected"), Disposition.RETRY),
+        row(new NotEnoughReplicasException("isr"), Disposition.RETRY),
+        row(new OutOfOrderSequenceException("seq"), Disposition.RETRY),
+        row(new UnknownServerException("?"), Disposition.RETRY),
+        row(new KafkaException("unknown"), Disposition.RETRY),
+        row(new IllegalStateException("never seen before"), Disposition.RETRY),
+        row(new SQLTransientConnectionException("gone"), Disposition.RETRY),
+        row(new SQLTransactionRollbackException("deadlock", "40001"), Disposition.RETRY),
+        row(new SQLException("Lock wait timeout exceeded", "HY000", 1205), Disposition.RETRY),
+        row(new SQLException("Deadlock found", "40001", 1213), Disposition.RETRY),
+        row(new SQLException("Communications link failure", "08S01", 0), Disposition.RETRY),
+        row(new SQLException("terminating connection", "57P01", 0), Disposition.RETRY),
+        // poison: this event can never be published
+        row(new RecordTooLargeException("too big"), Disposition.DEAD),
+        row(new InvalidTopicException("bad topic"), Disposition.DEAD),
+        row(new SerializationException("bad"), Disposition.DEAD),
+        row(new TopicAuthorizationException("no write"), Disposition.DEAD),
+        row(new RoutingException("illegal topic"), Disposition.DEAD),
+        // the relay must stop
+        row(new ClusterAuthorizationException("idempotent write"), Disposition.STOP),
+        row(new SaslAuthenticationException("bad password"), Disposition.STOP),
+        row(new SQLException("Access denied", "28000", 1045), Disposition.STOP),
+        row(new SQLException("command denied", "42000", 1142), Disposition.STOP),
+        row(
+            new ServerException("Could not find first log file name", 1236, "HY000"),
+            Disposition.STOP),
+        row(
+            new RuntimeException(
+                "The connector is trying to read binlog starting at ..., but this is no longer"
+                    + " available on the server."),
+            Disposition.STOP));
+  }
+
+  private static Arguments row(Throwable error, Disposition expected) {
+    return Arguments.of(error, expected);
+  }
+
+  @ParameterizedTest(name = "{0} -> {1}")
+  @MethodSource("table")
+  void classifiesTheErrorItself(Throwable error, Disposition expected) {
+    assertThat(ErrorClassifier.classify(error)).isEqualTo(expected);
+  }
+
+  @ParameterizedTest(name = "wrapped {0} -> {1}")
+  @MethodSource("table")
+  void looksThroughWrappers(Throwable error, Disposition expected) {
+    Throwable wrapped =
+        new ExecutionException(new KafkaException("send failed", new RuntimeException(error)));
+
+    assertThat(ErrorClassifier.classify(wrapped)).isEqualTo(expected);
+  }
+
+  @ParameterizedTest(name = "{0} is described on one line")
+  @MethodSource("table")
+  void describesOnOneLine(Throwable error, Disposition ignored) {
+    String text = ErrorClassifier.describe(new ExecutionException(error));
+
+    assertThat(text).doesNotContain("\n").hasSizeLessThanOrEqualTo(1000);
+    assertThat(text).contains(error.getClass().getSimpleName());
+  }
+
+  @ParameterizedTest(name = "a cause cycle terminates")
+  @MethodSource("table")
+  void survivesCauseCycles(Throwable error, Disposition expected) {
+    Exception a = new Exception("a");
+    Exception b = new Exception("b", a);
+    a.initCause(b);
+
+    assertThat(ErrorClassifier.classify(a)).isEqualTo(Disposition.RETRY);
+    assertThat(ErrorClassifier.classify(error)).isEqualTo(expected);
+  }
+}

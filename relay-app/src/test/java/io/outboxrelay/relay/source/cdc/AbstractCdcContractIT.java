@@ -1,0 +1,252 @@
+package io.outboxrelay.relay.source.cdc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.outboxrelay.localstack.ConsumedRecord;
+import io.outboxrelay.localstack.TopicReader;
+import io.outboxrelay.relay.Relay;
+import io.outboxrelay.relay.testing.Ledger;
+import io.outboxrelay.relay.testing.OutboxDatabase;
+import io.outboxrelay.relay.testing.OutboxWriter;
+import io.outboxrelay.relay.testing.RelaySettings;
+import io.outboxrelay.relay.testing.TestEvent;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+/**
+ * The CDC contract: what every supported database must do, checked against a real database and a
+ * real Kafka broker. A subclass of about twenty lines supplies the database and the broker.
+ */
+abstract class AbstractCdcContractIT {
+
+  private static final AtomicInteger TESTS = new AtomicInteger();
+
+  /** A fresh outbox database on the database under test. */
+  protected abstract OutboxDatabase newDatabase();
+
+  /** The Kafka broker under test. */
+  protected abstract String bootstrapServers();
+
+  protected OutboxDatabase db;
+  protected String name;
+  private final List<Relay> relays = new ArrayList<>();
+
+  @BeforeEach
+  void setUp(TestInfo info) {
+    db = newDatabase();
+    String method = info.getTestMethod().map(m -> m.getName()).orElse("t");
+    name =
+        "cdc"
+            + TESTS.incrementAndGet()
+            + "-"
+            + method.substring(0, Math.min(20, method.length()))
+            + "-"
+            + Long.toHexString(System.nanoTime() & 0xfffff);
+  }
+
+  @AfterEach
+  void tearDown() {
+    relays.forEach(Relay::close);
+    relays.clear();
+    if (db != null) {
+      db.close();
+    }
+  }
+
+  protected RelaySettings settings() {
+    return RelaySettings.cdc(db, bootstrapServers(), name);
+  }
+
+  protected Relay startRelay(RelaySettings settings) throws Exception {
+    Relay relay = Relay.create(settings.config());
+    relays.add(relay);
+    relay.start();
+    return relay;
+  }
+
+  protected void stopRelay(Relay relay) {
+    relay.close();
+    relays.remove(relay);
+  }
+
+  protected TopicReader reader() {
+    return TopicReader.forPattern(
+        bootstrapServers(), Pattern.compile(Pattern.quote(topicPrefix()) + ".*"));
+  }
+
+  protected String topicPrefix() {
+    return RelaySettings.topicPrefix(name);
+  }
+
+  /** Waits until every expected event arrived, then reads on until the topics stay quiet. */
+  protected List<ConsumedRecord> awaitAll(Ledger ledger) {
+    reader().readUntil(ledger::allArrived, Duration.ofSeconds(90));
+    return reader().readAll(Duration.ofSeconds(2), Duration.ofSeconds(60));
+  }
+
+  protected void write(Ledger ledger, List<TestEvent> transaction) throws Exception {
+    try (Connection c = db.app()) {
+      OutboxWriter.writeTransaction(c, transaction);
+    }
+    ledger.expect(transaction);
+  }
+
+  @Test
+  void publishesEveryEventOfConcurrentTransactionsOnceInCommitOrderPerAggregate() throws Exception {
+    startRelay(settings());
+    Ledger ledger = new Ledger(topicPrefix());
+    int threads = 6;
+    int aggregatesPerThread = 30;
+    int transactionsPerThread = 120;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    List<Future<?>> futures = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int thread = t;
+      futures.add(
+          pool.submit(
+              () -> {
+                // Each aggregate belongs to one writer thread, so its commit order is that
+                // thread's program order; transactions mix aggregates and hold 1-4 events.
+                Random random = new Random(thread);
+                long[] seq = new long[aggregatesPerThread];
+                try (Connection c = db.app()) {
+                  for (int i = 0; i < transactionsPerThread; i++) {
+                    List<TestEvent> tx = new ArrayList<>();
+                    int size = 1 + random.nextInt(4);
+                    for (int k = 0; k < size; k++) {
+                      int a = random.nextInt(aggregatesPerThread);
+                      String type = a % 3 == 0 ? "invoice" : "order";
+                      tx.add(TestEvent.of(type, "agg-" + thread + "-" + a, ++seq[a]));
+                    }
+                    OutboxWriter.writeTransaction(c, tx);
+                    ledger.expect(tx);
+                  }
+                }
+                return null;
+              }));
+    }
+    for (Future<?> f : futures) {
+      f.get();
+    }
+    pool.shutdown();
+
+    List<ConsumedRecord> records = awaitAll(ledger);
+    Ledger.Result result = ledger.check(records);
+
+    assertThat(result.lost()).as(result.summary()).isZero();
+    assertThat(result.duplicates()).as(result.summary()).isZero();
+    assertThat(result.outOfOrder()).as(result.summary()).isZero();
+    assertThat(result.mismatches()).as(result.summary()).isEmpty();
+    assertThat(result.unexpected()).as(result.summary()).isZero();
+    assertThat(records)
+        .extracting(ConsumedRecord::topic)
+        .containsOnly(topicPrefix() + "order", topicPrefix() + "invoice");
+  }
+
+  @Test
+  void publishesRowsInsertedWhileStoppedAfterRestartAndRepublishesNothing() throws Exception {
+    Ledger ledger = new Ledger(topicPrefix());
+    Relay first = startRelay(settings());
+    for (int i = 1; i <= 50; i++) {
+      write(ledger, List.of(TestEvent.of("order", "o-" + (i % 7), i)));
+    }
+    reader().readUntil(ledger::allArrived, Duration.ofSeconds(60));
+    stopRelay(first);
+
+    for (int i = 51; i <= 150; i++) {
+      write(
+          ledger,
+          List.of(
+              TestEvent.of("order", "o-" + (i % 7), i),
+              TestEvent.of("invoice", "i-" + (i % 5), i)));
+    }
+    startRelay(settings());
+
+    Ledger.Result result = ledger.check(awaitAll(ledger));
+    assertThat(result.lost()).as(result.summary()).isZero();
+    assertThat(result.duplicates()).as(result.summary()).isZero();
+    assertThat(result.outOfOrder()).as(result.summary()).isZero();
+    assertThat(result.mismatches()).as(result.summary()).isEmpty();
+  }
+
+  @Test
+  void publishesNothingForUpdatesAndDeletesOfOutboxRows() throws Exception {
+    Ledger ledger = new Ledger(topicPrefix());
+    startRelay(settings());
+    for (int i = 1; i <= 20; i++) {
+      write(ledger, List.of(TestEvent.of("order", "o-1", i)));
+    }
+    reader().readUntil(ledger::allArrived, Duration.ofSeconds(60));
+
+    db.admin(
+        "UPDATE outbox_events SET status = 'PUBLISHED', payload = '{\"changed\":true}' WHERE id % 2 = 0",
+        "DELETE FROM outbox_events WHERE id % 3 = 0");
+    write(ledger, List.of(TestEvent.of("order", "o-1", 21))); // a marker after the changes
+
+    Ledger.Result result = ledger.check(awaitAll(ledger));
+    assertThat(result.received()).as(result.summary()).isEqualTo(21);
+    assertThat(result.lost()).isZero();
+    assertThat(result.duplicates()).isZero();
+    assertThat(result.mismatches()).isEmpty();
+  }
+
+  @Test
+  void startsFromTheCurrentPositionAndMissesNothingCommittedAfterReady() throws Exception {
+    Ledger before = new Ledger(topicPrefix());
+    for (int i = 1; i <= 30; i++) {
+      write(before, List.of(TestEvent.of("order", "old-" + i, 1)));
+    }
+
+    // A writer commits continuously across the relay's start; every event whose commit
+    // returned after start() returned (the relay reported ready) must be published.
+    Ledger afterReady = new Ledger(topicPrefix());
+    ConcurrentLinkedQueue<TestEvent> committedAfterReady = new ConcurrentLinkedQueue<>();
+    AtomicBoolean ready = new AtomicBoolean();
+    AtomicBoolean stop = new AtomicBoolean();
+    Future<?> writer =
+        Executors.newSingleThreadExecutor()
+            .submit(
+                () -> {
+                  long seq = 0;
+                  try (Connection c = db.app()) {
+                    while (!stop.get()) {
+                      boolean readyBefore = ready.get();
+                      TestEvent e = TestEvent.of("order", "live", ++seq);
+                      OutboxWriter.writeTransaction(c, List.of(e));
+                      if (readyBefore) {
+                        committedAfterReady.add(e);
+                      }
+                    }
+                  }
+                  return null;
+                });
+    startRelay(settings());
+    ready.set(true);
+    Thread.sleep(1500); // let the writer commit for a while after ready
+    stop.set(true);
+    writer.get();
+    afterReady.expect(new ArrayList<>(committedAfterReady));
+
+    List<ConsumedRecord> records =
+        reader().readUntil(afterReady::allArrived, Duration.ofSeconds(60));
+    Ledger.Result result = afterReady.check(records);
+    assertThat(committedAfterReady).hasSizeGreaterThan(10);
+    assertThat(result.lost()).as(result.summary()).isZero();
+    assertThat(result.outOfOrder()).as(result.summary()).isZero();
+    assertThat(records).noneMatch(r -> r.keyAsString().startsWith("old-"));
+  }
+}

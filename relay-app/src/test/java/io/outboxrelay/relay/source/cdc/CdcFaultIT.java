@@ -1,0 +1,262 @@
+package io.outboxrelay.relay.source.cdc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.outboxrelay.localstack.ConsumedRecord;
+import io.outboxrelay.localstack.KafkaBroker;
+import io.outboxrelay.localstack.LocalStack;
+import io.outboxrelay.localstack.MariaDbServer;
+import io.outboxrelay.localstack.TopicReader;
+import io.outboxrelay.relay.Relay;
+import io.outboxrelay.relay.config.SourceFlavor;
+import io.outboxrelay.relay.metrics.RelayMetrics;
+import io.outboxrelay.relay.testing.Ledger;
+import io.outboxrelay.relay.testing.OutboxDatabase;
+import io.outboxrelay.relay.testing.OutboxWriter;
+import io.outboxrelay.relay.testing.RelayProcess;
+import io.outboxrelay.relay.testing.RelaySettings;
+import io.outboxrelay.relay.testing.TestEvent;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Faults with real processes: the relay killed with SIGKILL or stopped with SIGTERM mid-stream, and
+ * the Kafka broker down for 20 seconds under load. A ledger counts every event.
+ */
+class CdcFaultIT {
+
+  private static final Logger LOG = LoggerFactory.getLogger(CdcFaultIT.class);
+  private static final int BATCH = 500;
+  private static final AtomicInteger TESTS = new AtomicInteger();
+
+  @TempDir Path dir;
+  private OutboxDatabase db;
+  private String name;
+  private ExecutorService writerPool;
+
+  @BeforeEach
+  void setUp() {
+    MariaDbServer server = LocalStack.shared().mariaDb();
+    db =
+        OutboxDatabase.create(
+            server::adminConnection,
+            SourceFlavor.MARIADB,
+            server.host(),
+            server.port(),
+            "127.0.0.1");
+    name = "fault" + TESTS.incrementAndGet() + "-" + Long.toHexString(System.nanoTime() & 0xfffff);
+    writerPool = Executors.newSingleThreadExecutor();
+  }
+
+  @AfterEach
+  void tearDown() {
+    writerPool.shutdownNow();
+    db.close();
+  }
+
+  /** Writes {@code total} events in 1-3 event transactions over 40 aggregates, at a steady rate. */
+  private Future<?> writeInBackground(Ledger ledger, int total, int perSecond, AtomicBoolean stop) {
+    return writerPool.submit(
+        () -> {
+          Random random = new Random(1);
+          long[] seq = new long[40];
+          int written = 0;
+          long start = System.nanoTime();
+          try (Connection c = db.app()) {
+            while (written < total && !stop.get()) {
+              List<TestEvent> tx = new ArrayList<>();
+              for (int k = 1 + random.nextInt(3); k > 0; k--) {
+                int a = random.nextInt(40);
+                tx.add(TestEvent.of("order", "agg-" + a, ++seq[a]));
+              }
+              OutboxWriter.writeTransaction(c, tx);
+              ledger.expect(tx);
+              written += tx.size();
+              long due = start + (long) (written * 1e9 / perSecond);
+              long wait = due - System.nanoTime();
+              if (wait > 0) {
+                TimeUnit.NANOSECONDS.sleep(wait);
+              }
+            }
+          }
+          return null;
+        });
+  }
+
+  private TopicReader reader(String bootstrap) {
+    return TopicReader.forPattern(
+        bootstrap, Pattern.compile(Pattern.quote(RelaySettings.topicPrefix(name)) + ".*"));
+  }
+
+  private Ledger.Result awaitAll(Ledger ledger, String bootstrap) {
+    reader(bootstrap).readUntil(ledger::allArrived, Duration.ofSeconds(120));
+    List<ConsumedRecord> records =
+        reader(bootstrap).readAll(Duration.ofSeconds(2), Duration.ofSeconds(60));
+    Ledger.Result result = ledger.check(records);
+    LOG.info("{}: {}", name, result.summary());
+    return result;
+  }
+
+  private void awaitPublished(String bootstrap, int atLeast) {
+    reader(bootstrap).readUntil(records -> records.size() >= atLeast, Duration.ofSeconds(60));
+  }
+
+  @Test
+  void losesNothingWhenTheRelayIsKilledMidStreamAndDuplicatesAtMostOneBatch() throws Exception {
+    String bootstrap = LocalStack.shared().kafka().bootstrapServers();
+    Path config =
+        RelaySettings.cdc(db, bootstrap, name)
+            .with("cdc.batch.size", String.valueOf(BATCH))
+            .writeTo(dir.resolve("relay.properties"));
+    Ledger ledger = new Ledger(RelaySettings.topicPrefix(name));
+    RelayProcess relay = RelayProcess.run("relay-1", dir, config);
+    AtomicBoolean stop = new AtomicBoolean();
+    Future<?> writer = writeInBackground(ledger, 12_000, 3_000, stop);
+
+    awaitPublished(bootstrap, 3_000);
+    relay.process().kill();
+    assertThat(relay.waitFor(Duration.ofSeconds(30))).isEqualTo(137);
+    RelayProcess restarted = RelayProcess.run("relay-2", dir, config);
+    writer.get(120, TimeUnit.SECONDS);
+
+    Ledger.Result result = awaitAll(ledger, bootstrap);
+    assertThat(result.lost()).as(result.summary()).isZero();
+    assertThat(result.outOfOrder()).as(result.summary()).isZero();
+    assertThat(result.mismatches()).as(result.summary()).isEmpty();
+    // At-least-once: what was acknowledged after the last committed position is sent again,
+    // and the position is committed after every batch.
+    assertThat(result.duplicates()).as(result.summary()).isLessThanOrEqualTo(BATCH);
+    restarted.process().terminate();
+    assertThat(restarted.waitFor(Duration.ofSeconds(60))).isZero();
+  }
+
+  @Test
+  void drainsOnSigtermAndRestartsWithoutASingleDuplicate() throws Exception {
+    String bootstrap = LocalStack.shared().kafka().bootstrapServers();
+    Path config = RelaySettings.cdc(db, bootstrap, name).writeTo(dir.resolve("relay.properties"));
+    Ledger ledger = new Ledger(RelaySettings.topicPrefix(name));
+    RelayProcess relay = RelayProcess.run("relay-1", dir, config);
+    AtomicBoolean stop = new AtomicBoolean();
+    Future<?> writer = writeInBackground(ledger, 10_000, 3_000, stop);
+
+    awaitPublished(bootstrap, 2_500);
+    relay.process().terminate();
+    assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
+    assertThat(relay.log()).contains("stopping: draining in-flight events").contains("] stopped");
+    RelayProcess restarted = RelayProcess.run("relay-2", dir, config);
+    writer.get(120, TimeUnit.SECONDS);
+
+    Ledger.Result result = awaitAll(ledger, bootstrap);
+    assertThat(result.lost()).as(result.summary()).isZero();
+    assertThat(result.duplicates()).as(result.summary()).isZero();
+    assertThat(result.outOfOrder()).as(result.summary()).isZero();
+    restarted.process().terminate();
+    assertThat(restarted.waitFor(Duration.ofSeconds(60))).isZero();
+  }
+
+  @Test
+  void recoversByItselfWhenTheBrokerIsDownForTwentySecondsUnderLoad() throws Exception {
+    try (KafkaBroker broker = KafkaBroker.builder().start()) {
+      Ledger ledger = new Ledger(RelaySettings.topicPrefix(name));
+      Relay relay = Relay.create(RelaySettings.cdc(db, broker.bootstrapServers(), name).config());
+      try {
+        relay.start();
+        AtomicBoolean stop = new AtomicBoolean();
+        Future<?> writer = writeInBackground(ledger, 60_000, 500, stop);
+        awaitPublished(broker.bootstrapServers(), 1_000);
+
+        broker.stop();
+        Thread.sleep(20_000); // the outage: events keep being committed meanwhile
+        broker.start();
+        Thread.sleep(5_000);
+        stop.set(true);
+        writer.get(30, TimeUnit.SECONDS);
+
+        Ledger.Result result = awaitAll(ledger, broker.bootstrapServers());
+        assertThat(ledger.size()).isGreaterThan(10_000);
+        assertThat(result.lost()).as(result.summary()).isZero();
+        assertThat(result.outOfOrder()).as(result.summary()).isZero();
+        assertThat(result.mismatches()).as(result.summary()).isEmpty();
+        // The idempotent producer keeps every record and retries it in order across the outage.
+        assertThat(result.duplicates()).as(result.summary()).isZero();
+        assertThat(relay.termination()).as("the relay kept running").isNotDone();
+      } finally {
+        relay.close();
+      }
+    }
+  }
+
+  @Test
+  void retriesSendsThatFailWhileTheBrokerIsDownAndKeepsTheirOrder() throws Exception {
+    try (KafkaBroker broker = KafkaBroker.builder().start()) {
+      Ledger ledger = new Ledger(RelaySettings.topicPrefix(name));
+      Relay relay =
+          Relay.create(
+              RelaySettings.cdc(db, broker.bootstrapServers(), name)
+                  .with("kafka.producer.max.block.ms", "1000")
+                  .with("cdc.retry.backoff.max", "1s")
+                  .config());
+      try {
+        relay.start();
+        write(ledger, List.of(TestEvent.of("order", "o-1", 1)));
+        awaitPublished(broker.bootstrapServers(), 1);
+
+        broker.stop();
+        // A topic the relay has not used yet: without its metadata every send fails after
+        // max.block.ms, and the relay re-sends on a fresh producer after a backoff.
+        for (int i = 1; i <= 20; i++) {
+          write(
+              ledger,
+              List.of(
+                  TestEvent.of("shipment", "s-" + (i % 3), i),
+                  TestEvent.of("order", "o-1", i + 1)));
+        }
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> relay.metrics().snapshot().retries() >= 3);
+        broker.start();
+
+        Ledger.Result result = awaitAll(ledger, broker.bootstrapServers());
+        RelayMetrics.Snapshot metrics = relay.metrics().snapshot();
+        LOG.info(
+            "{}: {} resent {} retries {}",
+            name,
+            result.summary(),
+            metrics.resent(),
+            metrics.retries());
+        assertThat(result.lost()).as(result.summary()).isZero();
+        assertThat(result.outOfOrder()).as(result.summary()).isZero();
+        assertThat(result.mismatches()).as(result.summary()).isEmpty();
+        assertThat(result.duplicates()).as(result.summary()).isEqualTo((int) metrics.resent());
+        assertThat(relay.termination()).as("the relay kept running").isNotDone();
+      } finally {
+        relay.close();
+      }
+    }
+  }
+
+  private void write(Ledger ledger, List<TestEvent> tx) throws Exception {
+    try (Connection c = db.app()) {
+      OutboxWriter.writeTransaction(c, tx);
+    }
+    ledger.expect(tx);
+  }
+}

@@ -1,0 +1,325 @@
+package io.outboxrelay.relay.source.cdc;
+
+import static io.outboxrelay.relay.source.cdc.ChangeRecords.delete;
+import static io.outboxrelay.relay.source.cdc.ChangeRecords.heartbeat;
+import static io.outboxrelay.relay.source.cdc.ChangeRecords.insert;
+import static io.outboxrelay.relay.source.cdc.ChangeRecords.update;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.debezium.engine.DebeziumEngine;
+import io.debezium.engine.RecordChangeEvent;
+import io.outboxrelay.relay.RelayFailure;
+import io.outboxrelay.relay.config.PoisonAction;
+import io.outboxrelay.relay.metrics.RelayMetrics;
+import io.outboxrelay.relay.publish.Backoff;
+import io.outboxrelay.relay.publish.KafkaPublisher;
+import io.outboxrelay.router.EventRouter;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.NetworkException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class OutboxChangeConsumerTest {
+
+  /** Records what the engine would commit. */
+  static final class Committer
+      implements DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> {
+    final List<Long> marked = Collections.synchronizedList(new ArrayList<>());
+    int batchesFinished;
+
+    @Override
+    public void markProcessed(RecordChangeEvent<SourceRecord> r) {
+      marked.add((Long) r.record().sourceOffset().get("pos"));
+    }
+
+    @Override
+    public synchronized void markBatchFinished() {
+      batchesFinished++;
+    }
+
+    @Override
+    public void markProcessed(RecordChangeEvent<SourceRecord> r, DebeziumEngine.Offsets o) {
+      markProcessed(r);
+    }
+
+    @Override
+    public DebeziumEngine.Offsets buildOffsets() {
+      return null;
+    }
+  }
+
+  private final List<MockProducer<byte[], byte[]>> producers = new CopyOnWriteArrayList<>();
+  private final RelayMetrics metrics = new RelayMetrics();
+  private final DrainGate gate = new DrainGate();
+  private KafkaPublisher publisher;
+
+  private OutboxChangeConsumer consumer(boolean autoComplete, PoisonAction action) {
+    publisher =
+        new KafkaPublisher(
+            () -> {
+              MockProducer<byte[], byte[]> p =
+                  new MockProducer<>(
+                      autoComplete, null, new ByteArraySerializer(), new ByteArraySerializer());
+              producers.add(p);
+              return p;
+            },
+            "test");
+    return new OutboxChangeConsumer(
+        EventRouter.withDefaults(),
+        publisher,
+        new Backoff(Duration.ofMillis(10), Duration.ofMillis(20), 2, 0, new Random(1)),
+        action,
+        metrics,
+        gate,
+        "test");
+  }
+
+  @AfterEach
+  void closePublisher() {
+    if (publisher != null) {
+      publisher.close(Duration.ZERO);
+    }
+  }
+
+  private static List<String> keys(MockProducer<byte[], byte[]> p) {
+    List<String> keys = new ArrayList<>();
+    for (ProducerRecord<byte[], byte[]> r : p.history()) {
+      keys.add(new String(r.key(), StandardCharsets.UTF_8));
+    }
+    return keys;
+  }
+
+  /** Runs one batch on another thread, as the engine would, so the test can drive the producer. */
+  private static CompletableFuture<Void> handleInBackground(
+      OutboxChangeConsumer consumer,
+      Committer committer,
+      List<RecordChangeEvent<SourceRecord>> batch) {
+    return CompletableFuture.runAsync(
+        () -> {
+          try {
+            consumer.handleBatch(batch, committer);
+          } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+          }
+        });
+  }
+
+  @Test
+  void publishesInsertsInOrderAndMarksEveryRecordAfterItsAck() throws Exception {
+    OutboxChangeConsumer consumer = consumer(true, PoisonAction.FAIL);
+    Committer committer = new Committer();
+
+    consumer.handleBatch(
+        List.of(
+            insert(1, "order", "a"),
+            heartbeat(2),
+            insert(3, "order", "b"),
+            update(4),
+            delete(5),
+            insert(6, "invoice", "a")),
+        committer);
+
+    MockProducer<byte[], byte[]> p = producers.get(0);
+    assertThat(keys(p)).containsExactly("a", "b", "a");
+    assertThat(p.history())
+        .extracting(ProducerRecord::topic)
+        .containsExactly("outbox.event.order", "outbox.event.order", "outbox.event.invoice");
+    ProducerRecord<byte[], byte[]> first = p.history().get(0);
+    assertThat(new String(first.value(), StandardCharsets.UTF_8)).isEqualTo("{\"n\":1}");
+    assertThat(new String(first.headers().lastHeader("id").value(), StandardCharsets.UTF_8))
+        .isEqualTo("00000000-0000-0000-0000-000000000001");
+    assertThat(first.headers().lastHeader("event_type")).isNotNull();
+    assertThat(committer.marked).containsExactly(1L, 2L, 3L, 4L, 5L, 6L);
+    assertThat(committer.batchesFinished).isEqualTo(1);
+    assertThat(metrics.snapshot().published()).isEqualTo(3);
+  }
+
+  @Test
+  void resendsFromTheFirstUnacknowledgedRecordOnAFreshProducerKeepingOrder() throws Exception {
+    OutboxChangeConsumer consumer = consumer(false, PoisonAction.FAIL);
+    Committer committer = new Committer();
+    CompletableFuture<Void> done =
+        handleInBackground(
+            consumer,
+            committer,
+            List.of(
+                insert(1, "order", "a"),
+                insert(2, "order", "a"),
+                insert(3, "order", "b"),
+                insert(4, "order", "a")));
+
+    await()
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> !producers.isEmpty() && producers.get(0).history().size() == 4);
+    MockProducer<byte[], byte[]> first = producers.get(0);
+    first.completeNext();
+    first.errorNext(new NetworkException("broker went away"));
+    first.completeNext();
+    first.completeNext();
+
+    await()
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> producers.size() == 2 && producers.get(1).history().size() == 3);
+    assertThat(first.closed()).isTrue();
+    assertThat(committer.marked).containsExactly(1L);
+    MockProducer<byte[], byte[]> second = producers.get(1);
+    while (second.completeNext()) {
+      // acknowledge all
+    }
+    done.get(5, TimeUnit.SECONDS);
+
+    assertThat(keys(second)).containsExactly("a", "b", "a");
+    assertThat(committer.marked).containsExactly(1L, 2L, 3L, 4L);
+    assertThat(committer.batchesFinished).isEqualTo(1);
+    RelayMetrics.Snapshot s = metrics.snapshot();
+    assertThat(s.published()).isEqualTo(4);
+    assertThat(s.resent()).isEqualTo(2);
+    assertThat(s.retries()).isEqualTo(1);
+  }
+
+  @Test
+  void stopsBeforeAPoisonEventWhenTheActionIsFail() throws Exception {
+    OutboxChangeConsumer consumer = consumer(false, PoisonAction.FAIL);
+    Committer committer = new Committer();
+    CompletableFuture<Void> done =
+        handleInBackground(
+            consumer,
+            committer,
+            List.of(insert(1, "order", "a"), insert(2, "order", "b"), insert(3, "order", "c")));
+    await()
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> !producers.isEmpty() && producers.get(0).history().size() == 3);
+    producers.get(0).completeNext();
+    producers.get(0).errorNext(new RecordTooLargeException("The message is 2000000 bytes"));
+    producers.get(0).completeNext();
+
+    assertThatThrownBy(() -> done.get(5, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(RelayFailure.class)
+        .cause()
+        .hasMessageContaining("event_id=00000000-0000-0000-0000-000000000002")
+        .hasMessageContaining("RecordTooLargeException")
+        .hasMessageContaining("cdc.poison.action=skip");
+    assertThat(committer.marked).containsExactly(1L);
+    assertThat(committer.batchesFinished).isEqualTo(1);
+  }
+
+  @Test
+  void skipsAPoisonEventAndGoesOnWhenTheActionIsSkip() throws Exception {
+    OutboxChangeConsumer consumer = consumer(false, PoisonAction.SKIP);
+    Committer committer = new Committer();
+    CompletableFuture<Void> done =
+        handleInBackground(
+            consumer,
+            committer,
+            List.of(
+                insert(1, "order", "a"),
+                insert(2, "order", "b"),
+                insert(3, "bad topic", "c"),
+                insert(4, "order", "d")));
+    await()
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> !producers.isEmpty() && producers.get(0).history().size() == 3);
+    producers.get(0).completeNext();
+    producers.get(0).errorNext(new RecordTooLargeException("too large"));
+    producers.get(0).completeNext();
+    done.get(5, TimeUnit.SECONDS);
+
+    assertThat(keys(producers.get(0))).containsExactly("a", "b", "d");
+    assertThat(committer.marked).containsExactly(1L, 2L, 3L, 4L);
+    assertThat(metrics.snapshot().poison()).isEqualTo(2);
+    assertThat(metrics.snapshot().retries()).isZero();
+  }
+
+  @Test
+  void publishesNothingOnceDraining() throws Exception {
+    OutboxChangeConsumer consumer = consumer(true, PoisonAction.FAIL);
+    Committer committer = new Committer();
+    assertThat(gate.drain(Duration.ofSeconds(1))).isTrue();
+
+    consumer.handleBatch(List.of(insert(1, "order", "a")), committer);
+
+    assertThat(producers).isEmpty();
+    assertThat(committer.marked).isEmpty();
+    assertThat(committer.batchesFinished).isZero();
+  }
+
+  @Test
+  void drainWaitsForTheBatchInFlightToBeAcknowledged() throws Exception {
+    OutboxChangeConsumer consumer = consumer(false, PoisonAction.FAIL);
+    Committer committer = new Committer();
+    CompletableFuture<Void> done =
+        handleInBackground(
+            consumer, committer, List.of(insert(1, "order", "a"), insert(2, "order", "b")));
+    await()
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> !producers.isEmpty() && producers.get(0).history().size() == 2);
+    CompletableFuture<Boolean> drained =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return gate.drain(Duration.ofSeconds(10));
+              } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    await()
+        .during(200, TimeUnit.MILLISECONDS)
+        .atMost(2, TimeUnit.SECONDS)
+        .until(() -> !drained.isDone());
+
+    producers.get(0).completeNext();
+    producers.get(0).completeNext();
+
+    assertThat(drained.get(5, TimeUnit.SECONDS)).isTrue();
+    done.get(5, TimeUnit.SECONDS);
+    assertThat(committer.marked).containsExactly(1L, 2L);
+    assertThat(committer.batchesFinished).isEqualTo(1);
+  }
+
+  @Test
+  void abandonsRetriesWhenAStopPassesItsDeadline() throws Exception {
+    OutboxChangeConsumer consumer = consumer(false, PoisonAction.FAIL);
+    Committer committer = new Committer();
+    CompletableFuture<Void> done =
+        handleInBackground(
+            consumer, committer, List.of(insert(1, "order", "a"), insert(2, "order", "b")));
+    // Kafka keeps failing: every producer errors everything it gets.
+    CompletableFuture<Void> failing =
+        CompletableFuture.runAsync(
+            () -> {
+              while (!done.isDone()) {
+                for (MockProducer<byte[], byte[]> p : producers) {
+                  while (p.errorNext(new NetworkException("down"))) {
+                    // fail all
+                  }
+                }
+                Thread.onSpinWait();
+              }
+            });
+    await().atMost(5, TimeUnit.SECONDS).until(() -> metrics.snapshot().retries() >= 2);
+
+    // The batch cannot be acknowledged in time; once the deadline passes it gives up promptly
+    // (whether drain() itself saw it finish within its own wait is a race, so not asserted).
+    gate.drain(Duration.ofMillis(300));
+    done.get(2, TimeUnit.SECONDS);
+    failing.get(5, TimeUnit.SECONDS);
+
+    assertThat(committer.marked).isEmpty();
+    assertThat(committer.batchesFinished).isEqualTo(1);
+  }
+}

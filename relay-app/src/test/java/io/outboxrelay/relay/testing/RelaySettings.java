@@ -1,0 +1,86 @@
+package io.outboxrelay.relay.testing;
+
+import io.outboxrelay.relay.config.ConfigException;
+import io.outboxrelay.relay.config.ConfigLoader;
+import io.outboxrelay.relay.config.RelayConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ThreadLocalRandom;
+
+/** Relay settings for one test: a database, a Kafka broker, unique names and topics. */
+public final class RelaySettings {
+
+  private final Map<String, String> values = new TreeMap<>();
+
+  private RelaySettings() {}
+
+  /**
+   * CDC settings for a test database.
+   *
+   * @param db the outbox database
+   * @param bootstrapServers the Kafka broker
+   * @param name a name unique to the test (relay.name and topic prefix)
+   * @return the settings, changeable with {@link #with}
+   */
+  public static RelaySettings cdc(OutboxDatabase db, String bootstrapServers, String name) {
+    RelaySettings s = new RelaySettings();
+    s.values.put("mode", "cdc");
+    s.values.put("relay.name", name);
+    s.values.put("relay.stats.interval", "5s");
+    s.values.put("relay.shutdown.timeout", "20s");
+    s.values.put("source.flavor", db.flavor().name().toLowerCase(java.util.Locale.ROOT));
+    s.values.put("source.host", db.host());
+    s.values.put("source.port", String.valueOf(db.port()));
+    s.values.put("source.database", db.name());
+    s.values.put("source.user", db.relayUser());
+    s.values.put("source.password", db.password());
+    s.values.put("kafka.bootstrap.servers", bootstrapServers);
+    s.values.put("router.topic.template", topicPrefix(name) + "${aggregate_type}");
+    s.values.put(
+        "cdc.server.id", String.valueOf(ThreadLocalRandom.current().nextInt(1000, 1_000_000)));
+    return s;
+  }
+
+  /** The topic prefix the settings route to: topics are {@code prefix + aggregate_type}. */
+  public static String topicPrefix(String name) {
+    return "t-" + name + ".";
+  }
+
+  /** Sets a key. */
+  public RelaySettings with(String key, String value) {
+    values.put(key, value);
+    return this;
+  }
+
+  /** Removes a key. */
+  public RelaySettings without(String key) {
+    values.remove(key);
+    return this;
+  }
+
+  /** The parsed configuration. */
+  public RelayConfig config() {
+    try {
+      return new ConfigLoader(Map.of()).parse(values, null);
+    } catch (ConfigException e) {
+      throw new IllegalArgumentException(e.problems().toString(), e);
+    }
+  }
+
+  /** Writes the settings as a properties file. */
+  public Path writeTo(Path file) {
+    StringBuilder text = new StringBuilder();
+    values.forEach(
+        (k, v) -> text.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
+    try {
+      Files.writeString(file, text);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return file;
+  }
+}

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Runs every test on a fresh machine: installs what is missing (Java, Maven, MariaDB binaries,
+# PostgreSQL), builds all modules, runs the unit tests and the integration tests against real
+# private MariaDB servers and real Kafka brokers started by the tests themselves.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/ensure-prereqs.sh
+mvn -B -ntp verify "$@"
