@@ -18,7 +18,14 @@ CREATE TABLE outbox_events (
   published_at     TIMESTAMP(6)    NULL,
   last_error       VARCHAR(1000)   NULL,
   PRIMARY KEY (id),
-  UNIQUE KEY ux_outbox_events_event_id (event_id)
+  UNIQUE KEY ux_outbox_events_event_id (event_id),
+  -- Polling mode (a CDC-only deployment can leave these three out):
+  -- claims walk due rows of one status in id order, never touching PUBLISHED rows;
+  KEY ix_outbox_events_status_id (status, id),
+  -- "is there an earlier unpublished event of this aggregate?" is a lookup, not a scan;
+  KEY ix_outbox_events_aggregate (aggregate_type, aggregate_id, status, id),
+  -- retention deletes old PUBLISHED rows by published_at.
+  KEY ix_outbox_events_published (status, published_at)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
 
 -- MySQL 8 stores JSON in a binary form and gives it back re-serialised (key order and spacing may

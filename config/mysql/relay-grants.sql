@@ -15,5 +15,7 @@ GRANT SELECT ON app.outbox_events TO 'outbox_relay'@'%';
 -- The position and schema history tables (create them first with relay-storage.sql).
 GRANT SELECT, INSERT, DELETE ON app.outbox_relay_offsets TO 'outbox_relay'@'%';
 GRANT SELECT, INSERT, DELETE ON app.outbox_relay_schema_history TO 'outbox_relay'@'%';
+-- Polling mode instead needs only the outbox table itself (DELETE only with polling.retention):
+--   GRANT SELECT, UPDATE, DELETE ON app.outbox_events TO 'outbox_relay'@'%';
 -- Not needed: RELOAD and LOCK TABLES (the relay reads its start position without a global read
 -- lock: snapshot.locking.mode=none), SUPER, or access to any other table.

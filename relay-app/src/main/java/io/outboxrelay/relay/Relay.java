@@ -6,6 +6,7 @@ import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.metrics.StatsReporter;
 import io.outboxrelay.relay.publish.KafkaPublisher;
 import io.outboxrelay.relay.source.cdc.CdcSource;
+import io.outboxrelay.relay.source.polling.PollingSource;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
@@ -41,11 +42,7 @@ public final class Relay implements AutoCloseable {
     this.source =
         config.mode() == RelayMode.CDC
             ? new CdcSource(config, publisher, metrics)
-            : unsupported(config.mode());
-  }
-
-  private static OutboxSource unsupported(RelayMode mode) {
-    throw new IllegalArgumentException("mode " + mode + " is not available in this build");
+            : new PollingSource(config, publisher, metrics);
   }
 
   /**

@@ -10,7 +10,7 @@ import java.util.Map;
  * @param offsetsTable table holding the binlog position
  * @param schemaHistoryTable table holding the schema history
  * @param batchSize most events per published batch
- * @param pollInterval how long the engine waits for a batch to fill
+ * @param commitInterval the longest time acknowledged events wait for their position commit
  * @param heartbeatInterval how often the position advances on a quiet outbox
  * @param poisonAction what to do with an event retrying cannot publish
  * @param retryBackoffInitial first pause after a transient Kafka failure
@@ -25,7 +25,7 @@ public record CdcConfig(
     String offsetsTable,
     String schemaHistoryTable,
     int batchSize,
-    Duration pollInterval,
+    Duration commitInterval,
     Duration heartbeatInterval,
     PoisonAction poisonAction,
     Duration retryBackoffInitial,

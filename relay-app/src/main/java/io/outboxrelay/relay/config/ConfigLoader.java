@@ -126,7 +126,7 @@ public final class ConfigLoader {
             }
           });
     }
-    crossChecks(mode, values, problems);
+    crossChecks(mode, values, producer, problems);
 
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);
@@ -208,7 +208,13 @@ public final class ConfigLoader {
   }
 
   private static void crossChecks(
-      RelayMode mode, Map<ConfigKey<?>, Object> values, List<String> problems) {
+      RelayMode mode,
+      Map<ConfigKey<?>, Object> values,
+      ProducerSettings producer,
+      List<String> problems) {
+    if (mode == RelayMode.POLLING) {
+      pollingChecks(values, producer, problems);
+    }
     SourceFlavor flavor = (SourceFlavor) values.get(RelayConfigKeys.SOURCE_FLAVOR);
     if (mode == RelayMode.CDC && flavor != null && !flavor.supportsCdc()) {
       problems.add(
@@ -223,6 +229,56 @@ public final class ConfigLoader {
       problems.add(
           "cdc.retry.backoff.initial must not exceed cdc.retry.backoff.max: lower the first or"
               + " raise the second");
+    }
+  }
+
+  private static void pollingChecks(
+      Map<ConfigKey<?>, Object> values, ProducerSettings producer, List<String> problems) {
+    Duration lease = (Duration) values.get(RelayConfigKeys.POLLING_LEASE);
+    long block = parseLong(producer.effective("max.block.ms"));
+    long delivery = parseLong(producer.effective("delivery.timeout.ms"));
+    if (lease != null && block >= 0 && delivery >= 0) {
+      long worstCase = block + delivery + 5_000;
+      if (lease.toMillis() < worstCase) {
+        problems.add(
+            "polling.lease="
+                + ValueType.DURATION_TYPE.format(lease)
+                + " is shorter than the"
+                + " worst-case time to publish a batch (kafka.producer.max.block.ms "
+                + block
+                + " + kafka.producer.delivery.timeout.ms "
+                + delivery
+                + " + 5s = "
+                + ValueType.DURATION_TYPE.format(Duration.ofMillis(worstCase))
+                + "): another worker"
+                + " would take over batches still being published; raise polling.lease or lower"
+                + " the producer timeouts");
+      }
+    }
+    Integer window = (Integer) values.get(RelayConfigKeys.POLLING_CLAIM_WINDOW);
+    Integer batch = (Integer) values.get(RelayConfigKeys.POLLING_BATCH_SIZE);
+    if (window != null && batch != null && window < batch) {
+      problems.add(
+          "polling.claim.window="
+              + window
+              + " is smaller than polling.batch.size="
+              + batch
+              + ": a claim could never fill its batch; raise the window");
+    }
+    Duration initial = (Duration) values.get(RelayConfigKeys.POLLING_BACKOFF_INITIAL);
+    Duration max = (Duration) values.get(RelayConfigKeys.POLLING_BACKOFF_MAX);
+    if (initial != null && max != null && initial.compareTo(max) > 0) {
+      problems.add(
+          "polling.retry.backoff.initial must not exceed polling.retry.backoff.max: lower the"
+              + " first or raise the second");
+    }
+  }
+
+  private static long parseLong(String v) {
+    try {
+      return v == null ? -1 : Long.parseLong(v.trim());
+    } catch (NumberFormatException e) {
+      return -1; // reported by the producer validation
     }
   }
 
@@ -252,7 +308,7 @@ public final class ConfigLoader {
               get(values, RelayConfigKeys.CDC_OFFSETS_TABLE),
               get(values, RelayConfigKeys.CDC_SCHEMA_HISTORY_TABLE),
               get(values, RelayConfigKeys.CDC_BATCH_SIZE),
-              get(values, RelayConfigKeys.CDC_POLL_INTERVAL),
+              get(values, RelayConfigKeys.CDC_COMMIT_INTERVAL),
               get(values, RelayConfigKeys.CDC_HEARTBEAT_INTERVAL),
               get(values, RelayConfigKeys.CDC_POISON_ACTION),
               get(values, RelayConfigKeys.CDC_RETRY_BACKOFF_INITIAL),
@@ -260,6 +316,26 @@ public final class ConfigLoader {
               get(values, RelayConfigKeys.CDC_STARTUP_TIMEOUT),
               get(values, RelayConfigKeys.CDC_REQUIRE_DURABLE_BINLOG),
               debeziumOverrides);
+    }
+
+    PollingConfig polling = null;
+    if (mode == RelayMode.POLLING) {
+      polling =
+          new PollingConfig(
+              get(values, RelayConfigKeys.POLLING_WORKERS),
+              get(values, RelayConfigKeys.POLLING_BATCH_SIZE),
+              get(values, RelayConfigKeys.POLLING_INTERVAL),
+              get(values, RelayConfigKeys.POLLING_LEASE),
+              get(values, RelayConfigKeys.POLLING_ORDERING),
+              get(values, RelayConfigKeys.POLLING_DEAD_BLOCKS_AGGREGATE),
+              get(values, RelayConfigKeys.POLLING_CLAIM_WINDOW),
+              get(values, RelayConfigKeys.POLLING_MAX_ATTEMPTS),
+              get(values, RelayConfigKeys.POLLING_BACKOFF_INITIAL),
+              get(values, RelayConfigKeys.POLLING_BACKOFF_MULTIPLIER),
+              get(values, RelayConfigKeys.POLLING_BACKOFF_MAX),
+              get(values, RelayConfigKeys.POLLING_RETENTION),
+              get(values, RelayConfigKeys.POLLING_RETENTION_BATCH_SIZE),
+              get(values, RelayConfigKeys.POLLING_RETENTION_INTERVAL));
     }
 
     TreeMap<String, String> effective = new TreeMap<>();
@@ -290,6 +366,7 @@ public final class ConfigLoader {
         TopicTemplate.parse(get(values, RelayConfigKeys.TOPIC_TEMPLATE)),
         producer,
         cdc,
+        polling,
         effective);
   }
 
@@ -362,7 +439,6 @@ public final class ConfigLoader {
     owned.put("topic.prefix", "set relay.name");
     owned.put("connector.class", "set source.flavor");
     owned.put("max.batch.size", "set cdc.batch.size");
-    owned.put("poll.interval.ms", "set cdc.poll.interval");
     owned.put("heartbeat.interval.ms", "set cdc.heartbeat.interval");
     String offsets = "positions are always stored in source.database (cdc.offsets.table)";
     for (String k :

@@ -61,8 +61,15 @@ public final class ProducerSettings {
     Map<String, String> d = new LinkedHashMap<>();
     d.put(ProducerConfig.ACKS_CONFIG, "all");
     d.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-    d.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "5");
-    d.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+    // One request in flight per broker: brokers before the fix of KAFKA-15591 (apache/kafka
+    // #23234) can accept an idempotent producer's second request to a new partition after its
+    // first failed, and the first then retries forever. With one in flight a retry always goes
+    // before the next request. Requests still carry whole batches, so throughput holds; raise it
+    // (up to 5) on brokers with the fix.
+    d.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
+    // The relay sends a whole batch and then waits for it, so waiting for more records to fill
+    // producer batches only adds latency; what is sent during a batch still batches naturally.
+    d.put(ProducerConfig.LINGER_MS_CONFIG, "1");
     d.put(ProducerConfig.BATCH_SIZE_CONFIG, "262144");
     d.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
     d.put(

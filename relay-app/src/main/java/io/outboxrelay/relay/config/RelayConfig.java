@@ -18,6 +18,7 @@ import java.util.TreeMap;
  * @param topicTemplate the topic template
  * @param producer the Kafka producer settings
  * @param cdc CDC settings, or {@code null} in polling mode
+ * @param polling polling settings, or {@code null} in CDC mode
  * @param effective every effective setting as printable text, secrets hidden, sorted by key
  */
 public record RelayConfig(
@@ -29,6 +30,7 @@ public record RelayConfig(
     TopicTemplate topicTemplate,
     ProducerSettings producer,
     CdcConfig cdc,
+    PollingConfig polling,
     SortedMap<String, String> effective) {
 
   /** Freezes the printable settings. */

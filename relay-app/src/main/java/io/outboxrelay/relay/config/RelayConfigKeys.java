@@ -104,7 +104,7 @@ public final class RelayConfigKeys {
           .check(Checks.notBlank())
           .doc(
               "Database user of the relay; give it only the grants in"
-                  + " config/mysql/relay-grants.sql.")
+                  + " config/mysql/relay-grants.sql (or config/postgresql/relay-grants.sql).")
           .build();
 
   public static final ConfigKey<String> SOURCE_PASSWORD =
@@ -184,8 +184,9 @@ public final class RelayConfigKeys {
           .check(Checks.identifier())
           .doc(
               "Table in source.database holding the relay's binlog position, written in one"
-                  + " transaction after each acknowledged batch. A relay on another host with the"
-                  + " same relay.name continues from it.")
+                  + " transaction once the events before it are acknowledged (see"
+                  + " cdc.commit.interval). A relay on another host with the same relay.name"
+                  + " continues from it.")
           .build();
 
   public static final ConfigKey<String> CDC_SCHEMA_HISTORY_TABLE =
@@ -204,20 +205,21 @@ public final class RelayConfigKeys {
           .defaultValue(4096)
           .check(Checks.between(1, 65536))
           .doc(
-              "Most change events handed to the publisher at once. The position is committed"
-                  + " after each batch is acknowledged, so this also bounds the duplicates a crash"
-                  + " can cause.")
+              "Most change events handed to the publisher at once; they are published in order"
+                  + " and acknowledged before the next batch.")
           .build();
 
-  public static final ConfigKey<Duration> CDC_POLL_INTERVAL =
-      define("cdc.poll.interval", ValueType.DURATION_TYPE)
+  public static final ConfigKey<Duration> CDC_COMMIT_INTERVAL =
+      define("cdc.commit.interval", ValueType.DURATION_TYPE)
           .group(Group.CDC)
           .usedIn(RelayMode.CDC)
-          .defaultValue(Duration.ofMillis(5))
-          .check(Checks.atLeast(Duration.ofMillis(1)))
+          .defaultValue(Duration.ofMillis(100))
+          .check(Checks.atLeast(Duration.ZERO))
           .doc(
-              "How long the engine waits for a batch to fill before handing over what it has:"
-                  + " the latency floor at low load (Debezium ships with 500ms).")
+              "The position is committed after a batch once cdc.batch.size events were"
+                  + " acknowledged since the last commit or this much time has passed, so small"
+                  + " batches at low rates share one commit. A crash re-publishes at most that"
+                  + " many events; a graceful stop always commits. 0ms commits after every batch.")
           .build();
 
   public static final ConfigKey<Duration> CDC_HEARTBEAT_INTERVAL =
@@ -287,6 +289,157 @@ public final class RelayConfigKeys {
                   + " warning.")
           .build();
 
+  public static final ConfigKey<Integer> POLLING_WORKERS =
+      define("polling.workers", ValueType.INT)
+          .group(Group.POLLING)
+          .usedIn(RelayMode.POLLING)
+          .defaultValue(4)
+          .check(Checks.between(1, 256))
+          .doc(
+              "Worker threads in this process. Each claims, publishes and finishes its own"
+                  + " batches on its own connection; any number of processes may share one table.")
+          .build();
+
+  public static final ConfigKey<Integer> POLLING_BATCH_SIZE =
+      define("polling.batch.size", ValueType.INT)
+          .group(Group.POLLING)
+          .usedIn(RelayMode.POLLING)
+          .defaultValue(500)
+          .check(Checks.between(1, 10_000))
+          .doc("Most events one claim takes. A full batch makes the worker claim again at once.")
+          .build();
+
+  public static final ConfigKey<Duration> POLLING_INTERVAL =
+      define("polling.interval", ValueType.DURATION_TYPE)
+          .group(Group.POLLING)
+          .usedIn(RelayMode.POLLING)
+          .defaultValue(Duration.ofMillis(100))
+          .check(Checks.atLeast(Duration.ofMillis(1)))
+          .doc(
+              "How long a worker whose last claim was not full waits before claiming again"
+                  + " (with jitter): the latency floor, and the load an idle relay puts on the"
+                  + " database.")
+          .build();
+
+  public static final ConfigKey<Duration> POLLING_LEASE =
+      define("polling.lease", ValueType.DURATION_TYPE)
+          .group(Group.POLLING)
+          .usedIn(RelayMode.POLLING)
+          .defaultValue(Duration.ofSeconds(60))
+          .check(Checks.atLeast(Duration.ofSeconds(1)))
+          .doc(
+              "How long a claim is owned. When it expires (the worker died or stalled) another"
+                  + " worker takes the events over. It must exceed the worst-case time to publish"
+                  + " a batch: kafka.producer.max.block.ms + kafka.producer.delivery.timeout.ms +"
+                  + " 5s; the relay refuses a shorter lease.")
+          .build();
+
+  public static final ConfigKey<Ordering> POLLING_ORDERING =
+      define("polling.ordering", ValueType.oneOf(Ordering.class))
+          .group(Group.POLLING)
+          .usedIn(RelayMode.POLLING)
+          .defaultValue(Ordering.AGGREGATE)
+          .doc(
+              "aggregate: an event is published only after every earlier event of its aggregate"
+                  + " (by id) is published, so each aggregate's events reach Kafka in order while"
+                  + " different aggregates go in parallel; none: no ordering, full parallelism.")
+          .build();
+
+  public static final ConfigKey<Boolean> POLLING_DEAD_BLOCKS_AGGREGATE =
+      define("polling.dead.blocks.aggregate", ValueType.BOOLEAN)
+          .group(Group.POLLING)
+          .usedIn(RelayMode.POLLING)
+          .defaultValue(true)
+          .doc(
+              "With ordering=aggregate, whether a DEAD event holds back the later events of its"
+                  + " aggregate until an operator requeues or removes it. false lets them flow"
+                  + " past it.")
+          .build();
+
+  public static final ConfigKey<Integer> POLLING_CLAIM_WINDOW =
+      define("polling.claim.window", ValueType.INT)
+          .group(Group.POLLING)
+          .usedIn(RelayMode.POLLING)
+          .defaultValue(5000)
+          .check(Checks.between(1, 1_000_000))
+          .doc(
+              "How many of the oldest pending rows one claim looks at to find events it may"
+                  + " publish; bounds the work of a claim when many events wait behind others of"
+                  + " their aggregate. Must be at least polling.batch.size.")
+          .build();
+
+  public static final ConfigKey<Integer> POLLING_MAX_ATTEMPTS =
+      define("polling.max.attempts", ValueType.INT)
+          .group(Group.POLLING)
+          .usedIn(RelayMode.POLLING)
+          .defaultValue(5)
+          .check(Checks.between(1, 1000))
+          .doc(
+              "Claims an event may have. After a failed publish on the last one (or a lease that"
+                  + " expired on it) the event goes DEAD with the reason in last_error. Attempts are"
+                  + " counted when claimed, so an event whose worker keeps dying also ends.")
+          .build();
+
+  public static final ConfigKey<Duration> POLLING_BACKOFF_INITIAL =
+      define("polling.retry.backoff.initial", ValueType.DURATION_TYPE)
+          .group(Group.POLLING)
+          .usedIn(RelayMode.POLLING)
+          .defaultValue(Duration.ofSeconds(1))
+          .check(Checks.atLeast(Duration.ofMillis(1)))
+          .doc(
+              "Pause before an event is retried after its first failed publish; later pauses"
+                  + " grow by polling.retry.backoff.multiplier up to polling.retry.backoff.max,"
+                  + " with ±20% jitter, measured by the database clock.")
+          .build();
+
+  public static final ConfigKey<Integer> POLLING_BACKOFF_MULTIPLIER =
+      define("polling.retry.backoff.multiplier", ValueType.INT)
+          .group(Group.POLLING)
+          .usedIn(RelayMode.POLLING)
+          .defaultValue(5)
+          .check(Checks.between(1, 100))
+          .doc("Growth of the retry pause per failed attempt.")
+          .build();
+
+  public static final ConfigKey<Duration> POLLING_BACKOFF_MAX =
+      define("polling.retry.backoff.max", ValueType.DURATION_TYPE)
+          .group(Group.POLLING)
+          .usedIn(RelayMode.POLLING)
+          .defaultValue(Duration.ofMinutes(2))
+          .check(Checks.atLeast(Duration.ofMillis(1)))
+          .doc("Longest pause between retries of one event.")
+          .build();
+
+  public static final ConfigKey<Duration> POLLING_RETENTION =
+      define("polling.retention", ValueType.DURATION_TYPE)
+          .group(Group.POLLING)
+          .usedIn(RelayMode.POLLING)
+          .defaultValue(Duration.ZERO)
+          .check(Checks.atLeast(Duration.ZERO))
+          .doc(
+              "Delete PUBLISHED rows older than this (by published_at, database clock), in small"
+                  + " batches. 0ms keeps them forever. DEAD and unpublished rows are never"
+                  + " deleted.")
+          .build();
+
+  public static final ConfigKey<Integer> POLLING_RETENTION_BATCH_SIZE =
+      define("polling.retention.batch.size", ValueType.INT)
+          .group(Group.POLLING)
+          .usedIn(RelayMode.POLLING)
+          .defaultValue(1000)
+          .check(Checks.between(1, 100_000))
+          .doc("Rows deleted per statement, each in its own short transaction.")
+          .build();
+
+  public static final ConfigKey<Duration> POLLING_RETENTION_INTERVAL =
+      define("polling.retention.interval", ValueType.DURATION_TYPE)
+          .group(Group.POLLING)
+          .usedIn(RelayMode.POLLING)
+          .defaultValue(Duration.ofMinutes(1))
+          .check(Checks.atLeast(Duration.ofSeconds(1)))
+          .doc("How often the deletion of old PUBLISHED rows runs.")
+          .build();
+
   /** Every declared key, in documentation order. */
   public static final List<ConfigKey<?>> ALL =
       List.of(
@@ -308,13 +461,27 @@ public final class RelayConfigKeys {
           CDC_OFFSETS_TABLE,
           CDC_SCHEMA_HISTORY_TABLE,
           CDC_BATCH_SIZE,
-          CDC_POLL_INTERVAL,
+          CDC_COMMIT_INTERVAL,
           CDC_HEARTBEAT_INTERVAL,
           CDC_POISON_ACTION,
           CDC_RETRY_BACKOFF_INITIAL,
           CDC_RETRY_BACKOFF_MAX,
           CDC_STARTUP_TIMEOUT,
-          CDC_REQUIRE_DURABLE_BINLOG);
+          CDC_REQUIRE_DURABLE_BINLOG,
+          POLLING_WORKERS,
+          POLLING_BATCH_SIZE,
+          POLLING_INTERVAL,
+          POLLING_LEASE,
+          POLLING_ORDERING,
+          POLLING_DEAD_BLOCKS_AGGREGATE,
+          POLLING_CLAIM_WINDOW,
+          POLLING_MAX_ATTEMPTS,
+          POLLING_BACKOFF_INITIAL,
+          POLLING_BACKOFF_MULTIPLIER,
+          POLLING_BACKOFF_MAX,
+          POLLING_RETENTION,
+          POLLING_RETENTION_BATCH_SIZE,
+          POLLING_RETENTION_INTERVAL);
 
   /**
    * Looks a key up by name.

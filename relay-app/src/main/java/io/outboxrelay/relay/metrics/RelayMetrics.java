@@ -15,6 +15,9 @@ public final class RelayMetrics {
   private final LongAdder poison = new LongAdder();
   private final LongAdder leaseLost = new LongAdder();
   private final AtomicLong lastEventCreatedAtMillis = new AtomicLong(-1);
+  private final LongAdder batches = new LongAdder();
+  private final LongAdder publishNanos = new LongAdder();
+  private final LongAdder commitNanos = new LongAdder();
 
   /** A consistent-enough copy of the counters. */
   public record Snapshot(
@@ -23,7 +26,10 @@ public final class RelayMetrics {
       long retries,
       long poison,
       long leaseLost,
-      Instant lastEventCreatedAt) {}
+      Instant lastEventCreatedAt,
+      long batches,
+      long publishNanos,
+      long commitNanos) {}
 
   /**
    * Counts events Kafka acknowledged.
@@ -74,6 +80,19 @@ public final class RelayMetrics {
   }
 
   /**
+   * Records one batch: how long sending it until the last acknowledgement took, and how long
+   * committing its position (or finishing its rows) took.
+   *
+   * @param publishNanos send until all acknowledged
+   * @param commitNanos the position commit or the finishing statement
+   */
+  public void batch(long publishNanos, long commitNanos) {
+    batches.increment();
+    this.publishNanos.add(publishNanos);
+    this.commitNanos.add(commitNanos);
+  }
+
+  /**
    * Reads the counters.
    *
    * @return the current values
@@ -86,6 +105,9 @@ public final class RelayMetrics {
         retries.sum(),
         poison.sum(),
         leaseLost.sum(),
-        created < 0 ? null : Instant.ofEpochMilli(created));
+        created < 0 ? null : Instant.ofEpochMilli(created),
+        batches.sum(),
+        publishNanos.sum(),
+        commitNanos.sum());
   }
 }

@@ -59,13 +59,24 @@ public final class StatsReporter implements AutoCloseable {
         now.lastEventCreatedAt() == null
             ? "n/a"
             : Math.max(0, clock.millis() - now.lastEventCreatedAt().toEpochMilli()) + " ms";
+    long batches = now.batches() - last.batches();
+    String perBatch =
+        batches == 0
+            ? "no batches"
+            : String.format(
+                Locale.ROOT,
+                "%d batches, avg %.1f ms to acknowledge, %.1f ms to commit",
+                batches,
+                (now.publishNanos() - last.publishNanos()) / 1e6 / batches,
+                (now.commitNanos() - last.commitNanos()) / 1e6 / batches);
     LOG.info(
-        "[{}] published {} events in {}s ({}/s); total {}, resent {}, retries {}, poison {}, lost"
-            + " leases {}; newest published event is {} old",
+        "[{}] published {} events in {}s ({}/s; {}); total {}, resent {}, retries {}, poison {},"
+            + " lost leases {}; newest published event is {} old",
         context,
         delta,
         String.format(Locale.ROOT, "%.0f", seconds),
         String.format(Locale.ROOT, "%.1f", delta / seconds),
+        perBatch,
         now.published(),
         now.resent(),
         now.retries(),

@@ -50,7 +50,6 @@ class ConfigLoaderTest {
     assertThat(config.topicTemplate().toString()).isEqualTo("outbox.event.${aggregate_type}");
     assertThat(config.cdc().serverId()).isEqualTo(5401);
     assertThat(config.cdc().batchSize()).isEqualTo(4096);
-    assertThat(config.cdc().pollInterval()).isEqualTo(Duration.ofMillis(5));
     assertThat(config.cdc().poisonAction()).isEqualTo(PoisonAction.FAIL);
     assertThat(config.shutdownTimeout()).isEqualTo(Duration.ofSeconds(30));
   }

@@ -10,11 +10,12 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A fresh database holding the outbox table and the relay's position tables, created from the
- * project's own {@code config/mysql/*.sql} files, with an application user and a relay user that
- * get exactly the grants of {@code config/mysql/relay-grants.sql}. Dropped on close.
+ * A fresh MariaDB/MySQL database holding the outbox table and the relay's position tables, created
+ * from the project's own {@code config/mysql/*.sql} files, with an application user and a relay
+ * user that get exactly the grants of {@code config/mysql/relay-grants.sql} (CDC). {@link
+ * #grantPolling()} adds what polling mode needs. Dropped on close.
  */
-public final class OutboxDatabase implements AutoCloseable {
+public final class OutboxDatabase implements SourceDatabase {
 
   /** Opens administrative connections to the server. */
   public interface Admin {
@@ -37,6 +38,7 @@ public final class OutboxDatabase implements AutoCloseable {
   private final String appUser;
   private final String relayUser;
   private final String password = "pw-" + UUID.randomUUID();
+  private String userHost = "127.0.0.1";
 
   private OutboxDatabase(Admin admin, SourceFlavor flavor, String host, int port, String name) {
     this.admin = admin;
@@ -69,6 +71,7 @@ public final class OutboxDatabase implements AutoCloseable {
   }
 
   private void setUp(String userHost) {
+    this.userHost = userHost;
     try (Connection c = admin.connect();
         Statement st = c.createStatement()) {
       st.execute("CREATE DATABASE " + name);
@@ -96,31 +99,37 @@ public final class OutboxDatabase implements AutoCloseable {
   }
 
   /** The database name. */
+  @Override
   public String name() {
     return name;
   }
 
   /** The flavor. */
+  @Override
   public SourceFlavor flavor() {
     return flavor;
   }
 
   /** The host clients use. */
+  @Override
   public String host() {
     return host;
   }
 
   /** The port clients use. */
+  @Override
   public int port() {
     return port;
   }
 
   /** The relay's user. */
+  @Override
   public String relayUser() {
     return relayUser;
   }
 
   /** The password of both users. */
+  @Override
   public String password() {
     return password;
   }
@@ -136,6 +145,7 @@ public final class OutboxDatabase implements AutoCloseable {
    * @return the connection
    * @throws SQLException when the server cannot be reached
    */
+  @Override
   public Connection app() throws SQLException {
     Connection c = DriverManager.getConnection(jdbcUrl(), appUser, password);
     c.setAutoCommit(false);
@@ -147,12 +157,39 @@ public final class OutboxDatabase implements AutoCloseable {
    *
    * @param statements the statements
    */
+  @Override
   public void admin(String... statements) {
     try (Connection c = admin.connect();
         Statement st = c.createStatement()) {
       st.execute("USE " + name);
       for (String s : statements) {
         st.execute(s);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Grants the relay user what polling mode needs, as config/mysql/relay-grants.sql says. */
+  public OutboxDatabase grantPolling() {
+    admin(
+        "GRANT SELECT, UPDATE, DELETE ON "
+            + name
+            + ".outbox_events TO '"
+            + relayUser
+            + "'@'"
+            + userHost
+            + "'");
+    return this;
+  }
+
+  @Override
+  public Object adminQuery(String sql) {
+    try (Connection c = admin.connect();
+        Statement st = c.createStatement()) {
+      st.execute("USE " + name);
+      try (var rs = st.executeQuery(sql)) {
+        return rs.next() ? rs.getObject(1) : null;
       }
     } catch (SQLException e) {
       throw new IllegalStateException(e);

@@ -22,6 +22,24 @@ public final class OutboxWriter {
    * @throws SQLException on failure (the transaction is rolled back)
    */
   public static void writeTransaction(Connection c, List<TestEvent> events) throws SQLException {
+    try {
+      insertWithoutCommit(c, events);
+      c.commit();
+    } catch (SQLException e) {
+      c.rollback();
+      throw e;
+    }
+  }
+
+  /**
+   * Inserts the events and leaves the transaction open: the rows take their ids now and become
+   * visible only when the caller commits.
+   *
+   * @param c a connection with auto-commit off
+   * @param events the events, inserted in order
+   * @throws SQLException on failure
+   */
+  public static void insertWithoutCommit(Connection c, List<TestEvent> events) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(INSERT)) {
       for (TestEvent e : events) {
         ps.setString(1, e.eventId());
@@ -32,10 +50,6 @@ public final class OutboxWriter {
         ps.addBatch();
       }
       ps.executeBatch();
-      c.commit();
-    } catch (SQLException e) {
-      c.rollback();
-      throw e;
     }
   }
 }

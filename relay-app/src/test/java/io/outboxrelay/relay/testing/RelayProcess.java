@@ -4,6 +4,7 @@ import io.outboxrelay.localstack.ChildProcess;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The relay as a child process, started from the built distribution ({@code bin/outbox-relay})
@@ -18,7 +19,7 @@ public final class RelayProcess implements AutoCloseable {
   }
 
   /**
-   * Starts {@code outbox-relay <args>}.
+   * Starts {@code outbox-relay <args>} with a 256 MiB heap.
    *
    * @param name a name for the log file
    * @param logDir where the log goes
@@ -26,16 +27,31 @@ public final class RelayProcess implements AutoCloseable {
    * @return the running process
    */
   public static RelayProcess start(String name, Path logDir, String... args) {
+    return start(name, logDir, Map.of(), args);
+  }
+
+  /**
+   * Starts {@code outbox-relay <args>} with extra environment variables (e.g. {@code JAVA_OPTS},
+   * {@code OUTBOX_RELAY_HEAP}).
+   *
+   * @param name a name for the log file
+   * @param logDir where the log goes
+   * @param env environment variables added to the child's
+   * @param args the command-line arguments
+   * @return the running process
+   */
+  public static RelayProcess start(
+      String name, Path logDir, Map<String, String> env, String... args) {
     List<String> command = new java.util.ArrayList<>();
     command.add(ProjectFiles.relayLauncher().toString());
     command.addAll(List.of(args));
-    ChildProcess p =
+    ChildProcess.Builder builder =
         ChildProcess.builder(command)
             .name(name)
             .logFile(logDir.resolve(name + ".log"))
-            .environment("OUTBOX_RELAY_HEAP", "256m")
-            .start();
-    return new RelayProcess(p);
+            .environment("OUTBOX_RELAY_HEAP", "256m");
+    env.forEach(builder::environment);
+    return new RelayProcess(builder.start());
   }
 
   /**

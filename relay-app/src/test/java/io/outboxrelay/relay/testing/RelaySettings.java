@@ -26,7 +26,7 @@ public final class RelaySettings {
    * @param name a name unique to the test (relay.name and topic prefix)
    * @return the settings, changeable with {@link #with}
    */
-  public static RelaySettings cdc(OutboxDatabase db, String bootstrapServers, String name) {
+  public static RelaySettings cdc(SourceDatabase db, String bootstrapServers, String name) {
     RelaySettings s = new RelaySettings();
     s.values.put("mode", "cdc");
     s.values.put("relay.name", name);
@@ -42,6 +42,22 @@ public final class RelaySettings {
     s.values.put("router.topic.template", topicPrefix(name) + "${aggregate_type}");
     s.values.put(
         "cdc.server.id", String.valueOf(ThreadLocalRandom.current().nextInt(1000, 1_000_000)));
+    return s;
+  }
+
+  /**
+   * Polling settings for a test database: short intervals, the default lease.
+   *
+   * @param db the outbox database (its relay user needs the polling grants)
+   * @param bootstrapServers the Kafka broker
+   * @param name a name unique to the test (relay.name and topic prefix)
+   * @return the settings, changeable with {@link #with}
+   */
+  public static RelaySettings polling(SourceDatabase db, String bootstrapServers, String name) {
+    RelaySettings s = cdc(db, bootstrapServers, name);
+    s.values.remove("cdc.server.id");
+    s.values.put("mode", "polling");
+    s.values.put("polling.interval", "50ms");
     return s;
   }
 

@@ -4,7 +4,6 @@ import io.debezium.embedded.Connect;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.debezium.engine.format.ChangeEventFormat;
-import io.debezium.engine.spi.OffsetCommitPolicy;
 import io.outboxrelay.relay.OutboxSource;
 import io.outboxrelay.relay.RelayFailure;
 import io.outboxrelay.relay.StartupCheckException;
@@ -110,7 +109,7 @@ public final class CdcSource implements OutboxSource {
     engine =
         DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
             .using(DebeziumProperties.build(config))
-            .using(OffsetCommitPolicy.always())
+            .using(new PositionCommitPolicy(cdc.batchSize(), cdc.commitInterval()))
             .using(this::onEngineCompletion)
             .notifying(consumer)
             .build();

@@ -6,7 +6,6 @@ import io.outboxrelay.router.RoutingException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.UUID;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
@@ -23,6 +22,11 @@ import org.apache.kafka.connect.source.SourceRecord;
  */
 final class ChangeEventMapper {
 
+  /** The outbox columns CDC mode captures; the others are excluded from change events. */
+  static final java.util.List<String> CAPTURED_COLUMNS =
+      java.util.List.of(
+          "id", "event_id", "aggregate_type", "aggregate_id", "event_type", "payload");
+
   private Schema cachedSchema;
   private Field id;
   private Field eventId;
@@ -30,7 +34,6 @@ final class ChangeEventMapper {
   private Field aggregateId;
   private Field eventType;
   private Field payload;
-  private Field createdAt;
 
   /**
    * Maps one record.
@@ -65,7 +68,7 @@ final class ChangeEventMapper {
           (String) after.get(aggregateId),
           (String) after.get(eventType),
           bytes(after.get(payload)),
-          createdAt == null ? null : instant(after.get(createdAt), createdAt.schema()));
+          sourceTimestamp(envelope));
     } catch (NullPointerException e) {
       throw new RoutingException(
           "outbox row id="
@@ -78,6 +81,18 @@ final class ChangeEventMapper {
     }
   }
 
+  /**
+   * When the row was written, from the binlog event's timestamp (second precision on MariaDB); used
+   * for the lag figure. Reading created_at instead would cost a date conversion per row.
+   */
+  private static Instant sourceTimestamp(Struct envelope) {
+    Struct source = envelope.getStruct(Envelope.FieldName.SOURCE);
+    if (source == null || source.schema().field("ts_ms") == null) {
+      return null;
+    }
+    return source.get("ts_ms") instanceof Long ms ? Instant.ofEpochMilli(ms) : null;
+  }
+
   private void resolve(Schema schema) {
     id = required(schema, "id");
     eventId = required(schema, "event_id");
@@ -85,7 +100,6 @@ final class ChangeEventMapper {
     aggregateId = required(schema, "aggregate_id");
     eventType = required(schema, "event_type");
     payload = required(schema, "payload");
-    createdAt = schema.field("created_at");
     cachedSchema = schema;
   }
 
@@ -129,24 +143,5 @@ final class ChangeEventMapper {
       return b;
     }
     return v.toString().getBytes(StandardCharsets.UTF_8);
-  }
-
-  private static Instant instant(Object v, Schema schema) {
-    if (v instanceof String s) {
-      try {
-        return Instant.parse(s); // io.debezium.time.ZonedTimestamp (TIMESTAMP columns)
-      } catch (DateTimeParseException e) {
-        return null;
-      }
-    }
-    if (v instanceof Long n) { // DATETIME columns
-      String name = schema.name() == null ? "" : schema.name();
-      return switch (name) {
-        case "io.debezium.time.MicroTimestamp" -> Instant.EPOCH.plusNanos(n * 1000);
-        case "io.debezium.time.NanoTimestamp" -> Instant.EPOCH.plusNanos(n);
-        default -> Instant.ofEpochMilli(n);
-      };
-    }
-    return null;
   }
 }

@@ -19,8 +19,8 @@ import java.util.Properties;
  *   <li>Offsets and schema history in the source database (Debezium's JDBC stores), committed after
  *       every acknowledged batch ({@code OffsetCommitPolicy.always()} in {@link CdcSource}).
  *   <li>{@code skipped.operations=u,d,t}: updates and deletes of outbox rows publish nothing.
- *   <li>{@code poll.interval.ms} a few milliseconds instead of 500, so a lone event is not held
- *       back waiting for a full batch.
+ *   <li>Events are taken from Debezium's queue as soon as they are enqueued ({@link QueueTap}),
+ *       instead of after {@code poll.interval.ms} (500 ms by default) or a full batch.
  * </ul>
  */
 final class DebeziumProperties {
@@ -44,8 +44,8 @@ final class DebeziumProperties {
 
   static String connectorClass(SourceFlavor flavor) {
     return flavor == SourceFlavor.MARIADB
-        ? "io.debezium.connector.mariadb.MariaDbConnector"
-        : "io.debezium.connector.mysql.MySqlConnector";
+        ? OutboxMariaDbConnector.class.getName()
+        : OutboxMySqlConnector.class.getName();
   }
 
   /** The JMX domain suffix Debezium registers metrics under for this flavor. */
@@ -69,6 +69,15 @@ final class DebeziumProperties {
     p.setProperty("database.server.id", String.valueOf(cdc.serverId()));
     p.setProperty("database.include.list", source.database());
     p.setProperty("table.include.list", source.database() + "." + source.table());
+    // Only the columns the router needs: Debezium converts, validates and (for TIMESTAMP(6))
+    // formats every captured column of every row, and the polling bookkeeping columns are of no
+    // use here. The row's source timestamp stands in for created_at.
+    p.setProperty(
+        "column.include.list",
+        java.util.regex.Pattern.quote(source.database() + "." + source.table() + ".")
+            + "("
+            + String.join("|", ChangeEventMapper.CAPTURED_COLUMNS)
+            + ")");
     p.setProperty("connect.timeout.ms", String.valueOf(source.connectTimeout().toMillis()));
 
     p.setProperty("snapshot.mode", "no_data");
@@ -82,7 +91,9 @@ final class DebeziumProperties {
 
     p.setProperty("max.batch.size", String.valueOf(cdc.batchSize()));
     p.setProperty("max.queue.size", String.valueOf(cdc.batchSize() * 4));
-    p.setProperty("poll.interval.ms", String.valueOf(cdc.pollInterval().toMillis()));
+    // The relay takes events as soon as they are queued (QueueTap); Debezium's interval only
+    // paces a binlog reader blocked on a full queue, and is the fallback poll wait.
+    p.setProperty("poll.interval.ms", "5");
     p.setProperty("record.processing.threads", "1");
 
     String jdbcUrl =

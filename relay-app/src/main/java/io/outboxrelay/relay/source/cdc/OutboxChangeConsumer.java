@@ -84,12 +84,15 @@ final class OutboxChangeConsumer
       return; // stopping: not published, not marked, read again after restart
     }
     try {
+      long start = System.nanoTime();
       List<Item> items = new ArrayList<>(records.size());
       for (RecordChangeEvent<SourceRecord> change : records) {
         items.add(route(change));
       }
       publishInOrder(items, committer);
+      long published = System.nanoTime();
       committer.markBatchFinished();
+      metrics.batch(published - start, System.nanoTime() - published);
     } finally {
       gate.exit();
     }

@@ -29,6 +29,7 @@ final class ChangeRecords {
       SchemaBuilder.struct()
           .name("io.debezium.connector.mariadb.Source")
           .field("pos", Schema.INT64_SCHEMA)
+          .field("ts_ms", Schema.INT64_SCHEMA)
           .build();
 
   static final Envelope ENVELOPE =
@@ -86,7 +87,7 @@ final class ChangeRecords {
   }
 
   private static Struct source(long pos) {
-    return new Struct(SOURCE).put("pos", pos);
+    return new Struct(SOURCE).put("pos", pos).put("ts_ms", 1_795_900_000_000L + pos);
   }
 
   private static RecordChangeEvent<SourceRecord> wrap(long pos, Struct value) {

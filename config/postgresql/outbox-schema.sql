@@ -1,0 +1,31 @@
+-- The outbox table, PostgreSQL 12+ (polling mode).
+-- The application inserts one row per domain event in the same transaction as its business change.
+CREATE TABLE outbox_events (
+  id               bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  event_id         uuid         NOT NULL,               -- the Kafka header "id", consumers deduplicate on it
+  aggregate_type   varchar(255) NOT NULL,               -- e.g. "order"; picks the topic (outbox.event.order)
+  aggregate_id     varchar(255) NOT NULL,               -- the Kafka key: per-aggregate order
+  event_type       varchar(255) NOT NULL,               -- e.g. "OrderCreated"; the header "event_type"
+  payload          jsonb        NOT NULL,               -- published as PostgreSQL's text of the jsonb value
+  created_at       timestamptz  NOT NULL DEFAULT clock_timestamp(),
+  -- Polling bookkeeping (the application never sets these).
+  status           varchar(16)  NOT NULL DEFAULT 'PENDING'
+                   CHECK (status IN ('PENDING', 'PROCESSING', 'PUBLISHED', 'DEAD')),
+  attempts         integer      NOT NULL DEFAULT 0,
+  next_attempt_at  timestamptz  NOT NULL DEFAULT clock_timestamp(),
+  claim_token      uuid         NULL,
+  processing_until timestamptz  NULL,
+  published_at     timestamptz  NULL,
+  last_error       varchar(1000) NULL,
+  CONSTRAINT ux_outbox_events_event_id UNIQUE (event_id)
+);
+-- Claims walk due rows of one status in id order, never touching PUBLISHED rows.
+CREATE INDEX ix_outbox_events_status_id ON outbox_events (status, id);
+-- "Is there an earlier unpublished event of this aggregate?" is a lookup, not a scan.
+CREATE INDEX ix_outbox_events_aggregate ON outbox_events (aggregate_type, aggregate_id, status, id);
+-- Retention deletes old PUBLISHED rows by published_at.
+CREATE INDEX ix_outbox_events_published ON outbox_events (status, published_at);
+
+-- jsonb stores a parsed form: the published payload is PostgreSQL's rendering of it (key order and
+-- spacing may differ from what the application wrote). For byte-identical payloads use
+--   payload text NOT NULL CHECK (payload::jsonb IS NOT NULL)

@@ -1,0 +1,37 @@
+package io.outboxrelay.relay.config;
+
+import java.time.Duration;
+
+/**
+ * Polling mode settings. Immutable.
+ *
+ * @param workers worker threads in this process
+ * @param batchSize most events one claim takes
+ * @param interval how long an idle worker waits before claiming again
+ * @param lease how long a claim is owned before another worker may take it over
+ * @param ordering the ordering promise
+ * @param deadBlocksAggregate whether a DEAD event holds back its aggregate's later events
+ * @param claimWindow how many of the oldest pending rows one claim considers
+ * @param maxAttempts claims after which a failing event goes DEAD
+ * @param backoffInitial pause after the first failure
+ * @param backoffMultiplier growth of the pause per failure
+ * @param backoffMax longest pause
+ * @param retention age after which PUBLISHED rows are deleted, or zero for never
+ * @param retentionBatchSize rows deleted per statement
+ * @param retentionInterval how often the deletion runs
+ */
+public record PollingConfig(
+    int workers,
+    int batchSize,
+    Duration interval,
+    Duration lease,
+    Ordering ordering,
+    boolean deadBlocksAggregate,
+    int claimWindow,
+    int maxAttempts,
+    Duration backoffInitial,
+    double backoffMultiplier,
+    Duration backoffMax,
+    Duration retention,
+    int retentionBatchSize,
+    Duration retentionInterval) {}

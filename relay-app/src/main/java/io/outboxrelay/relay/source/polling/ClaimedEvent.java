@@ -1,0 +1,11 @@
+package io.outboxrelay.relay.source.polling;
+
+import io.outboxrelay.router.OutboxEvent;
+
+/**
+ * An event this worker holds a lease on.
+ *
+ * @param event the outbox row
+ * @param attempt the number of this attempt, counting this claim (1 for the first)
+ */
+record ClaimedEvent(OutboxEvent event, int attempt) {}

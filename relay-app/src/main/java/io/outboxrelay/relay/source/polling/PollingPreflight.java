@@ -1,0 +1,157 @@
+package io.outboxrelay.relay.source.polling;
+
+import io.outboxrelay.relay.config.PollingConfig;
+import io.outboxrelay.relay.config.SourceConfig;
+import io.outboxrelay.relay.config.SourceFlavor;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Startup checks for polling mode, run as the relay's user: a database version with {@code SKIP
+ * LOCKED}, the outbox table with every column polling uses, and the rights to read and update it
+ * (and to delete from it when retention is on). Each problem is one line saying what to change.
+ */
+final class PollingPreflight {
+
+  static final List<String> COLUMNS =
+      List.of(
+          "id",
+          "event_id",
+          "aggregate_type",
+          "aggregate_id",
+          "event_type",
+          "payload",
+          "created_at",
+          "status",
+          "attempts",
+          "next_attempt_at",
+          "claim_token",
+          "processing_until",
+          "published_at",
+          "last_error");
+
+  private PollingPreflight() {}
+
+  static List<String> check(Connection c, SourceConfig source, PollingConfig polling)
+      throws SQLException {
+    List<String> problems = new ArrayList<>();
+    DatabaseMetaData meta = c.getMetaData();
+    String version = meta.getDatabaseProductVersion();
+    if (!supportsSkipLocked(
+        source.flavor(), version, meta.getDatabaseMajorVersion(), meta.getDatabaseMinorVersion())) {
+      problems.add(
+          source.describe()
+              + " runs version "
+              + version
+              + ", which lacks SELECT ... FOR UPDATE"
+              + " SKIP LOCKED: polling needs MariaDB 10.6, MySQL 8.0 or PostgreSQL 12 or later");
+    }
+    String table = source.table();
+    String ddl =
+        source.flavor() == SourceFlavor.POSTGRESQL
+            ? "config/postgresql/outbox-schema.sql"
+            : "config/mysql/outbox-schema.sql";
+    try (Statement st = c.createStatement()) {
+      st.executeQuery("SELECT * FROM " + table + " WHERE 1 = 0").close();
+    } catch (SQLException e) {
+      c.rollback();
+      problems.add(
+          "cannot read table "
+              + table
+              + " in "
+              + source.describe()
+              + " ("
+              + e.getMessage()
+              + "): create it with "
+              + ddl
+              + " and grant SELECT, UPDATE on it to '"
+              + source.user()
+              + "'");
+      return problems;
+    }
+    Set<String> columns = new TreeSet<>();
+    String catalog = source.flavor() == SourceFlavor.POSTGRESQL ? null : source.database();
+    try (ResultSet rs = meta.getColumns(catalog, null, table, null)) {
+      while (rs.next()) {
+        columns.add(rs.getString("COLUMN_NAME").toLowerCase(Locale.ROOT));
+      }
+    }
+    List<String> missing = new ArrayList<>(COLUMNS);
+    missing.removeAll(columns);
+    if (missing.equals(List.of("last_error"))) {
+      problems.add(
+          "table "
+              + table
+              + " has no last_error column, where polling keeps the reason an event"
+              + " failed: add it with the migration in config/"
+              + (source.flavor() == SourceFlavor.POSTGRESQL ? "postgresql" : "mysql")
+              + "/migrations/001-add-last-error.sql");
+    } else if (!missing.isEmpty()) {
+      problems.add("table " + table + " lacks columns " + missing + ": create it as in " + ddl);
+    }
+    if (missing.isEmpty()) {
+      checkWrite(
+          c,
+          "UPDATE " + table + " SET attempts = attempts WHERE 1 = 0",
+          "UPDATE",
+          table,
+          source,
+          problems);
+      if (!polling.retention().isZero()) {
+        checkWrite(
+            c,
+            "DELETE FROM " + table + " WHERE 1 = 0",
+            "DELETE (polling.retention is on)",
+            table,
+            source,
+            problems);
+      }
+    }
+    c.rollback();
+    return problems;
+  }
+
+  private static void checkWrite(
+      Connection c,
+      String sql,
+      String privilege,
+      String table,
+      SourceConfig source,
+      List<String> problems)
+      throws SQLException {
+    try (Statement st = c.createStatement()) {
+      st.executeUpdate(sql);
+    } catch (SQLException e) {
+      c.rollback();
+      problems.add(
+          "user '"
+              + source.user()
+              + "' may not "
+              + privilege
+              + " "
+              + table
+              + " ("
+              + e.getMessage()
+              + "): grant it (see config/*/relay-grants.sql)");
+    }
+  }
+
+  private static boolean supportsSkipLocked(
+      SourceFlavor flavor, String version, int major, int minor) {
+    if (flavor == SourceFlavor.POSTGRESQL) {
+      return major >= 12;
+    }
+    if (version.toLowerCase(Locale.ROOT).contains("mariadb")) {
+      return major > 10 || (major == 10 && minor >= 6);
+    }
+    return major >= 8;
+  }
+}

@@ -1,0 +1,185 @@
+package io.outboxrelay.relay.source.polling;
+
+import io.outboxrelay.relay.OutboxSource;
+import io.outboxrelay.relay.RelayFailure;
+import io.outboxrelay.relay.StartupCheckException;
+import io.outboxrelay.relay.config.PollingConfig;
+import io.outboxrelay.relay.config.RelayConfig;
+import io.outboxrelay.relay.config.SourceConfig;
+import io.outboxrelay.relay.metrics.RelayMetrics;
+import io.outboxrelay.relay.publish.KafkaPublisher;
+import io.outboxrelay.router.EventRouter;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Polling mode: {@code polling.workers} worker threads (each with its own connection) and, when
+ * retention is on, one thread deleting old published rows. Any number of relay processes may poll
+ * one table. Stop lets every worker finish its batch in flight (bounded by the shutdown timeout); a
+ * batch not finished by then is reclaimed by some worker after its lease expires.
+ *
+ * <p>Thread-safe for the {@link OutboxSource} calls.
+ */
+public final class PollingSource implements OutboxSource {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PollingSource.class);
+
+  private final RelayConfig config;
+  private final KafkaPublisher publisher;
+  private final RelayMetrics metrics;
+  private final SqlDialect dialect;
+  private final CompletableFuture<Void> termination = new CompletableFuture<>();
+  private final List<PollingWorker> workers = new ArrayList<>();
+  private final List<Thread> threads = new ArrayList<>();
+  private final AtomicBoolean stopped = new AtomicBoolean();
+  private RetentionTask retention;
+
+  /**
+   * Creates the source; nothing happens until {@link #start()}.
+   *
+   * @param config the relay configuration, in polling mode
+   * @param publisher the publisher, owned by the caller
+   * @param metrics where to count
+   */
+  public PollingSource(RelayConfig config, KafkaPublisher publisher, RelayMetrics metrics) {
+    if (config.polling() == null) {
+      throw new IllegalArgumentException("not a polling configuration");
+    }
+    this.config = config;
+    this.publisher = publisher;
+    this.metrics = metrics;
+    this.dialect = SqlDialect.of(config.source().flavor());
+  }
+
+  private Connection connect() throws SQLException {
+    SourceConfig s = config.source();
+    return DriverManager.getConnection(s.jdbcUrl(), s.user(), s.password().reveal());
+  }
+
+  private OutboxStore openStore() throws SQLException {
+    Connection c = connect();
+    try {
+      return new OutboxStore(
+          c,
+          dialect,
+          config.source().table(),
+          config.polling().ordering(),
+          config.polling().deadBlocksAggregate());
+    } catch (SQLException | RuntimeException e) {
+      c.close();
+      throw e;
+    }
+  }
+
+  @Override
+  public synchronized void start() throws StartupCheckException {
+    PollingConfig polling = config.polling();
+    String context = config.logContext();
+    try (Connection c = connect()) {
+      c.setAutoCommit(false);
+      List<String> problems = PollingPreflight.check(c, config.source(), polling);
+      if (!problems.isEmpty()) {
+        throw new StartupCheckException(problems);
+      }
+    } catch (SQLException e) {
+      throw new RelayFailure(
+          "cannot connect to "
+              + config.source().describe()
+              + " as '"
+              + config.source().user()
+              + "': "
+              + e.getMessage()
+              + ". Check source.host, source.port, source.user and"
+              + " source.password, and that the database is up",
+          e);
+    }
+    EventRouter router = EventRouter.withTopicTemplate(config.topicTemplate());
+    for (int i = 1; i <= polling.workers(); i++) {
+      PollingWorker w =
+          new PollingWorker(
+              "worker-" + i,
+              context,
+              polling,
+              this::openStore,
+              publisher,
+              router,
+              metrics,
+              this::fail);
+      workers.add(w);
+      Thread t = new Thread(w, "polling-worker-" + i);
+      threads.add(t);
+      t.start();
+    }
+    if (!polling.retention().isZero()) {
+      retention =
+          new RetentionTask(
+              context,
+              this::openStore,
+              polling.retention(),
+              polling.retentionBatchSize(),
+              polling.retentionInterval());
+      Thread t = new Thread(retention, "polling-retention");
+      t.setDaemon(true);
+      t.start();
+    }
+    LOG.info(
+        "[{}] ready: {} workers claiming due events from {} in {} (batch {}, lease {} s, ordering"
+            + " {})",
+        context,
+        polling.workers(),
+        config.source().table(),
+        config.source().describe(),
+        polling.batchSize(),
+        polling.lease().toSeconds(),
+        polling.ordering().name().toLowerCase(java.util.Locale.ROOT));
+  }
+
+  private void fail(RelayFailure failure) {
+    if (termination.completeExceptionally(failure)) {
+      workers.forEach(PollingWorker::stop);
+    }
+  }
+
+  @Override
+  public CompletableFuture<Void> termination() {
+    return termination;
+  }
+
+  @Override
+  public void stop(Duration timeout) {
+    if (!stopped.compareAndSet(false, true)) {
+      return;
+    }
+    workers.forEach(PollingWorker::stop);
+    if (retention != null) {
+      retention.stop();
+    }
+    long deadline = System.nanoTime() + timeout.toNanos();
+    for (Thread t : threads) {
+      try {
+        t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+      if (t.isAlive()) {
+        LOG.warn(
+            "[{}] {} did not finish its batch within {} ms; its events are published again after"
+                + " their lease expires",
+            config.logContext(),
+            t.getName(),
+            timeout.toMillis());
+        t.interrupt();
+      }
+    }
+    termination.complete(null);
+  }
+}

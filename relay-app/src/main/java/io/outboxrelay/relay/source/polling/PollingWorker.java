@@ -1,0 +1,323 @@
+package io.outboxrelay.relay.source.polling;
+
+import io.outboxrelay.relay.RelayFailure;
+import io.outboxrelay.relay.config.PollingConfig;
+import io.outboxrelay.relay.metrics.RelayMetrics;
+import io.outboxrelay.relay.publish.Backoff;
+import io.outboxrelay.relay.publish.Disposition;
+import io.outboxrelay.relay.publish.ErrorClassifier;
+import io.outboxrelay.relay.publish.KafkaPublisher;
+import io.outboxrelay.router.EventRouter;
+import io.outboxrelay.router.RoutedRecord;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One polling worker: claim a batch (short transaction), publish it after the claim committed, then
+ * finish it (one fenced transaction). Sleeps {@code polling.interval} (with jitter) only when a
+ * claim found nothing; claims again at once otherwise.
+ *
+ * <p>Runs on its own thread and owns its connection; {@link #stop()} may be called from any thread
+ * and lets the batch in flight finish.
+ */
+final class PollingWorker implements Runnable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PollingWorker.class);
+
+  /** Time kept back from the lease for the finishing transaction. */
+  private static final Duration FINISH_MARGIN = Duration.ofSeconds(5);
+
+  /** Opens the worker's store, connecting anew after a failure. */
+  interface StoreFactory {
+    OutboxStore open() throws SQLException;
+  }
+
+  private final String name;
+  private final String context;
+  private final PollingConfig config;
+  private final StoreFactory stores;
+  private final KafkaPublisher publisher;
+  private final EventRouter router;
+  private final RelayMetrics metrics;
+  private final Backoff retryBackoff;
+  private final Backoff reconnectBackoff;
+  private final Consumer<RelayFailure> onFatal;
+  private volatile boolean running = true;
+  private OutboxStore store;
+
+  PollingWorker(
+      String name,
+      String context,
+      PollingConfig config,
+      StoreFactory stores,
+      KafkaPublisher publisher,
+      EventRouter router,
+      RelayMetrics metrics,
+      Consumer<RelayFailure> onFatal) {
+    this.name = name;
+    this.context = context;
+    this.config = config;
+    this.stores = stores;
+    this.publisher = publisher;
+    this.router = router;
+    this.metrics = metrics;
+    this.onFatal = onFatal;
+    this.retryBackoff =
+        new Backoff(
+            config.backoffInitial(),
+            config.backoffMax(),
+            config.backoffMultiplier(),
+            0.2,
+            ThreadLocalRandom.current());
+    this.reconnectBackoff =
+        new Backoff(
+            Duration.ofMillis(200), Duration.ofSeconds(10), 2, 0.2, ThreadLocalRandom.current());
+  }
+
+  /** Asks the worker to stop after the batch in flight. */
+  void stop() {
+    running = false;
+  }
+
+  @Override
+  public void run() {
+    int failures = 0;
+    try {
+      while (running) {
+        Duration pause;
+        try {
+          if (store == null) {
+            store = stores.open();
+          }
+          boolean found = runOnce();
+          failures = 0;
+          pause = found ? Duration.ZERO : config.interval();
+        } catch (SQLException e) {
+          closeStore();
+          if (ErrorClassifier.classify(e) == Disposition.STOP) {
+            onFatal.accept(
+                new RelayFailure(
+                    "the database refused the relay ("
+                        + ErrorClassifier.describe(e)
+                        + "): check"
+                        + " the grants of source.user (see config/*/relay-grants.sql)",
+                    e));
+            return;
+          }
+          pause = reconnectBackoff.delay(++failures);
+          LOG.warn(
+              "[{}] {}: database call failed ({}), attempt {}; retrying in {} ms",
+              context,
+              name,
+              ErrorClassifier.describe(e),
+              failures,
+              pause.toMillis());
+        } catch (RelayFailure e) {
+          onFatal.accept(e);
+          return;
+        } catch (RuntimeException e) {
+          pause = reconnectBackoff.delay(++failures);
+          LOG.error(
+              "[{}] {}: unexpected failure; continuing in {} ms",
+              context,
+              name,
+              pause.toMillis(),
+              e);
+        }
+        if (!pause.isZero()) {
+          idle(pause);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      closeStore();
+    }
+  }
+
+  /** One claim-publish-finish cycle; true when it claimed anything. */
+  boolean runOnce() throws SQLException, InterruptedException {
+    long claimedAt = System.nanoTime();
+    Claim claim =
+        store.claim(config.claimWindow(), config.batchSize(), config.lease(), config.maxAttempts());
+    if (!claim.expiredToDead().isEmpty()) {
+      claim.expiredToDead().forEach(id -> metrics.poison());
+      LOG.error(
+          "[{}] {}: events {} went DEAD: their lease expired on the last of {} attempts",
+          context,
+          name,
+          claim.expiredToDead(),
+          config.maxAttempts());
+    }
+    if (claim.isEmpty()) {
+      return !claim.expiredToDead().isEmpty();
+    }
+    List<ClaimedEvent> events = claim.events();
+    List<RoutedRecord> records = new ArrayList<>(events.size());
+    List<ClaimedEvent> routed = new ArrayList<>(events.size());
+    List<OutboxStore.Failure> failures = new ArrayList<>();
+    for (ClaimedEvent c : events) {
+      try {
+        records.add(router.route(c.event()));
+        routed.add(c);
+      } catch (RuntimeException e) {
+        failures.add(poison(c, e));
+      }
+    }
+    long giveUpAt = claimedAt + config.lease().minus(FINISH_MARGIN).toNanos();
+    long publishStart = System.nanoTime();
+    List<KafkaPublisher.Outcome> outcomes =
+        publisher.sendAll(records, () -> System.nanoTime() - giveUpAt >= 0);
+    long published = System.nanoTime();
+
+    List<Long> acknowledged = new ArrayList<>(routed.size());
+    RelayFailure stop = null;
+    for (int i = 0; i < routed.size(); i++) {
+      ClaimedEvent c = routed.get(i);
+      KafkaPublisher.Outcome o = outcomes.get(i);
+      if (o.acknowledged()) {
+        acknowledged.add(c.event().id());
+        metrics.observeCreatedAt(c.event().createdAt());
+        continue;
+      }
+      Disposition d = ErrorClassifier.classify(o.error());
+      String reason = ErrorClassifier.describe(o.error());
+      switch (d) {
+        case DEAD -> failures.add(poison(c, o.error()));
+        case RETRY -> failures.add(retry(c, reason));
+        case STOP -> {
+          failures.add(
+              new OutboxStore.Failure(
+                  c.event().id(), OutboxStore.Failure.Kind.RELEASE, null, reason));
+          if (stop == null) {
+            stop =
+                new RelayFailure(
+                    "Kafka refused the relay ("
+                        + reason
+                        + "): fix the Kafka credentials or ACLs"
+                        + " and restart; the events are back to PENDING",
+                    o.error());
+          }
+        }
+      }
+    }
+    OutboxStore.Finish finish = finishWithRetries(claim.token(), acknowledged, failures, claimedAt);
+    metrics.batch(published - publishStart, System.nanoTime() - published);
+    metrics.published(finish.published().size());
+    if (!finish.lost().isEmpty()) {
+      metrics.leaseLost(finish.lost().size());
+      LOG.warn(
+          "[{}] {}: lost the lease on {} events before finishing them (ids {}): another worker"
+              + " took them over after polling.lease expired, so they may be published twice;"
+              + " if this repeats, raise polling.lease",
+          context,
+          name,
+          finish.lost().size(),
+          finish.lost().size() > 20 ? finish.lost().subList(0, 20) + "..." : finish.lost());
+    }
+    if (stop != null) {
+      throw stop;
+    }
+    return true;
+  }
+
+  /**
+   * Finishes the batch, reconnecting and trying again while the lease lasts: after Kafka
+   * acknowledged the events, giving up would let them be published a second time.
+   */
+  private OutboxStore.Finish finishWithRetries(
+      String token, List<Long> acknowledged, List<OutboxStore.Failure> failures, long claimedAt)
+      throws SQLException, InterruptedException {
+    long deadline = claimedAt + config.lease().toNanos();
+    int attempt = 0;
+    while (true) {
+      try {
+        if (store == null) {
+          store = stores.open();
+        }
+        return store.finish(token, acknowledged, failures);
+      } catch (SQLException e) {
+        closeStore();
+        Duration pause = reconnectBackoff.delay(++attempt);
+        if (ErrorClassifier.classify(e) != Disposition.RETRY
+            || System.nanoTime() + pause.toNanos() - deadline >= 0) {
+          throw e;
+        }
+        LOG.warn(
+            "[{}] {}: finishing {} published events failed ({}); retrying in {} ms",
+            context,
+            name,
+            acknowledged.size(),
+            ErrorClassifier.describe(e),
+            pause.toMillis());
+        Thread.sleep(pause.toMillis());
+      }
+    }
+  }
+
+  private OutboxStore.Failure poison(ClaimedEvent c, Throwable error) {
+    metrics.poison();
+    String reason = ErrorClassifier.describe(error);
+    LOG.error(
+        "[{}] {}: event_id={} (id {}) is DEAD: {}",
+        context,
+        name,
+        c.event().eventId(),
+        c.event().id(),
+        reason);
+    return new OutboxStore.Failure(c.event().id(), OutboxStore.Failure.Kind.DEAD, null, reason);
+  }
+
+  private OutboxStore.Failure retry(ClaimedEvent c, String reason) {
+    if (c.attempt() >= config.maxAttempts()) {
+      metrics.poison();
+      String dead =
+          "failed " + c.attempt() + " of " + config.maxAttempts() + " attempts; last: " + reason;
+      LOG.error(
+          "[{}] {}: event_id={} (id {}) is DEAD: {}",
+          context,
+          name,
+          c.event().eventId(),
+          c.event().id(),
+          dead);
+      return new OutboxStore.Failure(c.event().id(), OutboxStore.Failure.Kind.DEAD, null, dead);
+    }
+    metrics.retry();
+    Duration pause = retryBackoff.delay(c.attempt());
+    LOG.warn(
+        "[{}] {}: event_id={} (id {}) not published, attempt {} of {} ({}); next attempt in {} ms",
+        context,
+        name,
+        c.event().eventId(),
+        c.event().id(),
+        c.attempt(),
+        config.maxAttempts(),
+        reason,
+        pause.toMillis());
+    return new OutboxStore.Failure(c.event().id(), OutboxStore.Failure.Kind.RETRY, pause, reason);
+  }
+
+  private void idle(Duration base) throws InterruptedException {
+    long ms =
+        Math.max(
+            1,
+            Math.round(base.toMillis() * (0.8 + 0.4 * ThreadLocalRandom.current().nextDouble())));
+    long until = System.nanoTime() + ms * 1_000_000;
+    while (running && System.nanoTime() < until) {
+      Thread.sleep(Math.min(50, Math.max(1, (until - System.nanoTime()) / 1_000_000)));
+    }
+  }
+
+  private void closeStore() {
+    if (store != null) {
+      store.closeQuietly();
+      store = null;
+    }
+  }
+}

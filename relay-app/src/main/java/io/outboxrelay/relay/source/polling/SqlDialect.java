@@ -1,0 +1,55 @@
+package io.outboxrelay.relay.source.polling;
+
+import io.outboxrelay.relay.config.SourceFlavor;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The SQL that differs between MariaDB/MySQL and PostgreSQL. Statements use {@code ?} placeholders
+ * bound through the methods here. Stateless and thread-safe.
+ */
+interface SqlDialect {
+
+  static SqlDialect of(SourceFlavor flavor) {
+    return flavor == SourceFlavor.POSTGRESQL ? new PostgresDialect() : new MySqlDialect();
+  }
+
+  /** The database's current time, to the microsecond. */
+  String now();
+
+  /** {@code now()} plus a duration bound as the next parameter (see {@link #bindDuration}). */
+  String nowPlus();
+
+  /** {@code now()} minus a duration bound as the next parameter. */
+  String nowMinus();
+
+  /** Binds a duration for {@link #nowPlus()} or {@link #nowMinus()}. */
+  void bindDuration(PreparedStatement ps, int index, Duration d) throws SQLException;
+
+  /** The payload column as text. */
+  String payloadText();
+
+  /** The event id column as text. */
+  String eventIdText();
+
+  /** A predicate {@code id in <list bound as one or more parameters>}. */
+  String idIn(int count);
+
+  /** Binds the ids for {@link #idIn}; returns the next parameter index. */
+  int bindIds(Connection c, PreparedStatement ps, int index, List<Long> ids) throws SQLException;
+
+  /** Binds a claim token. */
+  void bindToken(PreparedStatement ps, int index, String token) throws SQLException;
+
+  /** The locking clause of a claim query over table alias {@code e}. */
+  String forUpdateSkipLocked();
+
+  /**
+   * Deletes up to {@code ?} PUBLISHED rows older than a duration; parameters: the age ({@link
+   * #bindDuration}), then the limit.
+   */
+  String deleteOldPublished(String table);
+}

@@ -1,0 +1,457 @@
+package io.outboxrelay.relay.source.polling;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.outboxrelay.localstack.FreePorts;
+import io.outboxrelay.localstack.LocalStack;
+import io.outboxrelay.localstack.TopicReader;
+import io.outboxrelay.relay.Relay;
+import io.outboxrelay.relay.testing.Ledger;
+import io.outboxrelay.relay.testing.OutboxWriter;
+import io.outboxrelay.relay.testing.RelayProcess;
+import io.outboxrelay.relay.testing.RelaySettings;
+import io.outboxrelay.relay.testing.SourceDatabase;
+import io.outboxrelay.relay.testing.TestEvent;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The polling contract, against a real database and a real Kafka broker, with relay processes
+ * started from the distribution where processes matter. A subclass of a few lines supplies the
+ * database (MariaDB, PostgreSQL).
+ */
+abstract class AbstractPollingContractIT {
+
+  private static final Logger LOG = LoggerFactory.getLogger(AbstractPollingContractIT.class);
+  private static final AtomicInteger TESTS = new AtomicInteger();
+
+  /** Producer timeouts short enough for a 10 s lease, so lease tests stay quick. */
+  private static final String[][] SHORT_LEASE = {
+    {"kafka.producer.delivery.timeout.ms", "3000"},
+    {"kafka.producer.request.timeout.ms", "1000"},
+    {"kafka.producer.max.block.ms", "1000"},
+    {"polling.lease", "10s"}
+  };
+
+  /** A fresh outbox database whose relay user has the polling grants. */
+  protected abstract SourceDatabase newDatabase();
+
+  /** A ledger for this database (PostgreSQL compares jsonb payloads as JSON). */
+  protected abstract Ledger ledger(String topicPrefix);
+
+  @TempDir Path dir;
+  protected SourceDatabase db;
+  protected String name;
+  private final List<RelayProcess> processes = new ArrayList<>();
+  private final List<Relay> relays = new ArrayList<>();
+
+  @BeforeEach
+  void setUp(TestInfo info) {
+    db = newDatabase();
+    String method = info.getTestMethod().map(m -> m.getName()).orElse("t");
+    name =
+        "poll"
+            + TESTS.incrementAndGet()
+            + "-"
+            + method.substring(0, Math.min(16, method.length()))
+            + "-"
+            + Long.toHexString(System.nanoTime() & 0xfffff);
+  }
+
+  @AfterEach
+  void tearDown() {
+    processes.forEach(RelayProcess::close);
+    relays.forEach(Relay::close);
+    db.close();
+  }
+
+  private String bootstrap() {
+    return LocalStack.shared().kafka().bootstrapServers();
+  }
+
+  private RelaySettings settings() {
+    return RelaySettings.polling(db, bootstrap(), name);
+  }
+
+  private static RelaySettings shortLease(RelaySettings s) {
+    for (String[] kv : SHORT_LEASE) {
+      s.with(kv[0], kv[1]);
+    }
+    return s;
+  }
+
+  private RelayProcess process(String label, RelaySettings settings) {
+    Path config = settings.writeTo(dir.resolve(label + ".properties"));
+    RelayProcess p = RelayProcess.run(label, dir, config);
+    processes.add(p);
+    return p;
+  }
+
+  private Relay inProcess(RelaySettings settings) throws Exception {
+    Relay relay = Relay.create(settings.config());
+    relays.add(relay);
+    relay.start();
+    return relay;
+  }
+
+  private TopicReader reader() {
+    return TopicReader.forPattern(
+        bootstrap(), Pattern.compile(Pattern.quote(RelaySettings.topicPrefix(name)) + ".*"));
+  }
+
+  private Ledger.Result awaitAll(Ledger ledger) {
+    reader().readUntil(ledger::allArrived, Duration.ofSeconds(120));
+    Ledger.Result result =
+        ledger.check(reader().readAll(Duration.ofSeconds(2), Duration.ofSeconds(60)));
+    LOG.info("{} on {}: {}", name, db.flavor(), result.summary());
+    return result;
+  }
+
+  private void write(Ledger ledger, List<TestEvent> tx) throws Exception {
+    try (Connection c = db.app()) {
+      OutboxWriter.writeTransaction(c, tx);
+    }
+    ledger.expect(tx);
+  }
+
+  /** A backlog of {@code total} events over {@code aggregates} aggregates, 1-3 per transaction. */
+  private void backlog(Ledger ledger, int total, int aggregates) throws Exception {
+    Random random = new Random(7);
+    long[] seq = new long[aggregates];
+    try (Connection c = db.app()) {
+      int written = 0;
+      while (written < total) {
+        List<TestEvent> tx = new ArrayList<>();
+        for (int k = 1 + random.nextInt(3); k > 0 && written < total; k--, written++) {
+          int a = random.nextInt(aggregates);
+          tx.add(TestEvent.of(a % 4 == 0 ? "invoice" : "order", "agg-" + a, ++seq[a]));
+        }
+        OutboxWriter.writeTransaction(c, tx);
+        ledger.expect(tx);
+      }
+    }
+  }
+
+  private long count(String where) {
+    return ((Number) db.adminQuery("SELECT COUNT(*) FROM outbox_events WHERE " + where))
+        .longValue();
+  }
+
+  /** Stops the process while it holds a lease: PROCESSING rows exist while it is stopped. */
+  private void pauseWhileItHoldsALease(RelayProcess p) {
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(5))
+        .until(
+            () -> {
+              if (count("status = 'PROCESSING'") == 0) {
+                return false;
+              }
+              p.process().pause();
+              if (count("status = 'PROCESSING'") > 0) {
+                return true;
+              }
+              p.process().resume();
+              return false;
+            });
+  }
+
+  @Test
+  void twoProcessesWithFourWorkersEachPublishEveryEventOnceInAggregateOrder() throws Exception {
+    Ledger ledger = ledger(RelaySettings.topicPrefix(name));
+    process("relay-a", settings().with("polling.workers", "4"));
+    process("relay-b", settings().with("polling.workers", "4"));
+    int writers = 4;
+    ExecutorService pool = Executors.newFixedThreadPool(writers);
+    List<Future<?>> futures = new ArrayList<>();
+    for (int w = 0; w < writers; w++) {
+      int writer = w;
+      futures.add(
+          pool.submit(
+              () -> {
+                // 125 aggregates per writer: each aggregate's commit order is its writer's order.
+                Random random = new Random(writer);
+                long[] seq = new long[125];
+                try (Connection c = db.app()) {
+                  for (int written = 0; written < 5_000; ) {
+                    List<TestEvent> tx = new ArrayList<>();
+                    for (int k = 1 + random.nextInt(3); k > 0 && written < 5_000; k--, written++) {
+                      int a = random.nextInt(125);
+                      tx.add(
+                          TestEvent.of(
+                              a % 5 == 0 ? "invoice" : "order",
+                              "agg-" + writer + "-" + a,
+                              ++seq[a]));
+                    }
+                    OutboxWriter.writeTransaction(c, tx);
+                    ledger.expect(tx);
+                  }
+                }
+                return null;
+              }));
+    }
+    for (Future<?> f : futures) {
+      f.get(5, TimeUnit.MINUTES);
+    }
+    pool.shutdown();
+
+    Ledger.Result result = awaitAll(ledger);
+    assertThat(ledger.size()).isEqualTo(20_000);
+    assertThat(result.lost()).as(result.summary()).isZero();
+    assertThat(result.duplicates()).as(result.summary()).isZero();
+    assertThat(result.outOfOrder()).as(result.summary()).isZero();
+    assertThat(result.mismatches()).as(result.summary()).isEmpty();
+    assertThat(count("status = 'PUBLISHED'")).isEqualTo(20_000);
+    for (RelayProcess p : processes) {
+      p.process().terminate();
+      assertThat(p.waitFor(Duration.ofSeconds(60))).as(p.log()).isZero();
+    }
+  }
+
+  @Test
+  void anotherWorkerTakesOverAStalledLeaseAndTheStalledFinishIsReported() throws Exception {
+    Ledger ledger = ledger(RelaySettings.topicPrefix(name));
+    backlog(ledger, 3_000, 300);
+    RelayProcess stalled =
+        process(
+            "stalled",
+            shortLease(settings()).with("polling.workers", "1").with("polling.batch.size", "200"));
+    pauseWhileItHoldsALease(stalled);
+    long leased = count("status = 'PROCESSING'");
+
+    process("rescuer", shortLease(settings()).with("polling.workers", "2"));
+    reader().readUntil(ledger::allArrived, Duration.ofSeconds(120));
+    await().atMost(Duration.ofSeconds(60)).until(() -> count("status = 'PUBLISHED'") == 3_000);
+    stalled.process().resume();
+
+    stalled
+        .process()
+        .awaitLogLine(
+            ".*lost the lease on \\d+ events before finishing them.*", Duration.ofSeconds(60));
+    Ledger.Result result = awaitAll(ledger);
+    assertThat(result.lost()).as(result.summary()).isZero();
+    assertThat(result.outOfOrder()).as(result.summary()).isZero();
+    assertThat(result.duplicates()).as(result.summary()).isLessThanOrEqualTo((int) leased);
+    assertThat(leased).isBetween(1L, 200L);
+  }
+
+  @Test
+  void publishesEverythingAfterAProcessIsKilledMidBatch() throws Exception {
+    Ledger ledger = ledger(RelaySettings.topicPrefix(name));
+    backlog(ledger, 3_000, 300);
+    RelayProcess killed =
+        process(
+            "killed",
+            shortLease(settings()).with("polling.workers", "2").with("polling.batch.size", "200"));
+    pauseWhileItHoldsALease(killed);
+    long leased = count("status = 'PROCESSING'");
+    killed.process().kill();
+    killed.waitFor(Duration.ofSeconds(30));
+
+    process("survivor", shortLease(settings()));
+    Ledger.Result result = awaitAll(ledger);
+    assertThat(result.lost()).as(result.summary()).isZero();
+    assertThat(result.outOfOrder()).as(result.summary()).isZero();
+    assertThat(result.duplicates()).as(result.summary()).isLessThanOrEqualTo((int) leased);
+    assertThat(count("status = 'PUBLISHED'")).isEqualTo(3_000);
+  }
+
+  @Test
+  void retriesOnTheDatabaseClockScheduleThenBuriesTheEventWithItsReason() throws Exception {
+    // No broker listens here: every send fails after max.block.ms.
+    String nowhere = "127.0.0.1:" + FreePorts.findFreePort();
+    inProcess(
+        RelaySettings.polling(db, nowhere, name)
+            .with("kafka.producer.max.block.ms", "300")
+            .with("kafka.producer.delivery.timeout.ms", "1000")
+            .with("kafka.producer.request.timeout.ms", "500")
+            .with("polling.lease", "10s")
+            .with("polling.max.attempts", "3")
+            .with("polling.retry.backoff.initial", "1s")
+            .with("polling.retry.backoff.multiplier", "2")
+            .with("polling.retry.backoff.max", "10s")
+            .with("polling.workers", "1"));
+    write(new Ledger("x"), List.of(TestEvent.of("order", "o-1", 1)));
+
+    // Sample the row and the database clock until the event is DEAD.
+    record Sample(int attempts, String status, Timestamp nextAttemptAt, Timestamp dbNow) {}
+    List<Sample> samples = new ArrayList<>();
+    String now =
+        db.flavor() == io.outboxrelay.relay.config.SourceFlavor.POSTGRESQL
+            ? "clock_timestamp()"
+            : "NOW(6)";
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(20))
+        .until(
+            () -> {
+              Object[] row =
+                  row("SELECT attempts, status, next_attempt_at, " + now + " FROM outbox_events");
+              samples.add(
+                  new Sample(
+                      ((Number) row[0]).intValue(), (String) row[1], ts(row[2]), ts(row[3])));
+              return "DEAD".equals(row[1]);
+            });
+
+    Object[] dead = row("SELECT attempts, last_error FROM outbox_events");
+    assertThat(((Number) dead[0]).intValue()).isEqualTo(3);
+    assertThat((String) dead[1]).contains("failed 3 of 3 attempts").contains("TimeoutException");
+    // After failure k the event waits about backoff(k) by the database clock (±20% jitter), and
+    // is not claimed again before its next_attempt_at.
+    for (int k = 1; k <= 2; k++) {
+      int attempt = k;
+      Sample firstPending =
+          samples.stream()
+              .filter(s -> s.attempts() == attempt && s.status().equals("PENDING"))
+              .findFirst()
+              .orElseThrow();
+      long waitMs = firstPending.nextAttemptAt().getTime() - firstPending.dbNow().getTime();
+      long backoff = 1000L << (k - 1);
+      assertThat(waitMs)
+          .as("wait after failure %d", k)
+          .isBetween((long) (backoff * 0.8) - 400, (long) (backoff * 1.2) + 10);
+      Sample reclaimed =
+          samples.stream().filter(s -> s.attempts() == attempt + 1).findFirst().orElseThrow();
+      assertThat(reclaimed.dbNow())
+          .as("claim %d not before its time", k + 1)
+          .isAfterOrEqualTo(firstPending.nextAttemptAt());
+    }
+  }
+
+  @Test
+  void buriesAnOversizedEventAtOnceWhileOtherAggregatesFlow() throws Exception {
+    Ledger ledger = ledger(RelaySettings.topicPrefix(name));
+    inProcess(settings().with("kafka.producer.max.request.size", "20000"));
+    TestEvent big =
+        new TestEvent(
+            java.util.UUID.randomUUID().toString(),
+            "order",
+            "big",
+            "Happened",
+            1,
+            "{\"blob\":\"" + "x".repeat(30_000) + "\"}");
+    try (Connection c = db.app()) {
+      OutboxWriter.writeTransaction(c, List.of(big));
+      OutboxWriter.writeTransaction(c, List.of(TestEvent.of("order", "big", 2)));
+    }
+    for (int i = 1; i <= 50; i++) {
+      write(ledger, List.of(TestEvent.of("order", "small-" + (i % 5), i)));
+    }
+
+    Ledger.Result result = awaitAll(ledger);
+    assertThat(result.lost()).as(result.summary()).isZero();
+    assertThat(result.unexpected()).as("nothing of aggregate 'big' reached Kafka").isZero();
+    Object[] row =
+        row(
+            "SELECT status, attempts, last_error FROM outbox_events WHERE aggregate_id = 'big' ORDER BY id");
+    assertThat(row[0]).isEqualTo("DEAD");
+    assertThat(((Number) row[1]).intValue()).isEqualTo(1);
+    assertThat((String) row[2]).contains("RecordTooLargeException");
+    // A DEAD event holds back the later events of its aggregate (polling.dead.blocks.aggregate).
+    assertThat(count("aggregate_id = 'big' AND status = 'PENDING'")).isEqualTo(1);
+  }
+
+  @Test
+  void publishesAnEventWhoseTransactionCommitsAfterHigherIdsWerePublished() throws Exception {
+    Ledger ledger = ledger(RelaySettings.topicPrefix(name));
+    inProcess(settings().with("polling.workers", "2"));
+    write(ledger, List.of(TestEvent.of("order", "A", 1)));
+    reader().readUntil(ledger::allArrived, Duration.ofSeconds(30));
+
+    TestEvent late = TestEvent.of("order", "A", 2);
+    try (Connection slow = db.app()) {
+      OutboxWriter.insertWithoutCommit(slow, List.of(late)); // takes the lower id, commits last
+      for (int i = 1; i <= 20; i++) {
+        write(ledger, List.of(TestEvent.of("order", "B-" + i, 1)));
+      }
+      reader().readUntil(ledger::allArrived, Duration.ofSeconds(30));
+      slow.commit();
+    }
+    ledger.expect(late);
+    write(ledger, List.of(TestEvent.of("order", "A", 3)));
+
+    Ledger.Result result = awaitAll(ledger);
+    assertThat(result.lost()).as(result.summary()).isZero();
+    assertThat(result.outOfOrder()).as(result.summary()).isZero();
+    assertThat(result.duplicates()).as(result.summary()).isZero();
+  }
+
+  @Test
+  void deletesOldPublishedRowsInSmallBatchesAndKeepsTheRest() throws Exception {
+    Ledger ledger = ledger(RelaySettings.topicPrefix(name));
+    inProcess(
+        settings()
+            .with("polling.retention", "1h")
+            .with("polling.retention.batch.size", "7")
+            .with("polling.retention.interval", "1s"));
+    for (int i = 1; i <= 30; i++) {
+      write(ledger, List.of(TestEvent.of("order", "r-" + i, 1)));
+    }
+    awaitAll(ledger);
+    await().atMost(Duration.ofSeconds(30)).until(() -> count("status = 'PUBLISHED'") == 30);
+    String twoHoursAgo =
+        db.flavor() == io.outboxrelay.relay.config.SourceFlavor.POSTGRESQL
+            ? "clock_timestamp() - interval '2 hours'"
+            : "NOW(6) - INTERVAL 2 HOUR";
+    db.admin(
+        "UPDATE outbox_events SET published_at = "
+            + twoHoursAgo
+            + " WHERE aggregate_id IN ("
+            + String.join(
+                ",",
+                java.util.stream.IntStream.rangeClosed(1, 20)
+                    .mapToObj(i -> "'r-" + i + "'")
+                    .toList())
+            + ")",
+        "UPDATE outbox_events SET status = 'DEAD' WHERE aggregate_id = 'r-30'");
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> count("1 = 1") == 10);
+    assertThat(count("status = 'PUBLISHED'")).isEqualTo(9);
+    assertThat(count("status = 'DEAD'")).isEqualTo(1);
+  }
+
+  private Object[] row(String sql) {
+    // adminQuery returns one column; fetch each column of the first row.
+    String select = sql.substring("SELECT ".length(), sql.indexOf(" FROM "));
+    String rest = sql.substring(sql.indexOf(" FROM "));
+    String[] columns = select.split(", ");
+    Object[] values = new Object[columns.length];
+    for (int i = 0; i < columns.length; i++) {
+      values[i] = db.adminQuery("SELECT " + columns[i] + rest);
+    }
+    return values;
+  }
+
+  private static Timestamp ts(Object o) {
+    if (o instanceof Timestamp t) {
+      return t;
+    }
+    if (o instanceof java.time.OffsetDateTime odt) {
+      return Timestamp.from(odt.toInstant());
+    }
+    if (o instanceof java.time.LocalDateTime ldt) {
+      return Timestamp.valueOf(ldt);
+    }
+    throw new IllegalArgumentException(
+        "not a timestamp: " + o + " (" + (o == null ? null : o.getClass()) + ")");
+  }
+}

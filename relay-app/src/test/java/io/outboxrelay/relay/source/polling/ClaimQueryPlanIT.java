@@ -1,0 +1,182 @@
+package io.outboxrelay.relay.source.polling;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.outboxrelay.localstack.LocalStack;
+import io.outboxrelay.localstack.MariaDbServer;
+import io.outboxrelay.relay.config.Ordering;
+import io.outboxrelay.relay.config.SourceFlavor;
+import io.outboxrelay.relay.testing.OutboxDatabase;
+import io.outboxrelay.relay.testing.PostgresOutboxDatabase;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The claim queries on a table holding many PUBLISHED rows: they must neither scan the table nor
+ * sort, and a claim must lock only what it claims (a locking read locks what it scans).
+ */
+class ClaimQueryPlanIT {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ClaimQueryPlanIT.class);
+  private static final int PUBLISHED = 400_000;
+  private static final int PENDING_AGGREGATES = 200;
+  private static final int PENDING_PER_AGGREGATE = 10;
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @Test
+  void mariaDbClaimUsesTheIndexesWithoutFilesortAndLocksOnlyWhatItClaims() throws Exception {
+    MariaDbServer s = LocalStack.shared().mariaDb();
+    try (OutboxDatabase db =
+        OutboxDatabase.create(
+                s::adminConnection, SourceFlavor.MARIADB, s.host(), s.port(), "127.0.0.1")
+            .grantPolling()) {
+      db.admin(
+          "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload,"
+              + " status, published_at) SELECT UUID(), 'order', CONCAT('a-', seq MOD 5000),"
+              + " 'Happened', '{}', 'PUBLISHED', NOW(6) FROM seq_1_to_"
+              + PUBLISHED,
+          "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload)"
+              + " SELECT UUID(), 'order', CONCAT('p-', seq MOD "
+              + PENDING_AGGREGATES
+              + "), 'Happened', '{}'"
+              + " FROM seq_1_to_"
+              + (PENDING_AGGREGATES * PENDING_PER_AGGREGATE),
+          "ANALYZE TABLE outbox_events");
+      try (Connection c =
+          DriverManager.getConnection(
+              "jdbc:mariadb://" + db.host() + ":" + db.port() + "/" + db.name(),
+              db.relayUser(),
+              db.password())) {
+        OutboxStore store =
+            new OutboxStore(c, new MySqlDialect(), "outbox_events", Ordering.AGGREGATE, true);
+        String sql = store.pendingClaimSql().replaceFirst("\\?", "5000").replaceFirst("\\?", "100");
+
+        JsonNode plan;
+        try (Statement st = c.createStatement();
+            ResultSet rs = st.executeQuery("EXPLAIN FORMAT=JSON " + sql)) {
+          rs.next();
+          plan = JSON.readTree(rs.getString(1));
+        }
+        c.rollback();
+        LOG.info("claim plan: {}", plan);
+        List<JsonNode> tables = new ArrayList<>();
+        collect(plan, "table", tables);
+        assertThat(plan.toString())
+            .doesNotContain("\"filesort\"")
+            .doesNotContain("\"using_filesort\": true");
+        for (JsonNode t : tables) {
+          String name = t.path("table_name").asText();
+          String access = t.path("access_type").asText();
+          assertThat(access).as("access to %s", name).isNotEqualTo("ALL").isNotEqualTo("index");
+          assertThat(t.path("rows").asLong())
+              .as("rows examined in %s", name)
+              .isLessThan(PUBLISHED / 10);
+        }
+        assertThat(plan.toString())
+            .contains("ix_outbox_events_status_id")
+            .contains("ix_outbox_events_aggregate");
+
+        // What a claim really locks: only the heads it returns, not the rows it looked at.
+        c.setAutoCommit(false);
+        c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        int returned = 0;
+        long started = System.nanoTime();
+        try (PreparedStatement ps = c.prepareStatement(store.pendingClaimSql())) {
+          ps.setInt(1, 5000);
+          ps.setInt(2, 100);
+          try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              returned++;
+            }
+          }
+        }
+        double ms = (System.nanoTime() - started) / 1e6;
+        long connectionId;
+        try (Statement st = c.createStatement();
+            ResultSet rs = st.executeQuery("SELECT CONNECTION_ID()")) {
+          rs.next();
+          connectionId = rs.getLong(1);
+        }
+        // The relay user may not read INNODB_TRX (PROCESS privilege); the administrator may.
+        long locked =
+            ((Number)
+                    db.adminQuery(
+                        "SELECT trx_rows_locked FROM information_schema.INNODB_TRX WHERE"
+                            + " trx_mysql_thread_id = "
+                            + connectionId))
+                .longValue();
+        c.rollback();
+        LOG.info(
+            "claim returned {} heads in {} ms holding {} row locks",
+            returned,
+            String.format("%.1f", ms),
+            locked);
+        assertThat(returned).isEqualTo(100); // 200 aggregates have a head; the limit is 100
+        assertThat(locked).isLessThanOrEqualTo(2L * returned);
+      }
+    }
+  }
+
+  @Test
+  void postgresClaimUsesTheIndexesWithoutSeqScanOrSort() throws Exception {
+    try (PostgresOutboxDatabase db = PostgresOutboxDatabase.create()) {
+      db.admin(
+          "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload,"
+              + " status, published_at) SELECT gen_random_uuid(), 'order', 'a-' || (g % 5000),"
+              + " 'Happened', '{}', 'PUBLISHED', clock_timestamp() FROM generate_series(1, "
+              + PUBLISHED
+              + ") g",
+          "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload)"
+              + " SELECT gen_random_uuid(), 'order', 'p-' || (g % "
+              + PENDING_AGGREGATES
+              + "), 'Happened', '{}'"
+              + " FROM generate_series(1, "
+              + (PENDING_AGGREGATES * PENDING_PER_AGGREGATE)
+              + ") g",
+          "ANALYZE outbox_events");
+      try (Connection c =
+          DriverManager.getConnection(
+              "jdbc:postgresql://" + db.host() + ":" + db.port() + "/" + db.name(),
+              db.relayUser(),
+              db.password())) {
+        OutboxStore store =
+            new OutboxStore(c, new PostgresDialect(), "outbox_events", Ordering.AGGREGATE, true);
+        String sql = store.pendingClaimSql().replaceFirst("\\?", "5000").replaceFirst("\\?", "100");
+        JsonNode plan;
+        try (Statement st = c.createStatement();
+            ResultSet rs = st.executeQuery("EXPLAIN (FORMAT JSON) " + sql)) {
+          rs.next();
+          plan = JSON.readTree(rs.getString(1));
+        }
+        c.rollback();
+        LOG.info("claim plan: {}", plan);
+        List<JsonNode> nodes = new ArrayList<>();
+        collect(plan, "Node Type", nodes);
+        assertThat(nodes)
+            .extracting(n -> n.path("Node Type").asText())
+            .doesNotContain("Seq Scan", "Sort", "Incremental Sort");
+        assertThat(plan.toString())
+            .contains("ix_outbox_events_status_id")
+            .contains("ix_outbox_events_aggregate");
+      }
+    }
+  }
+
+  /** Collects every object node that has the given field. */
+  private static void collect(JsonNode node, String field, List<JsonNode> into) {
+    if (node.isObject() && node.has(field)) {
+      into.add(node);
+    }
+    node.forEach(child -> collect(child, field, into));
+  }
+}
