@@ -1,0 +1,25 @@
+-- Tables of the idempotent consumer (module consumer-idempotency), PostgreSQL 12+.
+-- Create them in the CONSUMER's database, next to its business tables: the event id is recorded in
+-- the same transaction as the business change. Names are the defaults; both are configurable.
+
+-- One row per event a consumer group has processed (or skipped as stale).
+-- Keep rows longer than the longest redelivery window (the oldest event the relay or Kafka can
+-- still deliver again); the consumer's retention job deletes older ones by processed_at.
+CREATE TABLE processed_events (
+  consumer_group VARCHAR(255) NOT NULL,
+  event_id       VARCHAR(255) NOT NULL,               -- the Kafka header "id"
+  processed_at   TIMESTAMPTZ  NOT NULL DEFAULT now(), -- database clock
+  PRIMARY KEY (consumer_group, event_id)
+);
+CREATE INDEX ix_processed_events_processed_at ON processed_events (consumer_group, processed_at);
+
+-- Only for consumers that turn on the per-aggregate version check: the last version applied per
+-- aggregate. Rows are never deleted by the consumer (one per aggregate, not per event).
+CREATE TABLE processed_aggregate_versions (
+  consumer_group VARCHAR(255) NOT NULL,
+  aggregate_type VARCHAR(255) NOT NULL,
+  aggregate_id   VARCHAR(255) NOT NULL,
+  last_version   BIGINT       NULL,                   -- NULL only while the first event of the aggregate is in flight
+  updated_at     TIMESTAMPTZ  NOT NULL DEFAULT now(),
+  PRIMARY KEY (consumer_group, aggregate_type, aggregate_id)
+);

@@ -1,0 +1,237 @@
+package io.outboxrelay.idempotency;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.atomic.LongAdder;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The JDBC {@link IdempotentProcessor}. Thread-safe: no state but counters and the dialect. */
+final class JdbcIdempotentProcessor implements IdempotentProcessor {
+
+  private static final Logger LOG = LoggerFactory.getLogger(JdbcIdempotentProcessor.class);
+  private static final int MAX_INSERT_ATTEMPTS = 5;
+
+  private final DataSource dataSource;
+  private final String consumerGroup;
+  private final Dialect configuredDialect;
+  private final String processedEventsTable;
+  private final String aggregateVersionsTable;
+  private final GapPolicy gapPolicy;
+  private final int purgeBatchSize;
+  private final String logPrefix;
+  private final LongAdder processed = new LongAdder();
+  private final LongAdder duplicates = new LongAdder();
+  private final LongAdder stale = new LongAdder();
+  private final LongAdder failures = new LongAdder();
+  private volatile Sql sql;
+
+  JdbcIdempotentProcessor(
+      DataSource dataSource,
+      String consumerGroup,
+      Dialect dialect,
+      String processedEventsTable,
+      String aggregateVersionsTable,
+      GapPolicy gapPolicy,
+      int purgeBatchSize) {
+    this.dataSource = dataSource;
+    this.consumerGroup = consumerGroup;
+    this.configuredDialect = dialect;
+    this.processedEventsTable = processedEventsTable;
+    this.aggregateVersionsTable = aggregateVersionsTable;
+    this.gapPolicy = gapPolicy;
+    this.purgeBatchSize = purgeBatchSize;
+    this.logPrefix = "[idempotency group=" + consumerGroup + "]";
+  }
+
+  @Override
+  public String consumerGroup() {
+    return consumerGroup;
+  }
+
+  @Override
+  public Outcome process(EventRef event, EventHandler handler) {
+    Objects.requireNonNull(event, "event");
+    Objects.requireNonNull(handler, "handler");
+    Connection connection;
+    try {
+      connection = dataSource.getConnection();
+    } catch (SQLException e) {
+      failures.increment();
+      throw new EventProcessingException(
+          event.eventId(), "cannot get a connection to process event " + event.eventId(), e);
+    }
+    try {
+      return inTransaction(connection, event, handler);
+    } finally {
+      closeQuietly(connection);
+    }
+  }
+
+  private Outcome inTransaction(Connection connection, EventRef event, EventHandler handler) {
+    boolean restoreAutoCommit = false;
+    try {
+      Sql statements = sql(connection);
+      if (connection.getAutoCommit()) {
+        connection.setAutoCommit(false);
+        restoreAutoCommit = true;
+      }
+      Outcome outcome = apply(connection, statements, event, handler);
+      connection.commit();
+      count(outcome);
+      return outcome;
+    } catch (Exception | Error failure) {
+      rollbackQuietly(connection, event);
+      failures.increment();
+      throw rethrowable(event, failure);
+    } finally {
+      if (restoreAutoCommit) {
+        try {
+          connection.setAutoCommit(true);
+        } catch (SQLException e) {
+          LOG.warn("{} cannot turn auto-commit back on: {}", logPrefix, e.toString());
+        }
+      }
+    }
+  }
+
+  private Outcome apply(Connection connection, Sql statements, EventRef event, EventHandler handler)
+      throws Exception {
+    int inserted = insertEventId(connection, statements, event.eventId());
+    if (inserted == 0) {
+      LOG.debug("{} event {} already processed: skipped", logPrefix, event.eventId());
+      return Outcome.DUPLICATE;
+    }
+    if (inserted != 1) {
+      throw new IllegalStateException(
+          "recording event " + event.eventId() + " changed " + inserted + " rows, expected 1");
+    }
+    AggregateVersion version = event.aggregateVersion();
+    if (gapPolicy != null
+        && version != null
+        && !VersionCheck.admit(
+            connection, statements, consumerGroup, event.eventId(), version, gapPolicy)) {
+      LOG.debug("{} event {} is stale: skipped", logPrefix, event.eventId());
+      return Outcome.STALE;
+    }
+    handler.handle(TransactionGuard.guard(connection));
+    if (connection.getAutoCommit()) {
+      throw new IllegalStateException(
+          "the handler of event "
+              + event.eventId()
+              + " turned auto-commit on, which committed its transaction early; an event"
+              + " handler must leave the transaction to the processor");
+    }
+    return Outcome.PROCESSED;
+  }
+
+  /**
+   * Inserts the event id, the first statement of the transaction. When three or more deliveries of
+   * one event wait on its key and the first rolls back, InnoDB lets the waiters take shared locks
+   * and then picks deadlock victims among them (PostgreSQL does not). Nothing else has happened in
+   * the transaction yet, so the insert is simply tried again in a new one.
+   */
+  private int insertEventId(Connection connection, Sql statements, String eventId)
+      throws SQLException {
+    for (int attempt = 1; ; attempt++) {
+      try (PreparedStatement insert = connection.prepareStatement(statements.insertProcessed())) {
+        insert.setString(1, consumerGroup);
+        insert.setString(2, eventId);
+        return insert.executeUpdate();
+      } catch (SQLException e) {
+        if (attempt >= MAX_INSERT_ATTEMPTS || !isDeadlockOrSerializationFailure(e)) {
+          throw e;
+        }
+        LOG.debug("{} recording event {} was a deadlock victim, again", logPrefix, eventId);
+        connection.rollback();
+      }
+    }
+  }
+
+  /** SQLSTATE 40001 (MariaDB/MySQL deadlock 1213, serialization failure) or 40P01 (deadlock). */
+  private static boolean isDeadlockOrSerializationFailure(SQLException e) {
+    return "40001".equals(e.getSQLState()) || "40P01".equals(e.getSQLState());
+  }
+
+  @Override
+  public PurgeResult purgeOlderThan(Duration age) throws SQLException {
+    Objects.requireNonNull(age, "age");
+    if (age.isNegative() || age.isZero()) {
+      throw new IllegalArgumentException("age must be positive, got " + age);
+    }
+    try (Connection connection = dataSource.getConnection()) {
+      return new Retention(sql(connection), consumerGroup, purgeBatchSize, logPrefix)
+          .purge(connection, age);
+    }
+  }
+
+  @Override
+  public Counters counters() {
+    return new Counters(processed.sum(), duplicates.sum(), stale.sum(), failures.sum(), 0);
+  }
+
+  private Sql sql(Connection connection) throws SQLException {
+    Sql current = sql;
+    if (current == null) {
+      Dialect dialect = configuredDialect;
+      if (dialect == null) {
+        dialect = Dialect.fromProductName(connection.getMetaData().getDatabaseProductName());
+      }
+      current = Sql.of(dialect, processedEventsTable, aggregateVersionsTable);
+      sql = current;
+      LOG.info(
+          "{} dialect {}, tables {} and {}, version check {}",
+          logPrefix,
+          dialect,
+          processedEventsTable,
+          aggregateVersionsTable,
+          gapPolicy == null ? "off" : "on (gaps: " + gapPolicy + ")");
+    }
+    return current;
+  }
+
+  private void count(Outcome outcome) {
+    switch (outcome) {
+      case PROCESSED -> processed.increment();
+      case DUPLICATE -> duplicates.increment();
+      case STALE -> stale.increment();
+    }
+  }
+
+  private static RuntimeException rethrowable(EventRef event, Throwable failure) {
+    if (failure instanceof Error error) {
+      throw error;
+    }
+    if (failure instanceof RuntimeException unchecked) {
+      return unchecked;
+    }
+    if (failure instanceof InterruptedException) {
+      Thread.currentThread().interrupt();
+    }
+    return new EventProcessingException(
+        event.eventId(),
+        "processing event " + event.eventId() + " failed and was rolled back: " + failure,
+        failure);
+  }
+
+  private void rollbackQuietly(Connection connection, EventRef event) {
+    try {
+      connection.rollback();
+    } catch (SQLException | RuntimeException e) {
+      // The connection is likely broken; closing it discards the transaction on the server.
+      LOG.warn("{} rollback of event {} failed: {}", logPrefix, event.eventId(), e.toString());
+    }
+  }
+
+  private void closeQuietly(Connection connection) {
+    try {
+      connection.close();
+    } catch (SQLException e) {
+      LOG.warn("{} closing a connection failed: {}", logPrefix, e.toString());
+    }
+  }
+}

@@ -1,0 +1,81 @@
+package io.outboxrelay.idempotency;
+
+/**
+ * The statements of one dialect with the configured table names. Immutable.
+ *
+ * <p>Locking, per statement:
+ *
+ * <ul>
+ *   <li>{@link #insertProcessed}: the new key is locked until commit; a concurrent insert of the
+ *       same key waits for that transaction, then sees a duplicate (0 rows) if it committed or
+ *       inserts (1 row) if it rolled back.
+ *   <li>{@link #lockVersionRow}: creates the aggregate's row or locks the existing one. On MySQL
+ *       {@code ON DUPLICATE KEY UPDATE} takes an exclusive lock on the duplicate (a plain {@code
+ *       INSERT IGNORE} would take a shared one, and two waiters upgrading shared locks deadlock).
+ *       On PostgreSQL {@code DO NOTHING} does not lock an existing row: {@link #selectVersion}
+ *       does.
+ *   <li>{@link #cutoff}: the database clock minus an age in microseconds, as a value to bind
+ *       (column 1) and as epoch seconds (column 2).
+ * </ul>
+ */
+record Sql(
+    Dialect dialect,
+    String insertProcessed,
+    String lockVersionRow,
+    String selectVersion,
+    String updateVersion,
+    String cutoff,
+    String purgeBatch) {
+
+  static Sql of(Dialect dialect, String processedTable, String versionsTable) {
+    String selectVersion =
+        "SELECT last_version FROM "
+            + versionsTable
+            + " WHERE consumer_group = ? AND aggregate_type = ? AND aggregate_id = ? FOR UPDATE";
+    return switch (dialect) {
+      case MYSQL ->
+          new Sql(
+              dialect,
+              "INSERT IGNORE INTO " + processedTable + " (consumer_group, event_id) VALUES (?, ?)",
+              "INSERT INTO "
+                  + versionsTable
+                  + " (consumer_group, aggregate_type, aggregate_id, last_version)"
+                  + " VALUES (?, ?, ?, NULL) ON DUPLICATE KEY UPDATE last_version = last_version",
+              selectVersion,
+              "UPDATE "
+                  + versionsTable
+                  + " SET last_version = ?, updated_at = CURRENT_TIMESTAMP(6)"
+                  + " WHERE consumer_group = ? AND aggregate_type = ? AND aggregate_id = ?",
+              "SELECT c, UNIX_TIMESTAMP(c) FROM"
+                  + " (SELECT CURRENT_TIMESTAMP(6) - INTERVAL ? MICROSECOND AS c) AS cutoff",
+              "DELETE FROM "
+                  + processedTable
+                  + " WHERE consumer_group = ? AND processed_at < ?"
+                  + " ORDER BY processed_at, event_id LIMIT ?");
+      case POSTGRESQL ->
+          new Sql(
+              dialect,
+              "INSERT INTO "
+                  + processedTable
+                  + " (consumer_group, event_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+              "INSERT INTO "
+                  + versionsTable
+                  + " (consumer_group, aggregate_type, aggregate_id, last_version)"
+                  + " VALUES (?, ?, ?, NULL) ON CONFLICT DO NOTHING",
+              selectVersion,
+              "UPDATE "
+                  + versionsTable
+                  + " SET last_version = ?, updated_at = now()"
+                  + " WHERE consumer_group = ? AND aggregate_type = ? AND aggregate_id = ?",
+              "SELECT c, extract(epoch FROM c) FROM"
+                  + " (SELECT now() - make_interval(secs => ?::double precision / 1000000) AS c)"
+                  + " AS cutoff",
+              "DELETE FROM "
+                  + processedTable
+                  + " WHERE consumer_group = ? AND event_id IN (SELECT event_id FROM "
+                  + processedTable
+                  + " WHERE consumer_group = ? AND processed_at < ?"
+                  + " ORDER BY processed_at, event_id LIMIT ?)");
+    };
+  }
+}

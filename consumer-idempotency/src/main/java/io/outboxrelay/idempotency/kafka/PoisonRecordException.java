@@ -1,0 +1,31 @@
+package io.outboxrelay.idempotency.kafka;
+
+/**
+ * A record that cannot succeed however often it is tried: no event id header, a malformed version
+ * header, or a handler that says so by throwing this. It goes straight to the {@link
+ * FailurePolicy}, without retries.
+ */
+public class PoisonRecordException extends RuntimeException {
+
+  private static final long serialVersionUID = 1L;
+
+  /**
+   * Creates the exception.
+   *
+   * @param message why the record cannot be processed; shown in logs and dead-letter headers, so
+   *     never include the payload
+   */
+  public PoisonRecordException(String message) {
+    super(message);
+  }
+
+  /**
+   * Creates the exception with a cause.
+   *
+   * @param message why the record cannot be processed (never the payload)
+   * @param cause the underlying failure; may be {@code null}
+   */
+  public PoisonRecordException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

@@ -1,0 +1,442 @@
+package io.outboxrelay.idempotency;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.outboxrelay.idempotency.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The idempotency contract: what the processor must do on every supported database, against the
+ * real database. A subclass of about twenty lines supplies the database.
+ */
+abstract class AbstractIdempotencyContractIT {
+
+  private static final Duration WAIT = Duration.ofSeconds(20);
+
+  /** A fresh database with the schema of {@code config/<dialect>/processed-events.sql}. */
+  protected abstract TestDatabase newDatabase();
+
+  protected TestDatabase db;
+  protected String group;
+  private final ExecutorService executor = Executors.newCachedThreadPool();
+
+  @BeforeEach
+  void setUp() {
+    db = newDatabase();
+    group = "group-" + UUID.randomUUID();
+  }
+
+  @AfterEach
+  void tearDown() throws InterruptedException {
+    executor.shutdownNow();
+    executor.awaitTermination(30, TimeUnit.SECONDS);
+    db.close();
+  }
+
+  private IdempotentProcessor processor() {
+    return IdempotentProcessor.builder(db.dataSource(), group).build();
+  }
+
+  private static EventHandler effect(String eventId, long amount) {
+    return c -> TestDatabase.applyEffect(c, eventId, amount);
+  }
+
+  private static String newId() {
+    return UUID.randomUUID().toString();
+  }
+
+  @Test
+  void appliesAnEventDeliveredTwiceOnlyOnce() throws Exception {
+    IdempotentProcessor processor = processor();
+    String id = newId();
+
+    assertThat(processor.process(id, effect(id, 10))).isEqualTo(Outcome.PROCESSED);
+    assertThat(processor.process(id, effect(id, 10))).isEqualTo(Outcome.DUPLICATE);
+
+    assertThat(db.effects(id)).isEqualTo(1);
+    assertThat(db.totalAmount()).isEqualTo(10);
+    assertThat(db.processedRows(group)).isEqualTo(1);
+    assertThat(processor.counters()).isEqualTo(new Counters(1, 1, 0, 0, 0));
+  }
+
+  @Test
+  void keepsTheProcessedIdsOfEachConsumerGroupApart() throws Exception {
+    String id = newId();
+    processor().process(id, effect(id, 1));
+
+    IdempotentProcessor other = IdempotentProcessor.builder(db.dataSource(), "other-group").build();
+
+    assertThat(other.process(id, effect(id, 1))).isEqualTo(Outcome.PROCESSED);
+    assertThat(db.effects(id)).isEqualTo(2);
+  }
+
+  @Test
+  void appliesAnEventDeliveredConcurrentlyOnceAndTheSecondDeliveryWaitsForTheFirst()
+      throws Exception {
+    IdempotentProcessor processor = processor();
+    String id = newId();
+    CountDownLatch firstInHandler = new CountDownLatch(1);
+    CountDownLatch releaseFirst = new CountDownLatch(1);
+    Future<Outcome> first =
+        executor.submit(
+            () ->
+                processor.process(
+                    id,
+                    c -> {
+                      TestDatabase.applyEffect(c, id, 1);
+                      firstInHandler.countDown();
+                      releaseFirst.await();
+                    }));
+    assertThat(firstInHandler.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+
+    Future<Outcome> second = executor.submit(() -> processor.process(id, effect(id, 2)));
+    await().atMost(WAIT).until(() -> db.sessionsWaitingForLocks() == 1);
+    assertThat(second).isNotDone();
+    releaseFirst.countDown();
+
+    assertThat(first.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Outcome.PROCESSED);
+    assertThat(second.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Outcome.DUPLICATE);
+    assertThat(db.effects(id)).isEqualTo(1);
+    assertThat(db.totalAmount()).isEqualTo(1);
+  }
+
+  @Test
+  void letsTheWaitingDeliveryProceedWhenTheFirstRollsBack() throws Exception {
+    IdempotentProcessor processor = processor();
+    String id = newId();
+    CountDownLatch firstInHandler = new CountDownLatch(1);
+    CountDownLatch releaseFirst = new CountDownLatch(1);
+    Future<Outcome> first =
+        executor.submit(
+            () ->
+                processor.process(
+                    id,
+                    c -> {
+                      TestDatabase.applyEffect(c, id, 1);
+                      firstInHandler.countDown();
+                      releaseFirst.await();
+                      throw new IllegalStateException("first delivery fails");
+                    }));
+    assertThat(firstInHandler.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+
+    Future<Outcome> second = executor.submit(() -> processor.process(id, effect(id, 2)));
+    await().atMost(WAIT).until(() -> db.sessionsWaitingForLocks() == 1);
+    releaseFirst.countDown();
+
+    assertThatThrownBy(() -> first.get(WAIT.toSeconds(), TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class)
+        .hasRootCauseMessage("first delivery fails");
+    assertThat(second.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Outcome.PROCESSED);
+    assertThat(db.effects(id)).isEqualTo(1);
+    assertThat(db.totalAmount()).isEqualTo(2);
+  }
+
+  /** Guards the internal retry of a deadlocked insert (InnoDB picks victims among the waiters). */
+  @Test
+  void appliesAnEventOnceWithoutFailuresWhenThreeDeliveriesWaitAndTheFirstRollsBack()
+      throws Exception {
+    IdempotentProcessor processor = processor();
+    String id = newId();
+    CountDownLatch firstInHandler = new CountDownLatch(1);
+    CountDownLatch releaseFirst = new CountDownLatch(1);
+    Future<Outcome> first =
+        executor.submit(
+            () ->
+                processor.process(
+                    id,
+                    c -> {
+                      firstInHandler.countDown();
+                      releaseFirst.await();
+                      throw new IllegalStateException("first delivery fails");
+                    }));
+    assertThat(firstInHandler.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    List<Future<Outcome>> waiting = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      waiting.add(executor.submit(() -> processor.process(id, effect(id, 1))));
+    }
+    await().atMost(WAIT).until(() -> db.sessionsWaitingForLocks() == 3);
+
+    releaseFirst.countDown();
+
+    assertThatThrownBy(() -> first.get(WAIT.toSeconds(), TimeUnit.SECONDS))
+        .hasRootCauseMessage("first delivery fails");
+    List<Outcome> results = new ArrayList<>();
+    for (Future<Outcome> outcome : waiting) {
+      results.add(outcome.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+    }
+    assertThat(results)
+        .containsExactlyInAnyOrder(Outcome.PROCESSED, Outcome.DUPLICATE, Outcome.DUPLICATE);
+    assertThat(db.effects(id)).isEqualTo(1);
+  }
+
+  @Test
+  void appliesAnEventDeliveredByManyThreadsAtOnceExactlyOnceWithoutDeadlock() throws Exception {
+    IdempotentProcessor processor = processor();
+    String id = newId();
+    int threads = 6;
+    CyclicBarrier start = new CyclicBarrier(threads);
+    List<Future<Outcome>> outcomes = new ArrayList<>();
+    for (int i = 0; i < threads; i++) {
+      outcomes.add(
+          executor.submit(
+              () -> {
+                start.await();
+                return processor.process(id, effect(id, 1));
+              }));
+    }
+
+    List<Outcome> results = new ArrayList<>();
+    for (Future<Outcome> outcome : outcomes) {
+      results.add(outcome.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+    }
+
+    assertThat(results).containsOnlyOnce(Outcome.PROCESSED);
+    assertThat(results).filteredOn(o -> o == Outcome.DUPLICATE).hasSize(threads - 1);
+    assertThat(db.effects(id)).isEqualTo(1);
+  }
+
+  @Test
+  void rollsBackTheEventIdAndTheBusinessChangeWhenTheHandlerFailsAndALaterRetrySucceeds()
+      throws Exception {
+    IdempotentProcessor processor = processor();
+    String id = newId();
+    IllegalStateException failure = new IllegalStateException("business rule violated");
+
+    assertThatThrownBy(
+            () ->
+                processor.process(
+                    id,
+                    c -> {
+                      TestDatabase.applyEffect(c, id, 5);
+                      throw failure;
+                    }))
+        .isSameAs(failure);
+    assertThat(db.effects(id)).isZero();
+    assertThat(db.processedRows(group)).isZero();
+
+    assertThat(processor.process(id, effect(id, 5))).isEqualTo(Outcome.PROCESSED);
+    assertThat(db.effects(id)).isEqualTo(1);
+    assertThat(processor.counters()).isEqualTo(new Counters(1, 0, 0, 1, 0));
+  }
+
+  @Test
+  void wrapsACheckedHandlerFailureAfterRollingBack() throws Exception {
+    IdempotentProcessor processor = processor();
+    String id = newId();
+    Exception failure = new java.io.IOException("remote service unreachable");
+
+    assertThatThrownBy(
+            () ->
+                processor.process(
+                    id,
+                    c -> {
+                      TestDatabase.applyEffect(c, id, 5);
+                      throw failure;
+                    }))
+        .isInstanceOf(EventProcessingException.class)
+        .hasCause(failure)
+        .satisfies(e -> assertThat(((EventProcessingException) e).eventId()).isEqualTo(id));
+    assertThat(db.effects(id)).isZero();
+    assertThat(db.isRecorded(group, id)).isFalse();
+  }
+
+  @Test
+  void refusesAHandlerThatTriesToEndTheTransactionItself() throws Exception {
+    IdempotentProcessor processor = processor();
+    String id = newId();
+
+    assertThatThrownBy(
+            () ->
+                processor.process(
+                    id,
+                    c -> {
+                      TestDatabase.applyEffect(c, id, 1);
+                      c.commit();
+                    }))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("must not call Connection.commit()");
+    assertThatThrownBy(() -> processor.process(id, c -> c.setAutoCommit(true)))
+        .isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> processor.process(id, Connection::close))
+        .isInstanceOf(IllegalStateException.class);
+
+    assertThat(db.effects(id)).isZero();
+    assertThat(db.isRecorded(group, id)).isFalse();
+  }
+
+  @Test
+  void skipsEventsWhoseAggregateVersionIsNotNewerThanTheAppliedOne() throws Exception {
+    IdempotentProcessor processor =
+        IdempotentProcessor.builder(db.dataSource(), group).versionCheck(GapPolicy.ACCEPT).build();
+
+    assertThat(processor.process(EventRef.of("e1", "order", "o-1", 1), effect("e1", 1)))
+        .isEqualTo(Outcome.PROCESSED);
+    assertThat(processor.process(EventRef.of("e2", "order", "o-1", 2), effect("e2", 1)))
+        .isEqualTo(Outcome.PROCESSED);
+    assertThat(processor.process(EventRef.of("e3", "order", "o-1", 2), effect("e3", 1)))
+        .isEqualTo(Outcome.STALE);
+    assertThat(processor.process(EventRef.of("e4", "order", "o-1", 1), effect("e4", 1)))
+        .isEqualTo(Outcome.STALE);
+    assertThat(processor.process(EventRef.of("e3", "order", "o-1", 2), effect("e3", 1)))
+        .isEqualTo(Outcome.DUPLICATE);
+    assertThat(processor.process(EventRef.of("e5", "order", "o-2", 1), effect("e5", 1)))
+        .isEqualTo(Outcome.PROCESSED);
+
+    assertThat(db.allEffects()).isEqualTo(3);
+    assertThat(db.effects("e3")).isZero();
+    assertThat(db.isRecorded(group, "e3")).isTrue();
+    assertThat(db.lastVersion(group, "order", "o-1")).isEqualTo(2);
+    assertThat(processor.counters()).isEqualTo(new Counters(3, 1, 2, 0, 0));
+  }
+
+  @Test
+  void appliesAVersionThatSkipsAheadUnderTheAcceptPolicy() throws Exception {
+    IdempotentProcessor processor =
+        IdempotentProcessor.builder(db.dataSource(), group).versionCheck(GapPolicy.ACCEPT).build();
+
+    processor.process(EventRef.of("e1", "order", "o-1", 1), effect("e1", 1));
+
+    assertThat(processor.process(EventRef.of("e3", "order", "o-1", 3), effect("e3", 1)))
+        .isEqualTo(Outcome.PROCESSED);
+    assertThat(processor.process(EventRef.of("e2", "order", "o-1", 2), effect("e2", 1)))
+        .isEqualTo(Outcome.STALE);
+    assertThat(db.lastVersion(group, "order", "o-1")).isEqualTo(3);
+  }
+
+  @Test
+  void rejectsAVersionThatSkipsAheadUntilTheMissingVersionIsApplied() throws Exception {
+    IdempotentProcessor processor =
+        IdempotentProcessor.builder(db.dataSource(), group).versionCheck(GapPolicy.REJECT).build();
+
+    assertThat(processor.process(EventRef.of("e5", "order", "o-1", 5), effect("e5", 1)))
+        .as("the first version seen is accepted whatever its value")
+        .isEqualTo(Outcome.PROCESSED);
+    assertThatThrownBy(
+            () -> processor.process(EventRef.of("e7", "order", "o-1", 7), effect("e7", 1)))
+        .isInstanceOf(VersionGapException.class)
+        .hasMessageContaining("last applied version is 5")
+        .satisfies(e -> assertThat(((VersionGapException) e).lastAppliedVersion()).isEqualTo(5));
+    assertThat(db.isRecorded(group, "e7")).isFalse();
+    assertThat(db.effects("e7")).isZero();
+
+    assertThat(processor.process(EventRef.of("e6", "order", "o-1", 6), effect("e6", 1)))
+        .isEqualTo(Outcome.PROCESSED);
+    assertThat(processor.process(EventRef.of("e7", "order", "o-1", 7), effect("e7", 1)))
+        .isEqualTo(Outcome.PROCESSED);
+    assertThat(db.lastVersion(group, "order", "o-1")).isEqualTo(7);
+  }
+
+  @Test
+  void concurrentEventsOfOneNewAggregateNeitherDeadlockNorLowerItsVersion() throws Exception {
+    IdempotentProcessor processor =
+        IdempotentProcessor.builder(db.dataSource(), group).versionCheck(GapPolicy.ACCEPT).build();
+    int threads = 6;
+    CyclicBarrier start = new CyclicBarrier(threads);
+    List<Future<Outcome>> outcomes = new ArrayList<>();
+    for (int v = 1; v <= threads; v++) {
+      String id = "e" + v;
+      long version = v;
+      outcomes.add(
+          executor.submit(
+              () -> {
+                start.await();
+                return processor.process(EventRef.of(id, "order", "o-1", version), effect(id, 1));
+              }));
+    }
+
+    long applied = 0;
+    for (Future<Outcome> outcome : outcomes) {
+      Outcome o = outcome.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(o).isIn(Outcome.PROCESSED, Outcome.STALE);
+      applied += o == Outcome.PROCESSED ? 1 : 0;
+    }
+
+    assertThat(outcomes.get(threads - 1).get()).isEqualTo(Outcome.PROCESSED);
+    assertThat(db.lastVersion(group, "order", "o-1")).isEqualTo(threads);
+    assertThat(db.allEffects()).isEqualTo(applied);
+    assertThat(db.processedRows(group)).isEqualTo(threads);
+  }
+
+  @Test
+  void deletesOldProcessedIdsInBatchesAndKeepsRecentOnesAndOtherGroups() throws Exception {
+    IdempotentProcessor processor =
+        IdempotentProcessor.builder(db.dataSource(), group).purgeBatchSize(1_000).build();
+    insertProcessedRows(group, "old-", 2_500, 3);
+    insertProcessedRows("other-group", "other-", 20, 3);
+    for (int i = 0; i < 10; i++) {
+      processor.process("recent-" + i, c -> {});
+    }
+
+    PurgeResult result = processor.purgeOlderThan(Duration.ofDays(1));
+
+    assertThat(result.deletedRows()).isEqualTo(2_500);
+    assertThat(result.batches()).isEqualTo(3);
+    assertThat(result.cutoff())
+        .isBetween(
+            java.time.Instant.now().minus(Duration.ofDays(1)).minus(Duration.ofMinutes(5)),
+            java.time.Instant.now().minus(Duration.ofDays(1)).plus(Duration.ofMinutes(5)));
+    assertThat(db.processedRows(group)).isEqualTo(10);
+    assertThat(db.processedRows("other-group")).isEqualTo(20);
+    assertThat(processor.purgeOlderThan(Duration.ofDays(1)))
+        .satisfies(again -> assertThat(again.deletedRows()).isZero())
+        .satisfies(again -> assertThat(again.batches()).isEqualTo(1));
+  }
+
+  @Test
+  void worksWithCustomTableNamesAndAnExplicitDialect() throws Exception {
+    db.createSchemaWithTableNames("billing_processed", "billing_versions");
+    IdempotentProcessor processor =
+        IdempotentProcessor.builder(db.dataSource(), group)
+            .dialect(db.dialect())
+            .processedEventsTable("billing_processed")
+            .aggregateVersionsTable("billing_versions")
+            .versionCheck(GapPolicy.ACCEPT)
+            .build();
+
+    assertThat(processor.process(EventRef.of("e1", "order", "o-1", 1), effect("e1", 1)))
+        .isEqualTo(Outcome.PROCESSED);
+    assertThat(processor.process(EventRef.of("e1", "order", "o-1", 1), effect("e1", 1)))
+        .isEqualTo(Outcome.DUPLICATE);
+
+    assertThat(db.queryLong("SELECT COUNT(*) FROM billing_processed")).isEqualTo(1);
+    assertThat(db.queryLong("SELECT last_version FROM billing_versions")).isEqualTo(1);
+    assertThat(db.processedRows(group)).isZero();
+  }
+
+  private void insertProcessedRows(String consumerGroup, String prefix, int rows, int daysAgo)
+      throws Exception {
+    try (Connection c = db.connect();
+        PreparedStatement insert =
+            c.prepareStatement(
+                "INSERT INTO processed_events (consumer_group, event_id, processed_at)"
+                    + " VALUES (?, ?, "
+                    + db.daysAgo(daysAgo)
+                    + ")")) {
+      c.setAutoCommit(false);
+      for (int i = 0; i < rows; i++) {
+        insert.setString(1, consumerGroup);
+        insert.setString(2, prefix + i);
+        insert.addBatch();
+      }
+      insert.executeBatch();
+      c.commit();
+    }
+  }
+}
