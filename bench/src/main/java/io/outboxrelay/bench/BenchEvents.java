@@ -1,0 +1,50 @@
+package io.outboxrelay.bench;
+
+import io.outboxrelay.relay.testing.TestEvent;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+
+/** Realistic outbox events: order-like JSON payloads of about 300 bytes over many aggregates. */
+final class BenchEvents {
+
+  static final List<String> AGGREGATE_TYPES = List.of("order", "payment", "shipment");
+  static final int AGGREGATES = 2_000;
+
+  private BenchEvents() {}
+
+  static TestEvent next(long n) {
+    ThreadLocalRandom r = ThreadLocalRandom.current();
+    String type = AGGREGATE_TYPES.get((int) (n % AGGREGATE_TYPES.size()));
+    String aggregateId = type + "-" + r.nextInt(AGGREGATES);
+    String payload =
+        String.format(
+            Locale.ROOT,
+            "{\"id\":\"%s\",\"customerId\":\"c-%d\",\"amount\":%d.%02d,\"currency\":\"EUR\","
+                + "\"items\":[{\"sku\":\"SKU-%d\",\"qty\":%d,\"price\":%d.50},{\"sku\":\"SKU-%d\","
+                + "\"qty\":1,\"price\":%d.99}],\"status\":\"CREATED\",\"note\":\"benchmark event"
+                + " %d\",\"createdAt\":\"2026-11-29T10:15:30.123456Z\"}",
+            aggregateId,
+            r.nextInt(100_000),
+            r.nextInt(1000),
+            r.nextInt(100),
+            r.nextInt(10_000),
+            1 + r.nextInt(5),
+            r.nextInt(100),
+            r.nextInt(10_000),
+            r.nextInt(100),
+            n);
+    return new TestEvent(
+        UUID.randomUUID().toString(), type, aggregateId, "OrderCreated", n, payload);
+  }
+
+  static List<TestEvent> batch(long from, int size) {
+    List<TestEvent> events = new ArrayList<>(size);
+    for (int i = 0; i < size; i++) {
+      events.add(next(from + i));
+    }
+    return events;
+  }
+}

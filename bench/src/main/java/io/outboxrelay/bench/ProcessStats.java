@@ -1,0 +1,62 @@
+package io.outboxrelay.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** Reads a Linux process's CPU time and memory from /proc. */
+final class ProcessStats {
+
+  /** Clock ticks per second of /proc/<pid>/stat (USER_HZ; 100 on Linux x86_64). */
+  private static final double TICKS_PER_SECOND = 100.0;
+
+  private ProcessStats() {}
+
+  /** User + system CPU seconds the process has used so far. */
+  static double cpuSeconds(long pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      // after "(comm) ": state=0, ..., utime=11, stime=12
+      return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS_PER_SECOND;
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read /proc/" + pid + "/stat", e);
+    }
+  }
+
+  /** CPU seconds per thread name (digits folded), for a breakdown of where the CPU went. */
+  static java.util.Map<String, Double> cpuByThread(long pid) {
+    java.util.Map<String, Double> byName = new java.util.TreeMap<>();
+    try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+      for (Path task : (Iterable<Path>) tasks::iterator) {
+        try {
+          String stat = Files.readString(task.resolve("stat"));
+          String name =
+              stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replaceAll("\\d+", "N");
+          String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          double cpu = (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS_PER_SECOND;
+          byName.merge(name, cpu, Double::sum);
+        } catch (IOException e) {
+          // the thread ended meanwhile
+        }
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+    return byName;
+  }
+
+  /** A field of /proc/<pid>/status in MiB, e.g. VmHWM (peak RSS) or VmRSS. */
+  static double statusMiB(long pid, String field) {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+        if (line.startsWith(field + ":")) {
+          return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0;
+        }
+      }
+      throw new IllegalStateException(field + " not in /proc/" + pid + "/status");
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read /proc/" + pid + "/status", e);
+    }
+  }
+}

@@ -1,0 +1,82 @@
+package io.outboxrelay.bench;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Counts the records in topics from their end offsets: cheap enough to poll every few milliseconds
+ * without competing with the relay for CPU.
+ */
+final class TopicCounter implements AutoCloseable {
+
+  private final Admin admin;
+
+  TopicCounter(String bootstrapServers) {
+    Properties p = new Properties();
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    this.admin = Admin.create(p);
+  }
+
+  /** Creates topics whose record timestamps are the broker's append time (the ack time). */
+  void createLogAppendTimeTopics(List<String> topics, int partitions) throws Exception {
+    admin
+        .createTopics(
+            topics.stream()
+                .map(
+                    t ->
+                        new NewTopic(t, partitions, (short) 1)
+                            .configs(Map.of("message.timestamp.type", "LogAppendTime")))
+                .toList())
+        .all()
+        .get();
+  }
+
+  /**
+   * The number of records in the topics (sum of end offsets). Partitions are looked up once per
+   * topic list, so each call is one small request.
+   */
+  long count(List<String> topics) throws InterruptedException {
+    try {
+      if (!topics.equals(partitionsOf)) {
+        Map<String, TopicDescription> described =
+            admin.describeTopics(topics).allTopicNames().get();
+        request.clear();
+        described
+            .values()
+            .forEach(
+                d ->
+                    d.partitions()
+                        .forEach(
+                            p ->
+                                request.put(
+                                    new TopicPartition(d.name(), p.partition()),
+                                    OffsetSpec.latest())));
+        partitionsOf = List.copyOf(topics);
+      }
+      long total = 0;
+      for (var e : admin.listOffsets(request).all().get().values()) {
+        total += e.offset();
+      }
+      return total;
+    } catch (ExecutionException e) {
+      return 0; // topics not created yet
+    }
+  }
+
+  private final Map<TopicPartition, OffsetSpec> request = new HashMap<>();
+  private List<String> partitionsOf = List.of();
+
+  @Override
+  public void close() {
+    admin.close();
+  }
+}

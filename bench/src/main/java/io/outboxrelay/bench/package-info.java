@@ -1,0 +1,6 @@
+/**
+ * The benchmark command: starts the local stack, runs the relay as a child process exactly as users
+ * run it, and prints a table of measured figures (rates, latency percentiles, the relay's RSS and
+ * CPU). Figures are measurements of one run on the machine at hand, never estimates.
+ */
+package io.outboxrelay.bench;
