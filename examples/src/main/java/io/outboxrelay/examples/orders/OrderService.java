@@ -1,0 +1,154 @@
+package io.outboxrelay.examples.orders;
+
+import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.Locale;
+import java.util.UUID;
+import java.util.function.Supplier;
+
+/**
+ * An order service written the transactional-outbox way: every business change and the event
+ * describing it are written in ONE database transaction. Either both commit or neither does, so an
+ * event is published exactly when its change happened, and the relay does the publishing.
+ *
+ * <p>Thread-safe: each call takes its own connection.
+ */
+public final class OrderService {
+
+  private static final String INSERT_EVENT =
+      "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload)"
+          + " VALUES (?, 'order', ?, ?, ?)";
+
+  private final Supplier<Connection> connections;
+
+  /**
+   * Creates the service.
+   *
+   * @param connections opens a connection to the service's database (auto-commit is switched off)
+   */
+  public OrderService(Supplier<Connection> connections) {
+    this.connections = connections;
+  }
+
+  /**
+   * Creates an order and its {@code OrderCreated} event in one transaction.
+   *
+   * @param customerId the customer
+   * @param amount the amount
+   * @param currency the ISO currency code
+   * @return the new order's id
+   * @throws SQLException when the transaction fails (nothing is written)
+   */
+  public String createOrder(String customerId, BigDecimal amount, String currency)
+      throws SQLException {
+    String orderId = "order-" + UUID.randomUUID().toString().substring(0, 8);
+    inTransaction(
+        c -> {
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "INSERT INTO orders (id, customer_id, amount, currency, status) VALUES (?, ?, ?, ?, 'CREATED')")) {
+            ps.setString(1, orderId);
+            ps.setString(2, customerId);
+            ps.setBigDecimal(3, amount);
+            ps.setString(4, currency);
+            ps.executeUpdate();
+          }
+          event(
+              c,
+              orderId,
+              "OrderCreated",
+              String.format(
+                  Locale.ROOT,
+                  "{\"orderId\":\"%s\",\"customerId\":\"%s\",\"amount\":%s,\"currency\":\"%s\"}",
+                  orderId,
+                  customerId,
+                  amount.toPlainString(),
+                  currency));
+        });
+    return orderId;
+  }
+
+  /**
+   * Marks an order paid and writes its {@code OrderPaid} event in one transaction.
+   *
+   * @param orderId the order
+   * @param paymentId the payment that paid it
+   * @throws SQLException when the transaction fails (nothing is written)
+   */
+  public void markPaid(String orderId, String paymentId) throws SQLException {
+    inTransaction(
+        c -> {
+          try (PreparedStatement ps =
+              c.prepareStatement("UPDATE orders SET status = 'PAID' WHERE id = ?")) {
+            ps.setString(1, orderId);
+            if (ps.executeUpdate() != 1) {
+              throw new SQLException("no order " + orderId);
+            }
+          }
+          event(
+              c,
+              orderId,
+              "OrderPaid",
+              String.format(
+                  Locale.ROOT, "{\"orderId\":\"%s\",\"paymentId\":\"%s\"}", orderId, paymentId));
+        });
+  }
+
+  /**
+   * Starts creating an order and then fails before the commit, as a business rule violation would:
+   * the order and its event are rolled back together and nothing is ever published.
+   *
+   * @param customerId the customer
+   * @return the id of the order that was not created
+   */
+  public String createOrderThenFail(String customerId) {
+    String orderId = "order-" + UUID.randomUUID().toString().substring(0, 8);
+    try {
+      inTransaction(
+          c -> {
+            try (PreparedStatement ps =
+                c.prepareStatement(
+                    "INSERT INTO orders (id, customer_id, amount, currency, status) VALUES (?, ?, 1, 'EUR', 'CREATED')")) {
+              ps.setString(1, orderId);
+              ps.setString(2, customerId);
+              ps.executeUpdate();
+            }
+            event(c, orderId, "OrderCreated", "{\"orderId\":\"" + orderId + "\"}");
+            throw new SQLException("credit limit exceeded");
+          });
+    } catch (SQLException expected) {
+      // rolled back: neither the order nor its event exists
+    }
+    return orderId;
+  }
+
+  private static void event(Connection c, String orderId, String type, String payload)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(INSERT_EVENT)) {
+      ps.setString(1, UUID.randomUUID().toString());
+      ps.setString(2, orderId);
+      ps.setString(3, type);
+      ps.setString(4, payload);
+      ps.executeUpdate();
+    }
+  }
+
+  private interface Work {
+    void run(Connection c) throws SQLException;
+  }
+
+  private void inTransaction(Work work) throws SQLException {
+    try (Connection c = connections.get()) {
+      c.setAutoCommit(false);
+      try {
+        work.run(c);
+        c.commit();
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      }
+    }
+  }
+}
