@@ -64,6 +64,14 @@ for program in mariadb-install-db mariadb; do
   fi
 done
 
+# --- libfaketime (a polling test runs a relay whose clock is days off) --------------------------
+if [[ -n $(ls /usr/lib/*/faketime/libfaketime.so.1 2>/dev/null) ]]; then
+  log "libfaketime ok"
+else
+  apt_install faketime
+  log "libfaketime installed"
+fi
+
 # --- PostgreSQL on 127.0.0.1:5432 ----------------------------------------------------------------
 pg_ready() {
   if command -v pg_isready >/dev/null 2>&1; then

@@ -13,6 +13,7 @@ import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.errors.InvalidTimestampException;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
@@ -87,9 +88,12 @@ public final class ErrorClassifier {
       return Disposition.DEAD;
     }
     // The relay as a whole cannot work until an operator acts.
+    // InvalidTimestampException: the broker refuses the producer's clock (more than
+    // log.message.timestamp.after.max.ms ahead); every event would fail the same way.
     if (t instanceof ClusterAuthorizationException
         || t instanceof AuthenticationException
-        || t instanceof UnsupportedVersionException) {
+        || t instanceof UnsupportedVersionException
+        || t instanceof InvalidTimestampException) {
       return Disposition.STOP;
     }
     // Not authorised for this event's topic. Checked before InvalidConfigurationException, which

@@ -76,13 +76,15 @@ public final class KafkaPublisher implements AutoCloseable {
    * {@code delivery.timeout.ms}.
    *
    * @param records the records; may be empty
+   * @param timestamp the records' Kafka timestamp in epoch milliseconds, or {@code null} for the
+   *     producer's clock
    * @param giveUp polled about once a second while waiting; when it returns true the records not
    *     yet acknowledged are reported as failed with {@link GaveUpException} (they may still reach
    *     Kafka)
    * @return one outcome per record, in the same order
    * @throws InterruptedException when interrupted while waiting
    */
-  public List<Outcome> sendAll(List<RoutedRecord> records, BooleanSupplier giveUp)
+  public List<Outcome> sendAll(List<RoutedRecord> records, Long timestamp, BooleanSupplier giveUp)
       throws InterruptedException {
     Producer<byte[], byte[]> p = producer();
     List<Future<RecordMetadata>> futures = new ArrayList<>(records.size());
@@ -99,7 +101,7 @@ public final class KafkaPublisher implements AutoCloseable {
         continue;
       }
       try {
-        Future<RecordMetadata> f = p.send(toProducerRecord(record));
+        Future<RecordMetadata> f = p.send(toProducerRecord(record, timestamp));
         futures.add(f);
         RuntimeException blocked = metadataTimeout(f);
         if (blocked != null) {
@@ -173,12 +175,14 @@ public final class KafkaPublisher implements AutoCloseable {
     }
   }
 
-  private static ProducerRecord<byte[], byte[]> toProducerRecord(RoutedRecord record) {
+  private static ProducerRecord<byte[], byte[]> toProducerRecord(
+      RoutedRecord record, Long timestamp) {
     RecordHeaders headers = new RecordHeaders();
     for (RecordHeader h : record.headers()) {
       headers.add(h.name(), h.value());
     }
-    return new ProducerRecord<>(record.topic(), null, null, record.key(), record.value(), headers);
+    return new ProducerRecord<>(
+        record.topic(), null, timestamp, record.key(), record.value(), headers);
   }
 
   private synchronized Producer<byte[], byte[]> producer() {

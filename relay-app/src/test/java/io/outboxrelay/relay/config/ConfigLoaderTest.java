@@ -214,6 +214,72 @@ class ConfigLoaderTest {
         .isInstanceOf(IOException.class);
   }
 
+  private static Map<String, String> minimalPolling() {
+    Map<String, String> m = minimalCdc();
+    m.remove("cdc.server.id");
+    m.put("mode", "polling");
+    return m;
+  }
+
+  @Test
+  void appliesPollingDefaultsWithALeaseThatOutlastsTheProducer() throws ConfigException {
+    RelayConfig config = parse(minimalPolling());
+
+    assertThat(config.cdc()).isNull();
+    assertThat(config.polling().workers()).isEqualTo(4);
+    assertThat(config.polling().batchSize()).isEqualTo(500);
+    assertThat(config.polling().lease()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(config.polling().ordering()).isEqualTo(Ordering.AGGREGATE);
+    assertThat(config.polling().maxAttempts()).isEqualTo(5);
+    assertThat(config.producer().effective("delivery.timeout.ms")).isEqualTo("30000");
+  }
+
+  @Test
+  void refusesALeaseThatCannotOutlastTheProducersTimeouts() {
+    Map<String, String> raw = minimalPolling();
+    raw.put("polling.lease", "30s");
+    raw.put("kafka.producer.delivery.timeout.ms", "25000");
+
+    assertThat(failure(raw).problems())
+        .singleElement()
+        .asString()
+        .startsWith("polling.lease=30s is shorter than the worst-case time to publish a batch")
+        .contains("10000 + kafka.producer.delivery.timeout.ms 25000 + 5s = 40s");
+  }
+
+  @Test
+  void acceptsAShortLeaseWithShortProducerTimeouts() throws ConfigException {
+    Map<String, String> raw = minimalPolling();
+    raw.put("polling.lease", "10s");
+    raw.put("kafka.producer.delivery.timeout.ms", "3000");
+    raw.put("kafka.producer.request.timeout.ms", "1000");
+    raw.put("kafka.producer.max.block.ms", "1000");
+
+    assertThat(parse(raw).polling().lease()).isEqualTo(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void refusesAClaimWindowSmallerThanTheBatch() {
+    Map<String, String> raw = minimalPolling();
+    raw.put("polling.batch.size", "1000");
+    raw.put("polling.claim.window", "500");
+
+    assertThat(failure(raw).problems())
+        .containsExactly(
+            "polling.claim.window=500 is smaller than polling.batch.size=1000: a claim could never"
+                + " fill its batch; raise the window");
+  }
+
+  @Test
+  void acceptsPostgresqlInPollingMode() throws ConfigException {
+    Map<String, String> raw = minimalPolling();
+    raw.put("source.flavor", "postgresql");
+
+    RelayConfig config = parse(raw);
+    assertThat(config.source().port()).isEqualTo(5432);
+    assertThat(config.source().jdbcUrl()).startsWith("jdbc:postgresql://db.internal:5432/shop");
+  }
+
   @Test
   void rejectsABackoffWhoseStartExceedsItsCap() {
     Map<String, String> raw = minimalCdc();

@@ -56,6 +56,9 @@ class ErrorClassifierTest {
         // the relay must stop
         row(new ClusterAuthorizationException("idempotent write"), Disposition.STOP),
         row(new SaslAuthenticationException("bad password"), Disposition.STOP),
+        row(
+            new org.apache.kafka.common.errors.InvalidTimestampException("clock 3 days ahead"),
+            Disposition.STOP),
         row(new SQLException("Access denied", "28000", 1045), Disposition.STOP),
         row(new SQLException("command denied", "42000", 1142), Disposition.STOP),
         row(

@@ -133,7 +133,8 @@ final class OutboxChangeConsumer
           batch.add(it.routed);
         }
       }
-      List<KafkaPublisher.Outcome> outcomes = publisher.sendAll(batch, gate::shouldAbandonRetries);
+      List<KafkaPublisher.Outcome> outcomes =
+          publisher.sendAll(batch, null, gate::shouldAbandonRetries);
 
       int retryAt = -1;
       Throwable retryCause = null;

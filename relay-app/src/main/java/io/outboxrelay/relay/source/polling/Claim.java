@@ -1,5 +1,6 @@
 package io.outboxrelay.relay.source.polling;
 
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -8,8 +9,11 @@ import java.util.List;
  * @param token the claim token all claimed rows carry
  * @param events the events to publish, in id order
  * @param expiredToDead ids whose lease expired on their last attempt and that went DEAD
+ * @param databaseTime the database's clock at the claim; the Kafka timestamp of the records, so a
+ *     worker whose own clock is off cannot produce timestamps the broker refuses
  */
-record Claim(String token, List<ClaimedEvent> events, List<Long> expiredToDead) {
+record Claim(
+    String token, List<ClaimedEvent> events, List<Long> expiredToDead, Instant databaseTime) {
 
   boolean isEmpty() {
     return events.isEmpty();

@@ -7,5 +7,6 @@ import io.outboxrelay.router.OutboxEvent;
  *
  * @param event the outbox row
  * @param attempt the number of this attempt, counting this claim (1 for the first)
+ * @param databaseTime the database's clock when the row was read
  */
-record ClaimedEvent(OutboxEvent event, int attempt) {}
+record ClaimedEvent(OutboxEvent event, int attempt, java.time.Instant databaseTime) {}

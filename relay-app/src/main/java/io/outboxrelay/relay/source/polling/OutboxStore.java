@@ -56,7 +56,8 @@ final class OutboxStore {
             + ", e.aggregate_type, e.aggregate_id,"
             + " e.event_type, "
             + prefixed(dialect.payloadText())
-            + ", e.created_at, e.attempts";
+            + ", e.created_at, e.attempts, "
+            + dialect.now();
     String head =
         ordering == Ordering.AGGREGATE
             ? " AND NOT EXISTS (SELECT 1 FROM "
@@ -169,7 +170,8 @@ final class OutboxStore {
         }
       }
       connection.commit();
-      return new Claim(token, claimed, dead);
+      return new Claim(
+          token, claimed, dead, candidates.isEmpty() ? null : candidates.get(0).databaseTime());
     } catch (SQLException | RuntimeException e) {
       rollbackQuietly();
       throw e;
@@ -198,7 +200,8 @@ final class OutboxStore {
                     rs.getString(5),
                     payload == null ? null : payload.getBytes(StandardCharsets.UTF_8),
                     created == null ? null : created.toInstant()),
-                rs.getInt(8) + 1));
+                rs.getInt(8) + 1,
+                rs.getTimestamp(9).toInstant()));
       }
     }
   }

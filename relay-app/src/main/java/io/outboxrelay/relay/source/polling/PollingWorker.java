@@ -173,7 +173,8 @@ final class PollingWorker implements Runnable {
     long giveUpAt = claimedAt + config.lease().minus(FINISH_MARGIN).toNanos();
     long publishStart = System.nanoTime();
     List<KafkaPublisher.Outcome> outcomes =
-        publisher.sendAll(records, () -> System.nanoTime() - giveUpAt >= 0);
+        publisher.sendAll(
+            records, claim.databaseTime().toEpochMilli(), () -> System.nanoTime() - giveUpAt >= 0);
     long published = System.nanoTime();
 
     List<Long> acknowledged = new ArrayList<>(routed.size());

@@ -135,8 +135,12 @@ abstract class AbstractPollingContractIT {
 
   /** A backlog of {@code total} events over {@code aggregates} aggregates, 1-3 per transaction. */
   private void backlog(Ledger ledger, int total, int aggregates) throws Exception {
-    Random random = new Random(7);
-    long[] seq = new long[aggregates];
+    backlog(ledger, total, new long[aggregates], new Random(7));
+  }
+
+  /** Writes more events, continuing each aggregate's sequence in {@code seq}. */
+  private void backlog(Ledger ledger, int total, long[] seq, Random random) throws Exception {
+    int aggregates = seq.length;
     try (Connection c = db.app()) {
       int written = 0;
       while (written < total) {
@@ -427,6 +431,144 @@ abstract class AbstractPollingContractIT {
     await().atMost(Duration.ofSeconds(30)).until(() -> count("1 = 1") == 10);
     assertThat(count("status = 'PUBLISHED'")).isEqualTo(9);
     assertThat(count("status = 'DEAD'")).isEqualTo(1);
+  }
+
+  /**
+   * Environment that runs a child JVM with its wall clock moved by {@code offset} (libfaketime).
+   */
+  private static java.util.Map<String, String> skewedClock(String offset) {
+    java.io.File[] libs = new java.io.File("/usr/lib").listFiles();
+    String lib = null;
+    for (java.io.File dir : libs == null ? new java.io.File[0] : libs) {
+      java.io.File candidate = new java.io.File(dir, "faketime/libfaketime.so.1");
+      if (candidate.exists()) {
+        lib = candidate.getPath();
+      }
+    }
+    if (lib == null) {
+      throw new IllegalStateException("libfaketime is missing: run scripts/ensure-prereqs.sh");
+    }
+    // The monotonic clock moves by the same offset, which changes no duration; faking only the
+    // wall clock (FAKETIME_DONT_FAKE_MONOTONIC) makes the JVM's timed waits unreliable.
+    return java.util.Map.of("LD_PRELOAD", lib, "FAKETIME", offset);
+  }
+
+  private RelayProcess skewedProcess(
+      String label, RelaySettings settings, String offset, long days) {
+    Path config = settings.writeTo(dir.resolve(label + ".properties"));
+    RelayProcess p =
+        RelayProcess.start(label, dir, skewedClock(offset), "run", "--config", config.toString());
+    processes.add(p);
+    p.awaitReady();
+    // The relay's own log lines carry its (skewed) wall clock.
+    String day = java.time.LocalDate.now(java.time.ZoneOffset.UTC).plusDays(days).toString();
+    assertThat(p.log()).as("the JVM clock of %s is off by %s", label, offset).contains(day + "T");
+    return p;
+  }
+
+  @Test
+  void workersWhoseClocksAreDaysOffLeaseAndRetryByTheDatabaseClock() throws Exception {
+    Ledger ledger = ledger(RelaySettings.topicPrefix(name));
+    String dbNow =
+        db.flavor() == io.outboxrelay.relay.config.SourceFlavor.POSTGRESQL
+            ? "clock_timestamp()"
+            : "NOW(6)";
+    String leaseLeftMs =
+        db.flavor() == io.outboxrelay.relay.config.SourceFlavor.POSTGRESQL
+            ? "EXTRACT(EPOCH FROM (processing_until - clock_timestamp())) * 1000"
+            : "TIMESTAMPDIFF(MICROSECOND, NOW(6), processing_until) / 1000";
+    skewedProcess("ahead", shortLease(settings()).with("polling.batch.size", "50"), "+3d", 3);
+    skewedProcess("behind", shortLease(settings()).with("polling.batch.size", "50"), "-2d", -2);
+
+    // Events arrive while both work; every lease they take ends within polling.lease (10 s) of
+    // the database's now.
+    ExecutorService writer = Executors.newSingleThreadExecutor();
+    Future<?> writing =
+        writer.submit(
+            () -> {
+              long[] seq = new long[200];
+              Random random = new Random(11);
+              for (int i = 0; i < 40; i++) {
+                backlog(ledger, 50, seq, random);
+                Thread.sleep(100);
+              }
+              return null;
+            });
+    List<Double> leaseLeft = new ArrayList<>();
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(10))
+        .until(
+            () -> {
+              Object left =
+                  db.adminQuery(
+                      "SELECT MAX("
+                          + leaseLeftMs
+                          + ") FROM outbox_events WHERE status = 'PROCESSING'");
+              if (left != null) {
+                leaseLeft.add(((Number) left).doubleValue());
+              }
+              return writing.isDone() && count("status = 'PUBLISHED'") == 2_000;
+            });
+    writing.get();
+    writer.shutdown();
+    assertThat(leaseLeft)
+        .isNotEmpty()
+        .allSatisfy(ms -> assertThat(ms).isBetween(-1_000.0, 10_500.0));
+    Ledger.Result result = awaitAll(ledger);
+    assertThat(result.lost()).as(result.summary()).isZero();
+    assertThat(result.duplicates()).as(result.summary()).isZero();
+    assertThat(result.outOfOrder()).as(result.summary()).isZero();
+    Object publishedDrift =
+        db.adminQuery(
+            db.flavor() == io.outboxrelay.relay.config.SourceFlavor.POSTGRESQL
+                ? "SELECT MAX(ABS(EXTRACT(EPOCH FROM (published_at - clock_timestamp())))) FROM outbox_events"
+                : "SELECT MAX(ABS(TIMESTAMPDIFF(SECOND, published_at, NOW(6)))) FROM outbox_events");
+    assertThat(((Number) publishedDrift).doubleValue())
+        .as("published_at is the database's time")
+        .isLessThan(300);
+
+    // A worker 3 days ahead retries by the database clock: about 1 s after a failure, not never.
+    String nowhere = "127.0.0.1:" + FreePorts.findFreePort();
+    for (RelayProcess p : processes) {
+      p.process().terminate();
+      p.waitFor(Duration.ofSeconds(60));
+    }
+    write(new Ledger("x"), List.of(TestEvent.of("retry", "late-1", 1)));
+    skewedProcess(
+        "ahead-no-kafka",
+        RelaySettings.polling(db, nowhere, name)
+            .with("kafka.producer.max.block.ms", "300")
+            .with("kafka.producer.delivery.timeout.ms", "1000")
+            .with("kafka.producer.request.timeout.ms", "500")
+            .with("polling.lease", "10s")
+            .with("polling.retry.backoff.initial", "1s")
+            .with("polling.retry.backoff.multiplier", "2"),
+        "+3d",
+        3);
+    String waitMs =
+        db.flavor() == io.outboxrelay.relay.config.SourceFlavor.POSTGRESQL
+            ? "EXTRACT(EPOCH FROM (next_attempt_at - clock_timestamp())) * 1000"
+            : "TIMESTAMPDIFF(MICROSECOND, NOW(6), next_attempt_at) / 1000";
+    List<Double> waits = new ArrayList<>();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(20))
+        .until(
+            () -> {
+              Object w =
+                  db.adminQuery(
+                      "SELECT "
+                          + waitMs
+                          + " FROM outbox_events WHERE aggregate_id = 'late-1' AND status = 'PENDING' AND attempts = 1");
+              if (w != null) {
+                waits.add(((Number) w).doubleValue());
+              }
+              return count("aggregate_id = 'late-1' AND attempts >= 2") == 1;
+            });
+    assertThat(waits).as("the first retry is about 1 s away by the database clock").isNotEmpty();
+    assertThat(waits.get(0)).isBetween(300.0, 1_300.0);
+    assertThat(dbNow).isNotEmpty();
   }
 
   private Object[] row(String sql) {

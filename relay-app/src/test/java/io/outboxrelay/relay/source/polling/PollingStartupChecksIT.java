@@ -1,0 +1,89 @@
+package io.outboxrelay.relay.source.polling;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.outboxrelay.localstack.LocalStack;
+import io.outboxrelay.localstack.MariaDbServer;
+import io.outboxrelay.relay.config.SourceFlavor;
+import io.outboxrelay.relay.testing.OutboxDatabase;
+import io.outboxrelay.relay.testing.RelayProcess;
+import io.outboxrelay.relay.testing.RelaySettings;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The relay refuses a polling configuration or table it cannot work with: exit 2, one line each.
+ */
+class PollingStartupChecksIT {
+
+  @TempDir Path dir;
+
+  private RelayProcess exits(String name, int code, String... args) {
+    RelayProcess relay = RelayProcess.start(name, dir, args);
+    assertThat(relay.waitFor(Duration.ofSeconds(90))).as(relay.log()).isEqualTo(code);
+    return relay;
+  }
+
+  private static OutboxDatabase database() {
+    MariaDbServer s = LocalStack.shared().mariaDb();
+    return OutboxDatabase.create(
+            s::adminConnection, SourceFlavor.MARIADB, s.host(), s.port(), "127.0.0.1")
+        .grantPolling();
+  }
+
+  @Test
+  void refusesALeaseShorterThanTheWorstCasePublishAndABatchSizeOfZero() {
+    try (OutboxDatabase db = database()) {
+      Path config =
+          RelaySettings.polling(db, "127.0.0.1:9092", "badlease")
+              .with("polling.lease", "20s")
+              .with("polling.batch.size", "0")
+              .writeTo(dir.resolve("bad.properties"));
+
+      RelayProcess relay = exits("badlease", 2, "run", "--config", config.toString());
+
+      assertThat(relay.log())
+          .contains("(2 problems)")
+          .contains(
+              "polling.lease=20s is shorter than the worst-case time to publish a batch"
+                  + " (kafka.producer.max.block.ms 10000 + kafka.producer.delivery.timeout.ms 30000 +"
+                  + " 5s = 45s)")
+          .contains("polling.batch.size: must be between 1 and 10000, got 0");
+    }
+  }
+
+  @Test
+  void refusesAnUnknownModeInTheFileAndOnTheCommandLine() {
+    try (OutboxDatabase db = database()) {
+      Path config =
+          RelaySettings.polling(db, "127.0.0.1:9092", "badmode")
+              .with("mode", "streaming")
+              .writeTo(dir.resolve("mode.properties"));
+
+      assertThat(exits("badmode-file", 2, "run", "--config", config.toString()).log())
+          .contains("mode: 'streaming' is not one of cdc|polling");
+      assertThat(
+              exits("badmode-cli", 2, "run", "--config", config.toString(), "--mode", "batch")
+                  .log())
+          .contains("Invalid value for option '--mode'");
+    }
+  }
+
+  @Test
+  void explainsTheMigrationWhenTheTableLacksLastError() {
+    try (OutboxDatabase db = database()) {
+      db.admin("ALTER TABLE outbox_events DROP COLUMN last_error");
+      Path config =
+          RelaySettings.polling(db, LocalStack.shared().kafka().bootstrapServers(), "nolasterror")
+              .writeTo(dir.resolve("old.properties"));
+
+      RelayProcess relay = exits("nolasterror", 2, "run", "--config", config.toString());
+
+      assertThat(relay.log())
+          .contains("startup check failed: table outbox_events has no last_error column")
+          .contains("config/mysql/migrations/001-add-last-error.sql");
+    }
+  }
+}
