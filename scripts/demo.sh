@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The demo, on a fresh machine: installs what is missing, builds, starts a private MariaDB with a
-# binlog and a Kafka broker, runs the relay in CDC mode, writes order events in business
-# transactions, shows them arriving in Kafka, and stops everything.
+# binlog and a Kafka broker, runs the relay (CDC mode; --mode polling for polling), writes order
+# events in business transactions, shows them arriving in Kafka and applied once by an idempotent
+# consumer (a redelivered event is ignored), and stops everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/ensure-prereqs.sh

@@ -1,10 +1,16 @@
 package io.outboxrelay.examples;
 
+import static io.outboxrelay.examples.Report.check;
+
+import io.outboxrelay.examples.notifications.CustomerOrder;
+import io.outboxrelay.examples.notifications.NotificationService;
 import io.outboxrelay.examples.orders.OrderService;
+import io.outboxrelay.idempotency.Counters;
 import io.outboxrelay.localstack.ConsumedRecord;
 import io.outboxrelay.localstack.KafkaBroker;
 import io.outboxrelay.localstack.MariaDbServer;
 import io.outboxrelay.localstack.TopicReader;
+import io.outboxrelay.relay.config.RelayMode;
 import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.testing.OutboxDatabase;
 import io.outboxrelay.relay.testing.ProjectFiles;
@@ -19,108 +25,266 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Pattern;
 
 /**
- * The demo: starts a private MariaDB with a binlog and a Kafka broker, runs the relay (the real
- * {@code bin/outbox-relay}) in CDC mode, writes order events in business transactions, and shows
- * them arriving in Kafka with their topic, key and headers. Everything is stopped at the end.
+ * The demo, the whole loop: starts a private MariaDB with a binlog and a Kafka broker, runs the
+ * relay (the real {@code bin/outbox-relay}) in CDC or polling mode, writes order events in business
+ * transactions of the {@link OrderService}, shows them arriving in Kafka, has the {@link
+ * NotificationService} apply them to its own database exactly once, and publishes one event again,
+ * as a relay does after a crash, to show it ignored. Everything is stopped at the end. It throws
+ * (and the JVM exits non-zero) when it sees anything else than it describes.
+ *
+ * <p>Not thread-safe: one run per instance.
  */
 public final class Demo {
 
-  private static final PrintStream OUT = System.out;
+  private static final Duration WAIT = Duration.ofSeconds(30);
 
-  private Demo() {}
+  /** What step 5 wrote: orders created, the ones paid, and one whose transaction rolled back. */
+  record Written(List<String> created, List<String> paid, String rolledBack) {}
+
+  private final MariaDbServer mariaDb;
+  private final KafkaBroker kafka;
+  private final DemoOptions options;
+  private final Path work;
+  private final Report report;
+
+  private Demo(
+      MariaDbServer mariaDb, KafkaBroker kafka, DemoOptions options, Path work, PrintStream out) {
+    this.mariaDb = mariaDb;
+    this.kafka = kafka;
+    this.options = options;
+    this.work = work;
+    this.report = new Report(out);
+  }
 
   /**
-   * Runs the demo.
+   * Runs the demo on a private MariaDB and Kafka broker that it starts and stops.
    *
-   * @param args ignored
-   * @throws Exception when a step fails
+   * @param args {@code --mode cdc} (the default) or {@code --mode polling}; see {@link
+   *     DemoOptions#parse}
+   * @throws Exception when a step fails or shows something unexpected
    */
   public static void main(String[] args) throws Exception {
+    if (List.of(args).contains("--help") || List.of(args).contains("-h")) {
+      System.out.println(DemoOptions.USAGE);
+      return;
+    }
+    DemoOptions options;
+    try {
+      options = DemoOptions.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.err.println(DemoOptions.USAGE);
+      System.exit(2);
+      return;
+    }
+    PrintStream out = System.out;
     Path work = Files.createTempDirectory("outbox-demo");
-    OUT.println("== outbox-relay demo ==");
-    step(1, "starting a private MariaDB (binlog on) and a Kafka broker (KRaft)");
+    out.printf("== outbox-relay demo (%s mode) ==%n", options.modeName());
+    out.println("[1] starting a private MariaDB (binlog on) and a Kafka broker (KRaft)");
     try (MariaDbServer mariaDb = MariaDbServer.builder().start();
         KafkaBroker kafka = KafkaBroker.builder().start()) {
-      OUT.printf(
+      out.printf(
           "      MariaDB %s:%d, Kafka %s%n",
           mariaDb.host(), mariaDb.port(), kafka.bootstrapServers());
-
-      step(
-          2,
-          "creating the application database: orders + outbox_events, an app user and a least-privilege relay user");
-      try (OutboxDatabase db =
-          OutboxDatabase.create(
-              mariaDb::adminConnection,
-              SourceFlavor.MARIADB,
-              mariaDb.host(),
-              mariaDb.port(),
-              "127.0.0.1")) {
-        db.admin(
-            ProjectFiles.sqlStatements("config/examples/orders-schema.sql").toArray(String[]::new));
-        // The demo grants the app user its business table too (the fixture grants app.* already).
-        OUT.printf("      database %s%n", db.name());
-
-        step(3, "starting the relay: bin/outbox-relay run --config demo.properties (CDC mode)");
-        Path config =
-            RelaySettings.cdc(db, kafka.bootstrapServers(), "demo")
-                .with("router.topic.template", "outbox.event.${aggregate_type}")
-                .with("relay.stats.interval", "60s")
-                .writeTo(work.resolve("demo.properties"));
-        RelayProcess relay = RelayProcess.run("relay", work, config);
-        OUT.printf(
-            "      ready (pid %d); its log: %s%n",
-            relay.process().pid(), relay.process().logFile());
-
-        step(4, "business transactions: each writes an order change and its event together");
-        OrderService orders = new OrderService(() -> connect(db));
-        List<String> created = new ArrayList<>();
-        for (String customer : List.of("c-ada", "c-grace", "c-linus")) {
-          String id = orders.createOrder(customer, new BigDecimal("42.50"), "EUR");
-          created.add(id);
-          OUT.printf("      %-16s %-26s -> OrderCreated%n", id, "created for " + customer);
-        }
-        orders.markPaid(created.get(0), "pay-1");
-        OUT.printf("      %-16s %-26s -> OrderPaid%n", created.get(0), "paid");
-        orders.markPaid(created.get(2), "pay-2");
-        OUT.printf("      %-16s %-26s -> OrderPaid%n", created.get(2), "paid");
-        String rolledBack = orders.createOrderThenFail("c-eve");
-        OUT.printf("      %-16s %-26s -> no event%n", rolledBack, "failed, rolled back");
-
-        step(5, "what arrived in Kafka (topic outbox.event.order)");
-        List<ConsumedRecord> records =
-            TopicReader.forPattern(kafka.bootstrapServers(), Pattern.compile("outbox\\.event\\..*"))
-                .readUntil(r -> r.size() >= 5, Duration.ofSeconds(30));
-        for (ConsumedRecord r : records) {
-          OUT.printf(
-              "      %s partition %d offset %d key %s%n",
-              r.topic(), r.partition(), r.offset(), r.keyAsString());
-          OUT.printf(
-              "        headers: id=%s event_type=%s aggregate_type=%s aggregate_id=%s%n",
-              r.header("id"),
-              r.header("event_type"),
-              r.header("aggregate_type"),
-              r.header("aggregate_id"));
-          OUT.printf("        value:   %s%n", r.valueAsString());
-        }
-        boolean none = records.stream().noneMatch(r -> rolledBack.equals(r.keyAsString()));
-        OUT.printf(
-            "      %d events; each order's events in commit order on one partition; rolled-back %s: %s%n",
-            records.size(), rolledBack, none ? "nothing published" : "PUBLISHED (unexpected)");
-
-        step(6, "stopping the relay with SIGTERM (it drains, commits its position and exits 0)");
-        relay.process().terminate();
-        OUT.printf("      exit code %d%n", relay.waitFor(Duration.ofSeconds(60)));
-        if (records.size() != 5 || !none) {
-          throw new IllegalStateException(
-              "the demo did not see what it expected: " + records.size() + " events");
-        }
-      }
-      OUT.println("      stopping MariaDB and Kafka");
+      run(mariaDb, kafka, options, work, out);
+      out.println("      stopping MariaDB and Kafka");
     }
-    OUT.println("== done: the relay's log is in " + work + " ==");
+    out.println("== done: the relay's log is in " + work + " ==");
+  }
+
+  /**
+   * Runs steps 2 to 9 of the demo on servers that are already running. What it creates on them (two
+   * databases and their users, the relay process) is removed or stopped before it returns; topics
+   * and consumer groups stay, so give each run on a shared broker its own names.
+   *
+   * @param mariaDb a MariaDB server with a binlog, for both services' databases
+   * @param kafka the broker
+   * @param options the mode and names
+   * @param work where the relay's configuration and log go
+   * @param out where the demo reports
+   * @throws IllegalStateException when the demo sees something else than it expects
+   * @throws Exception when a step fails
+   */
+  public static void run(
+      MariaDbServer mariaDb, KafkaBroker kafka, DemoOptions options, Path work, PrintStream out)
+      throws Exception {
+    new Demo(mariaDb, kafka, options, work, out).run();
+  }
+
+  private void run() throws Exception {
+    try (OutboxDatabase orderDb = createOrderDatabase();
+        NotificationDatabase notificationDb = createNotificationDatabase();
+        RelayProcess relay = startRelay(orderDb)) {
+      Written written = writeOrders(new OrderService(() -> connect(orderDb)));
+      List<ConsumedRecord> records = readKafka(written);
+      report.step(
+          7,
+          "starting the notification service: an IdempotentConsumer (group "
+              + options.consumerGroup()
+              + ") applies the events to its own database");
+      Deliveries deliveries = new Deliveries();
+      Counters counters;
+      try (NotificationService service =
+          NotificationService.start(
+              notificationDb.dataSource(),
+              kafka.bootstrapServers(),
+              options.orderTopic(),
+              options.consumerGroup(),
+              deliveries)) {
+        NotificationSteps steps =
+            new NotificationSteps(service, deliveries, kafka.bootstrapServers(), report);
+        List<CustomerOrder> applied = steps.awaitApplied(records, written);
+        steps.redeliverPaid(records, written.paid().get(0), applied);
+        report.step(
+            9,
+            "stopping the notification service, then the relay with SIGTERM (it waits for Kafka's"
+                + " acks of what is in flight and exits 0)");
+        service.close(); // idempotent: the counters are final once it has stopped
+        counters = service.counters();
+      }
+      report.line(
+          "notification service: %d processed, %d duplicate(s), %d failure(s)",
+          counters.processed(), counters.duplicates(), counters.failures());
+      check(
+          counters.processed() == records.size()
+              && counters.duplicates() == 1
+              && counters.failures() == 0,
+          "unexpected consumer counts: " + counters);
+      relay.process().terminate();
+      int exitCode = relay.waitFor(Duration.ofSeconds(60));
+      report.line("relay exit code %d", exitCode);
+      check(exitCode == 0, "the relay exited with " + exitCode + "; its log is in " + work);
+    }
+  }
+
+  private OutboxDatabase createOrderDatabase() {
+    report.step(
+        2,
+        "creating the order service's database: orders + outbox_events, an app user and a"
+            + " least-privilege relay user");
+    OutboxDatabase db =
+        OutboxDatabase.create(
+            mariaDb::adminConnection,
+            SourceFlavor.MARIADB,
+            mariaDb.host(),
+            mariaDb.port(),
+            "127.0.0.1");
+    db.admin(
+        ProjectFiles.sqlStatements("config/examples/orders-schema.sql").toArray(String[]::new));
+    report.line("database %s", db.name());
+    if (options.mode() == RelayMode.POLLING) {
+      db.grantPolling();
+      report.line(
+          "polling mode: the relay user also gets SELECT, UPDATE, DELETE on outbox_events"
+              + " (config/mysql/relay-grants.sql)");
+    }
+    return db;
+  }
+
+  private NotificationDatabase createNotificationDatabase() throws SQLException {
+    report.step(
+        3,
+        "creating the notification service's own database: customer_orders, notifications,"
+            + " processed_events");
+    NotificationDatabase db = NotificationDatabase.create(mariaDb);
+    report.line(
+        "database %s, user %s (no access to the order service's database)", db.name(), db.user());
+    return db;
+  }
+
+  private RelayProcess startRelay(OutboxDatabase db) {
+    report.step(
+        4,
+        "starting the relay: bin/outbox-relay run --config demo.properties ("
+            + options.modeName()
+            + " mode)");
+    RelaySettings settings =
+        options.mode() == RelayMode.CDC
+            ? RelaySettings.cdc(db, kafka.bootstrapServers(), "demo")
+            : RelaySettings.polling(db, kafka.bootstrapServers(), "demo");
+    Path config =
+        settings
+            .with("router.topic.template", options.topicPrefix() + "${aggregate_type}")
+            .with("relay.stats.interval", "60s")
+            .writeTo(work.resolve("demo.properties"));
+    RelayProcess relay = RelayProcess.start("relay", work, "run", "--config", config.toString());
+    try {
+      relay.awaitReady();
+    } catch (RuntimeException e) {
+      relay.close();
+      throw e;
+    }
+    report.line("ready (pid %d); its log: %s", relay.process().pid(), relay.process().logFile());
+    report.line(
+        options.mode() == RelayMode.CDC
+            ? "it reads the inserts into outbox_events from the binlog (embedded Debezium)"
+            : "it claims due outbox_events rows with SELECT ... FOR UPDATE SKIP LOCKED every 50 ms"
+                + " and marks them PUBLISHED once Kafka has them");
+    return relay;
+  }
+
+  private Written writeOrders(OrderService orders) throws SQLException {
+    report.step(5, "business transactions: each writes an order change and its event together");
+    List<String> created = new ArrayList<>();
+    for (String customer : List.of("c-ada", "c-grace", "c-linus")) {
+      String id = orders.createOrder(customer, new BigDecimal("42.50"), "EUR");
+      created.add(id);
+      report.line("%-16s %-26s -> OrderCreated", id, "created for " + customer);
+    }
+    List<String> paid = List.of(created.get(0), created.get(2));
+    for (int i = 0; i < paid.size(); i++) {
+      orders.markPaid(paid.get(i), "pay-" + (i + 1));
+      report.line("%-16s %-26s -> OrderPaid", paid.get(i), "paid");
+    }
+    String rolledBack = orders.createOrderThenFail("c-eve");
+    report.line("%-16s %-26s -> no event", rolledBack, "failed, rolled back");
+    return new Written(created, paid, rolledBack);
+  }
+
+  private List<ConsumedRecord> readKafka(Written written) {
+    int expected = written.created().size() + written.paid().size();
+    report.step(6, "what arrived in Kafka (topic " + options.orderTopic() + ")");
+    List<ConsumedRecord> records =
+        TopicReader.forTopics(kafka.bootstrapServers(), options.orderTopic())
+            .readUntil(r -> r.size() >= expected, WAIT);
+    for (ConsumedRecord r : records) {
+      report.line(
+          "%s partition %d offset %d key %s",
+          r.topic(), r.partition(), r.offset(), r.keyAsString());
+      report.line(
+          "  headers: id=%s event_type=%s aggregate_type=%s aggregate_id=%s",
+          r.header("id"),
+          r.header("event_type"),
+          r.header("aggregate_type"),
+          r.header("aggregate_id"));
+      report.line("  value:   %s", r.valueAsString());
+    }
+    boolean inOrder = written.created().stream().allMatch(id -> inOrder(records, id, written));
+    boolean none = records.stream().noneMatch(r -> written.rolledBack().equals(r.keyAsString()));
+    report.line(
+        "%d events; each order's events in commit order on one partition: %s; rolled-back %s: %s",
+        records.size(),
+        inOrder ? "yes" : "NO (unexpected)",
+        written.rolledBack(),
+        none ? "nothing published" : "PUBLISHED (unexpected)");
+    check(
+        records.size() == expected && inOrder && none,
+        "expected " + expected + " events in order, got " + records);
+    return records;
+  }
+
+  /** Whether the order's events are on one partition: OrderCreated, then OrderPaid if paid. */
+  private static boolean inOrder(List<ConsumedRecord> records, String orderId, Written written) {
+    List<ConsumedRecord> mine =
+        records.stream().filter(r -> orderId.equals(r.keyAsString())).toList();
+    List<String> expected =
+        written.paid().contains(orderId)
+            ? List.of("OrderCreated", "OrderPaid")
+            : List.of("OrderCreated");
+    return mine.stream().map(r -> r.header("event_type")).toList().equals(expected)
+        && mine.stream().map(ConsumedRecord::partition).distinct().count() == 1;
   }
 
   private static Connection connect(OutboxDatabase db) {
@@ -129,9 +293,5 @@ public final class Demo {
     } catch (SQLException e) {
       throw new IllegalStateException(e);
     }
-  }
-
-  private static void step(int n, String text) {
-    OUT.printf("[%d] %s%n", n, text);
   }
 }

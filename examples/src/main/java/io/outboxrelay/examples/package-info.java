@@ -1,5 +1,6 @@
 /**
- * The demo: runs the whole loop on the local stack (business transaction, outbox, relay, Kafka) and
- * shows what arrives.
+ * The demo: runs the whole loop on the local stack (business transaction, outbox, relay in CDC or
+ * polling mode, Kafka, idempotent consumer) and shows what arrives, what the consumer applied, and
+ * a redelivered event being ignored.
  */
 package io.outboxrelay.examples;
