@@ -205,6 +205,24 @@ abstract class AbstractCdcContractIT {
   }
 
   @Test
+  void publishesRowsThatExistedBeforeTheFirstStartWhenAskedToSnapshot() throws Exception {
+    Ledger ledger = new Ledger(topicPrefix());
+    for (int i = 1; i <= 40; i++) {
+      write(ledger, List.of(TestEvent.of("order", "pre-" + (i % 4), i)));
+    }
+
+    startRelay(settings().with("debezium.snapshot.mode", "initial"));
+    for (int i = 41; i <= 60; i++) {
+      write(ledger, List.of(TestEvent.of("order", "pre-" + (i % 4), i)));
+    }
+
+    Ledger.Result result = ledger.check(awaitAll(ledger));
+    assertThat(result.lost()).as(result.summary()).isZero();
+    assertThat(result.outOfOrder()).as(result.summary()).isZero();
+    assertThat(result.mismatches()).as(result.summary()).isEmpty();
+  }
+
+  @Test
   void startsFromTheCurrentPositionAndMissesNothingCommittedAfterReady() throws Exception {
     Ledger before = new Ledger(topicPrefix());
     for (int i = 1; i <= 30; i++) {
