@@ -11,7 +11,8 @@ import java.time.Duration;
  * @param lease how long a claim is owned before another worker may take it over
  * @param ordering the ordering promise
  * @param deadBlocksAggregate whether a DEAD event holds back its aggregate's later events
- * @param claimWindow how many of the oldest pending rows one claim considers
+ * @param claimWindow how many pending rows (in id order, after the worker's cursor) one claim
+ *     considers
  * @param maxAttempts claims after which a failing event goes DEAD
  * @param backoffInitial pause after the first failure
  * @param backoffMultiplier growth of the pause per failure

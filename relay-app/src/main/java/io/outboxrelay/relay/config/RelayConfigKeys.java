@@ -363,9 +363,11 @@ public final class RelayConfigKeys {
           .defaultValue(5000)
           .check(Checks.between(1, 1_000_000))
           .doc(
-              "How many of the oldest pending rows one claim looks at to find events it may"
+              "How many pending rows one claim looks at, in id order, to find events it may"
                   + " publish; bounds the work of a claim when many events wait behind others of"
-                  + " their aggregate. Must be at least polling.batch.size.")
+                  + " their aggregate. Each worker moves its window on through the pending rows"
+                  + " and starts again from the oldest at the end, so events that cannot go yet"
+                  + " never hold back the rest. Must be at least polling.batch.size.")
           .build();
 
   public static final ConfigKey<Integer> POLLING_MAX_ATTEMPTS =

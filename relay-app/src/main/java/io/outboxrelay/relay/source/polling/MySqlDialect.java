@@ -70,6 +70,6 @@ final class MySqlDialect implements SqlDialect {
         + table
         + " WHERE status = 'PUBLISHED' AND published_at < "
         + nowMinus()
-        + " ORDER BY id LIMIT ?";
+        + " ORDER BY published_at LIMIT ?";
   }
 }

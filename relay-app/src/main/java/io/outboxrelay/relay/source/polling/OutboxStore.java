@@ -20,10 +20,21 @@ import java.util.UUID;
  *
  * <p>Claims take only <em>due</em> rows: {@code PENDING} rows whose {@code next_attempt_at} has
  * passed, and {@code PROCESSING} rows whose lease ({@code processing_until}) has expired. With
- * {@link Ordering#AGGREGATE} they also take only an aggregate's <em>head</em>: a row with no
- * earlier (lower id) row of its aggregate that is unpublished. A claim looks at most at the {@code
- * window} oldest pending rows, which bounds its work when many rows wait behind their aggregate's
- * head.
+ * {@link Ordering#AGGREGATE} they also take only an aggregate's <em>head</em>: a row whose previous
+ * row of the same aggregate (the next lower id) is {@code PUBLISHED} (or {@code DEAD}, when a dead
+ * event does not block its aggregate), or that has no previous row. Looking at the previous row
+ * alone is enough because a row is only ever claimed once its previous row is done, so "the
+ * previous row is done" implies "every earlier row is done". The exception is a row that a
+ * transaction committed late, with a lower id than rows of its aggregate already published: it is
+ * published as soon as it is seen, rows written after it wait for it, but rows committed while it
+ * was invisible may go before it (no relay could have waited for a row nobody could see).
+ *
+ * <p>A claim looks at one <em>window</em> of at most {@code window} pending rows in id order,
+ * starting after this store's cursor. A full batch keeps the cursor (the window may hold more);
+ * otherwise the cursor moves past the window, and back to the start once a window reaches the end
+ * of the pending rows. So the work of one claim is bounded however many rows wait behind their
+ * aggregate's head, and rows that cannot go now (followers of a DEAD event, events waiting for a
+ * retry) never stop the rows behind them: the next claim looks further on.
  *
  * <p>Not thread-safe: one instance per worker, which owns the connection.
  */
@@ -35,8 +46,12 @@ final class OutboxStore {
   private final Connection connection;
   private final SqlDialect dialect;
   private final String table;
+  private final String windowEnd;
   private final String pendingClaim;
   private final String expiredClaim;
+
+  /** Pending rows with an id at most this have been looked at in this sweep. */
+  private long cursor;
 
   OutboxStore(
       Connection connection,
@@ -60,24 +75,23 @@ final class OutboxStore {
             + dialect.now();
     String head =
         ordering == Ordering.AGGREGATE
-            ? " AND NOT EXISTS (SELECT 1 FROM "
+            ? " AND COALESCE((SELECT p.status FROM "
                 + table
-                + " p WHERE p.aggregate_type ="
-                + " e.aggregate_type AND p.aggregate_id = e.aggregate_id AND p.status IN ("
-                + (deadBlocksAggregate
-                    ? "'PENDING', 'PROCESSING', 'DEAD'"
-                    : "'PENDING', 'PROCESSING'")
-                + ") AND p.id < e.id)"
+                + " p WHERE p.aggregate_type = e.aggregate_type AND p.aggregate_id ="
+                + " e.aggregate_id AND p.id < e.id ORDER BY p.id DESC LIMIT 1), 'PUBLISHED') IN ("
+                + (deadBlocksAggregate ? "'PUBLISHED'" : "'PUBLISHED', 'DEAD'")
+                + ")"
             : "";
+    this.windowEnd =
+        "SELECT id FROM "
+            + table
+            + " WHERE status = 'PENDING' AND id > ? ORDER BY id LIMIT 1 OFFSET ?";
     this.pendingClaim =
         "SELECT "
             + columns
             + " FROM "
             + table
-            + " e WHERE e.status = 'PENDING'"
-            + " AND e.id <= (SELECT MAX(w.id) FROM (SELECT id FROM "
-            + table
-            + " WHERE status = 'PENDING' ORDER BY id LIMIT ?) w)"
+            + " e WHERE e.status = 'PENDING' AND e.id > ? AND e.id <= ?"
             + " AND e.next_attempt_at <= "
             + dialect.now()
             + head
@@ -100,28 +114,43 @@ final class OutboxStore {
     return "e." + column;
   }
 
-  /** The claim query for pending rows, for EXPLAIN in tests. */
+  /**
+   * The claim query for pending rows, for EXPLAIN in tests; parameters: the cursor (exclusive), the
+   * window's last id (inclusive), the limit.
+   */
   String pendingClaimSql() {
     return pendingClaim;
   }
 
   /**
-   * Claims up to {@code limit} due events and leases them for {@code lease}. Rows whose lease
-   * expired on attempt {@code maxAttempts} go DEAD instead.
+   * The query for a window's last id, for EXPLAIN in tests; parameters: the cursor (exclusive), the
+   * window size minus one.
+   */
+  String windowEndSql() {
+    return windowEnd;
+  }
+
+  /**
+   * Claims up to {@code limit} due events and leases them for {@code lease}. With {@code
+   * takeExpired}, rows whose lease expired come first (it reads every leased row, so workers do it
+   * about once a second rather than on every claim); those whose lease expired on attempt {@code
+   * maxAttempts} go DEAD instead. Pending rows are taken from the window after the cursor (see the
+   * class comment), which moves only when the claim commits.
    *
+   * @param window how many pending rows one claim looks at, at most
    * @return what was claimed; never null
    * @throws SQLException when the transaction fails (it is rolled back)
    */
-  Claim claim(int window, int limit, Duration lease, int maxAttempts) throws SQLException {
+  Claim claim(int window, int limit, Duration lease, int maxAttempts, boolean takeExpired)
+      throws SQLException {
     try {
       List<ClaimedEvent> candidates = new ArrayList<>();
-      select(expiredClaim, candidates, limit);
+      if (takeExpired) {
+        select(expiredClaim, candidates, limit);
+      }
+      long nextCursor = cursor;
       if (candidates.size() < limit) {
-        try (PreparedStatement ps = connection.prepareStatement(pendingClaim)) {
-          ps.setInt(1, window);
-          ps.setInt(2, limit - candidates.size());
-          read(ps, candidates);
-        }
+        nextCursor = claimPending(window, limit - candidates.size(), candidates);
       }
       List<ClaimedEvent> claimed = new ArrayList<>(candidates.size());
       List<Long> dead = new ArrayList<>();
@@ -170,12 +199,43 @@ final class OutboxStore {
         }
       }
       connection.commit();
+      cursor = nextCursor;
       return new Claim(
           token, claimed, dead, candidates.isEmpty() ? null : candidates.get(0).databaseTime());
     } catch (SQLException | RuntimeException e) {
       rollbackQuietly();
       throw e;
     }
+  }
+
+  /**
+   * Reads up to {@code limit} pending heads from the window after the cursor.
+   *
+   * @return where the next claim starts
+   */
+  private long claimPending(int window, int limit, List<ClaimedEvent> into) throws SQLException {
+    long last = Long.MAX_VALUE; // fewer than `window` pending rows after the cursor: to the end
+    try (PreparedStatement ps = connection.prepareStatement(windowEnd)) {
+      ps.setLong(1, cursor);
+      ps.setInt(2, window - 1);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (rs.next()) {
+          last = rs.getLong(1);
+        }
+      }
+    }
+    int before = into.size();
+    try (PreparedStatement ps = connection.prepareStatement(pendingClaim)) {
+      ps.setLong(1, cursor);
+      ps.setLong(2, last);
+      ps.setInt(3, limit);
+      read(ps, into);
+    }
+    if (into.size() - before == limit) {
+      return cursor; // the window may hold more
+    }
+    // Nothing more to take in this window now: look further on next time, or from the start.
+    return last == Long.MAX_VALUE ? 0 : last;
   }
 
   private void select(String sql, List<ClaimedEvent> into, int limit) throws SQLException {
@@ -219,38 +279,34 @@ final class OutboxStore {
    */
   Finish finish(String token, List<Long> published, List<Failure> failures) throws SQLException {
     try {
+      // The usual case: every row is still ours, and one fenced UPDATE marks them all.
+      if (published.isEmpty() || markPublished(token, published) == published.size()) {
+        for (Failure f : failures) {
+          fail(token, f);
+        }
+        connection.commit();
+        return new Finish(published, List.of());
+      }
+      // Some lease was lost: undo, and find exactly which rows are still ours.
+      connection.rollback();
       List<Long> owned = new ArrayList<>();
-      if (!published.isEmpty()) {
-        try (PreparedStatement ps =
-            connection.prepareStatement(
-                "SELECT id FROM "
-                    + table
-                    + " WHERE "
-                    + dialect.idIn(published.size())
-                    + " AND claim_token = ? FOR UPDATE")) {
-          int next = dialect.bindIds(connection, ps, 1, published);
-          dialect.bindToken(ps, next, token);
-          try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-              owned.add(rs.getLong(1));
-            }
+      try (PreparedStatement ps =
+          connection.prepareStatement(
+              "SELECT id FROM "
+                  + table
+                  + " WHERE "
+                  + dialect.idIn(published.size())
+                  + " AND claim_token = ? FOR UPDATE")) {
+        int next = dialect.bindIds(connection, ps, 1, published);
+        dialect.bindToken(ps, next, token);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            owned.add(rs.getLong(1));
           }
         }
-        if (!owned.isEmpty()) {
-          try (PreparedStatement ps =
-              connection.prepareStatement(
-                  "UPDATE "
-                      + table
-                      + " SET status = 'PUBLISHED', published_at = "
-                      + dialect.now()
-                      + ", claim_token = NULL, processing_until = NULL, last_error = NULL WHERE "
-                      + dialect.idIn(owned.size())
-                      + " AND claim_token = ?")) {
-            int next = dialect.bindIds(connection, ps, 1, owned);
-            dialect.bindToken(ps, next, token);
-            ps.executeUpdate();
-          }
-        }
+      }
+      if (!owned.isEmpty()) {
+        markPublished(token, owned);
       }
       for (Failure f : failures) {
         fail(token, f);
@@ -262,6 +318,22 @@ final class OutboxStore {
     } catch (SQLException | RuntimeException e) {
       rollbackQuietly();
       throw e;
+    }
+  }
+
+  private int markPublished(String token, List<Long> ids) throws SQLException {
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "UPDATE "
+                + table
+                + " SET status = 'PUBLISHED', published_at = "
+                + dialect.now()
+                + ", claim_token = NULL, processing_until = NULL, last_error = NULL WHERE "
+                + dialect.idIn(ids.size())
+                + " AND claim_token = ?")) {
+      int next = dialect.bindIds(connection, ps, 1, ids);
+      dialect.bindToken(ps, next, token);
+      return ps.executeUpdate();
     }
   }
 

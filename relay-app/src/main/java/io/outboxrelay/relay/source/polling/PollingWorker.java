@@ -50,6 +50,10 @@ final class PollingWorker implements Runnable {
   private final Consumer<RelayFailure> onFatal;
   private volatile boolean running = true;
   private OutboxStore store;
+  private long nextExpiredCheck = System.nanoTime();
+
+  /** How often a worker also looks for expired leases (reading every leased row). */
+  private static final long EXPIRED_CHECK_NANOS = Duration.ofSeconds(1).toNanos();
 
   PollingWorker(
       String name,
@@ -99,25 +103,36 @@ final class PollingWorker implements Runnable {
           failures = 0;
           pause = found ? Duration.ZERO : config.interval();
         } catch (SQLException e) {
-          closeStore();
-          if (ErrorClassifier.classify(e) == Disposition.STOP) {
-            onFatal.accept(
-                new RelayFailure(
-                    "the database refused the relay ("
-                        + ErrorClassifier.describe(e)
-                        + "): check"
-                        + " the grants of source.user (see config/*/relay-grants.sql)",
-                    e));
-            return;
+          if (isRollback(e)) {
+            // A deadlock or serialization failure: the transaction was rolled back and the
+            // connection is fine; claims and finishes are safe to run again.
+            LOG.debug(
+                "[{}] {}: transaction rolled back ({}); retrying",
+                context,
+                name,
+                ErrorClassifier.describe(e));
+            pause = Duration.ofMillis(5 + ThreadLocalRandom.current().nextInt(20));
+          } else {
+            closeStore();
+            if (ErrorClassifier.classify(e) == Disposition.STOP) {
+              onFatal.accept(
+                  new RelayFailure(
+                      "the database refused the relay ("
+                          + ErrorClassifier.describe(e)
+                          + "): check"
+                          + " the grants of source.user (see config/*/relay-grants.sql)",
+                      e));
+              return;
+            }
+            pause = reconnectBackoff.delay(++failures);
+            LOG.warn(
+                "[{}] {}: database call failed ({}), attempt {}; retrying in {} ms",
+                context,
+                name,
+                ErrorClassifier.describe(e),
+                failures,
+                pause.toMillis());
           }
-          pause = reconnectBackoff.delay(++failures);
-          LOG.warn(
-              "[{}] {}: database call failed ({}), attempt {}; retrying in {} ms",
-              context,
-              name,
-              ErrorClassifier.describe(e),
-              failures,
-              pause.toMillis());
         } catch (RelayFailure e) {
           onFatal.accept(e);
           return;
@@ -144,8 +159,17 @@ final class PollingWorker implements Runnable {
   /** One claim-publish-finish cycle; true when it claimed anything. */
   boolean runOnce() throws SQLException, InterruptedException {
     long claimedAt = System.nanoTime();
+    boolean takeExpired = System.nanoTime() - nextExpiredCheck >= 0;
+    if (takeExpired) {
+      nextExpiredCheck = System.nanoTime() + EXPIRED_CHECK_NANOS;
+    }
     Claim claim =
-        store.claim(config.claimWindow(), config.batchSize(), config.lease(), config.maxAttempts());
+        store.claim(
+            config.claimWindow(),
+            config.batchSize(),
+            config.lease(),
+            config.maxAttempts(),
+            takeExpired);
     if (!claim.expiredToDead().isEmpty()) {
       claim.expiredToDead().forEach(id -> metrics.poison());
       LOG.error(
@@ -244,6 +268,10 @@ final class PollingWorker implements Runnable {
         }
         return store.finish(token, acknowledged, failures);
       } catch (SQLException e) {
+        if (isRollback(e)) {
+          Thread.sleep(5 + ThreadLocalRandom.current().nextInt(20)); // same connection, try again
+          continue;
+        }
         closeStore();
         Duration pause = reconnectBackoff.delay(++attempt);
         if (ErrorClassifier.classify(e) != Disposition.RETRY
@@ -260,6 +288,11 @@ final class PollingWorker implements Runnable {
         Thread.sleep(pause.toMillis());
       }
     }
+  }
+
+  private static boolean isRollback(SQLException e) {
+    return e instanceof java.sql.SQLTransactionRollbackException
+        || (e.getSQLState() != null && e.getSQLState().startsWith("40"));
   }
 
   private OutboxStore.Failure poison(ClaimedEvent c, Throwable error) {

@@ -70,6 +70,6 @@ final class PostgresDialect implements SqlDialect {
         + table
         + " WHERE status = 'PUBLISHED' AND published_at < "
         + nowMinus()
-        + " ORDER BY id LIMIT ?)";
+        + " ORDER BY published_at LIMIT ?)";
   }
 }

@@ -375,6 +375,39 @@ abstract class AbstractPollingContractIT {
   }
 
   @Test
+  void eventsBlockedBehindADeadEventNeverHoldBackOtherAggregates() throws Exception {
+    // More followers of a DEAD event than one claim window holds, all older than the rest: a
+    // claim that looked only at the oldest pending rows would find nothing to take, forever.
+    try (Connection c = db.app()) {
+      for (int i = 1; i <= 60; i++) {
+        OutboxWriter.writeTransaction(c, List.of(TestEvent.of("order", "stuck", i)));
+      }
+    }
+    db.admin(
+        "UPDATE outbox_events SET status = 'DEAD', last_error = 'poison (test)' WHERE id = (SELECT"
+            + " m.id FROM (SELECT MIN(id) AS id FROM outbox_events) m)");
+    Ledger ledger = ledger(RelaySettings.topicPrefix(name));
+    for (int i = 1; i <= 40; i++) {
+      write(ledger, List.of(TestEvent.of("order", "free-" + (i % 8), i)));
+    }
+    inProcess(
+        settings()
+            .with("polling.workers", "2")
+            .with("polling.batch.size", "5")
+            .with("polling.claim.window", "20"));
+    for (int i = 41; i <= 80; i++) {
+      write(ledger, List.of(TestEvent.of("order", "free-" + (i % 8), i)));
+    }
+
+    Ledger.Result result = awaitAll(ledger);
+    assertThat(result.lost()).as(result.summary()).isZero();
+    assertThat(result.outOfOrder()).as(result.summary()).isZero();
+    assertThat(result.unexpected()).as("nothing of aggregate 'stuck' reached Kafka").isZero();
+    assertThat(count("aggregate_id = 'stuck' AND status = 'PENDING'")).isEqualTo(59);
+    assertThat(count("aggregate_id = 'stuck' AND status = 'DEAD'")).isEqualTo(1);
+  }
+
+  @Test
   void publishesAnEventWhoseTransactionCommitsAfterHigherIdsWerePublished() throws Exception {
     Ledger ledger = ledger(RelaySettings.topicPrefix(name));
     inProcess(settings().with("polling.workers", "2"));

@@ -59,32 +59,42 @@ class ClaimQueryPlanIT {
               db.password())) {
         OutboxStore store =
             new OutboxStore(c, new MySqlDialect(), "outbox_events", Ordering.AGGREGATE, true);
-        String sql = store.pendingClaimSql().replaceFirst("\\?", "5000").replaceFirst("\\?", "100");
-
-        JsonNode plan;
-        try (Statement st = c.createStatement();
-            ResultSet rs = st.executeQuery("EXPLAIN FORMAT=JSON " + sql)) {
-          rs.next();
-          plan = JSON.readTree(rs.getString(1));
+        // A window reaching the end of the pending rows (unbounded) and one bounded by the
+        // window-end query (500 of the 2,000 pending rows).
+        long windowEnd = windowEnd(c, store, 500);
+        assertThat(windowEnd).isPositive();
+        for (String sql :
+            List.of(
+                bind(store.windowEndSql(), 0, 499),
+                bind(store.pendingClaimSql(), 0, Long.MAX_VALUE, 100),
+                bind(store.pendingClaimSql(), 0, windowEnd, 100))) {
+          JsonNode plan;
+          try (Statement st = c.createStatement();
+              ResultSet rs = st.executeQuery("EXPLAIN FORMAT=JSON " + sql)) {
+            rs.next();
+            plan = JSON.readTree(rs.getString(1));
+          }
+          c.rollback();
+          LOG.info("plan of {}: {}", sql, plan);
+          List<JsonNode> tables = new ArrayList<>();
+          collect(plan, "table", tables);
+          assertThat(tables).isNotEmpty();
+          assertThat(plan.toString())
+              .doesNotContain("\"filesort\"")
+              .doesNotContain("\"using_filesort\": true");
+          for (JsonNode t : tables) {
+            String name = t.path("table_name").asText();
+            String access = t.path("access_type").asText();
+            assertThat(access).as("access to %s", name).isNotEqualTo("ALL").isNotEqualTo("index");
+            assertThat(t.path("rows").asLong())
+                .as("rows examined in %s", name)
+                .isLessThan(PUBLISHED / 10);
+          }
+          assertThat(plan.toString()).contains("ix_outbox_events_status_id");
+          if (sql.contains("p.status")) {
+            assertThat(plan.toString()).contains("ix_outbox_events_aggregate");
+          }
         }
-        c.rollback();
-        LOG.info("claim plan: {}", plan);
-        List<JsonNode> tables = new ArrayList<>();
-        collect(plan, "table", tables);
-        assertThat(plan.toString())
-            .doesNotContain("\"filesort\"")
-            .doesNotContain("\"using_filesort\": true");
-        for (JsonNode t : tables) {
-          String name = t.path("table_name").asText();
-          String access = t.path("access_type").asText();
-          assertThat(access).as("access to %s", name).isNotEqualTo("ALL").isNotEqualTo("index");
-          assertThat(t.path("rows").asLong())
-              .as("rows examined in %s", name)
-              .isLessThan(PUBLISHED / 10);
-        }
-        assertThat(plan.toString())
-            .contains("ix_outbox_events_status_id")
-            .contains("ix_outbox_events_aggregate");
 
         // What a claim really locks: only the heads it returns, not the rows it looked at.
         c.setAutoCommit(false);
@@ -92,8 +102,9 @@ class ClaimQueryPlanIT {
         int returned = 0;
         long started = System.nanoTime();
         try (PreparedStatement ps = c.prepareStatement(store.pendingClaimSql())) {
-          ps.setInt(1, 5000);
-          ps.setInt(2, 100);
+          ps.setLong(1, 0);
+          ps.setLong(2, Long.MAX_VALUE);
+          ps.setInt(3, 100);
           try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
               returned++;
@@ -151,25 +162,57 @@ class ClaimQueryPlanIT {
               db.password())) {
         OutboxStore store =
             new OutboxStore(c, new PostgresDialect(), "outbox_events", Ordering.AGGREGATE, true);
-        String sql = store.pendingClaimSql().replaceFirst("\\?", "5000").replaceFirst("\\?", "100");
-        JsonNode plan;
-        try (Statement st = c.createStatement();
-            ResultSet rs = st.executeQuery("EXPLAIN (FORMAT JSON) " + sql)) {
-          rs.next();
-          plan = JSON.readTree(rs.getString(1));
+        long windowEnd = windowEnd(c, store, 500);
+        assertThat(windowEnd).isPositive();
+        for (String sql :
+            List.of(
+                bind(store.windowEndSql(), 0, 499),
+                bind(store.pendingClaimSql(), 0, Long.MAX_VALUE, 100),
+                bind(store.pendingClaimSql(), 0, windowEnd, 100))) {
+          JsonNode plan;
+          try (Statement st = c.createStatement();
+              ResultSet rs = st.executeQuery("EXPLAIN (FORMAT JSON) " + sql)) {
+            rs.next();
+            plan = JSON.readTree(rs.getString(1));
+          }
+          c.rollback();
+          LOG.info("plan of {}: {}", sql, plan);
+          List<JsonNode> nodes = new ArrayList<>();
+          collect(plan, "Node Type", nodes);
+          assertThat(nodes)
+              .extracting(n -> n.path("Node Type").asText())
+              .isNotEmpty()
+              .doesNotContain("Seq Scan", "Sort", "Incremental Sort");
+          assertThat(plan.toString()).contains("ix_outbox_events_status_id");
+          if (sql.contains("p.status")) {
+            assertThat(plan.toString()).contains("ix_outbox_events_aggregate");
+          }
         }
-        c.rollback();
-        LOG.info("claim plan: {}", plan);
-        List<JsonNode> nodes = new ArrayList<>();
-        collect(plan, "Node Type", nodes);
-        assertThat(nodes)
-            .extracting(n -> n.path("Node Type").asText())
-            .doesNotContain("Seq Scan", "Sort", "Incremental Sort");
-        assertThat(plan.toString())
-            .contains("ix_outbox_events_status_id")
-            .contains("ix_outbox_events_aggregate");
       }
     }
+  }
+
+  /** The last id of a window of {@code size} pending rows from the start, or -1 when shorter. */
+  private static long windowEnd(Connection c, OutboxStore store, int size) throws Exception {
+    try (PreparedStatement ps = c.prepareStatement(store.windowEndSql())) {
+      ps.setLong(1, 0);
+      ps.setInt(2, size - 1);
+      try (ResultSet rs = ps.executeQuery()) {
+        long end = rs.next() ? rs.getLong(1) : -1;
+        c.rollback();
+        return end;
+      }
+    }
+  }
+
+  /** The statement with its {@code ?} placeholders replaced by the values, for EXPLAIN. */
+  private static String bind(String sql, long... values) {
+    String bound = sql;
+    for (long v : values) {
+      bound = bound.replaceFirst("\\?", Long.toString(v));
+    }
+    assertThat(bound).doesNotContain("?");
+    return bound;
   }
 
   /** Collects every object node that has the given field. */
