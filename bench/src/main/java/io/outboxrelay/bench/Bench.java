@@ -6,21 +6,29 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * Runs the benchmarks and prints a table. Usage: {@code Bench [--only raw,cdc] [--events N] [--rate
- * R] [--seconds S] [--profile DIR]}. Run it on a quiet machine: figures of a machine that is also
- * running tests are meaningless.
+ * Runs the benchmarks and prints a table. Usage: {@code Bench [--only group,...] [--events N]
+ * [--rate R] [--seconds S] [--claim-events N] [--consumer-events N] [--profile DIR]}, groups {@link
+ * #GROUPS} (all by default). {@code --events} is the relay's backlog (raw, cdc, polling-drain),
+ * {@code --rate} and {@code --seconds} its steady load (cdc, polling-latency). Run it on a quiet
+ * machine: figures of a machine that is also running tests are meaningless.
  */
 public final class Bench {
+
+  static final List<String> GROUPS =
+      List.of("raw", "cdc", "polling-drain", "polling-latency", "claims", "idempotency");
 
   private Bench() {}
 
   public static void main(String[] args) throws Exception {
-    Set<String> only = Set.of("raw", "cdc");
+    Set<String> only = Set.copyOf(GROUPS);
     int events = 100_000;
+    int claimEvents = 20_000;
+    int consumerEvents = 20_000;
     int rate = 2_000;
     int seconds = 30;
     Map<String, String> relayEnv = new HashMap<>();
@@ -29,6 +37,8 @@ public final class Bench {
       switch (args[i]) {
         case "--only" -> only = Set.of(args[++i].split(","));
         case "--events" -> events = Integer.parseInt(args[++i]);
+        case "--claim-events" -> claimEvents = Integer.parseInt(args[++i]);
+        case "--consumer-events" -> consumerEvents = Integer.parseInt(args[++i]);
         case "--rate" -> rate = Integer.parseInt(args[++i]);
         case "--seconds" -> seconds = Integer.parseInt(args[++i]);
         case "--relay-heap" -> relayEnv.put("OUTBOX_RELAY_HEAP", args[++i]);
@@ -46,6 +56,9 @@ public final class Bench {
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
+    if (!GROUPS.containsAll(only)) {
+      throw new IllegalArgumentException("unknown group in --only " + only + "; groups: " + GROUPS);
+    }
     Path work = Files.createTempDirectory("outbox-bench");
     ResultTable table = new ResultTable();
     System.err.println("starting the local stack (private MariaDB with binlog, KRaft broker)...");
@@ -59,6 +72,24 @@ public final class Bench {
         System.err.println("CDC: backlog drain, steady-state latency, RSS and CPU...");
         new CdcBench(mariaDb, kafka, work, relayEnv, relaySettings)
             .run(table, events, rate, Duration.ofSeconds(seconds));
+      }
+      PollingSetup.Context polling =
+          new PollingSetup.Context(mariaDb, kafka, work, relayEnv, relaySettings);
+      if (only.contains("polling-drain")) {
+        System.err.println("polling: backlog drain with 1, 4 and 8 workers...");
+        new PollingDrainBench(polling).run(table, events);
+      }
+      if (only.contains("polling-latency")) {
+        System.err.println("polling: steady-state latency with 4 workers...");
+        new PollingLatencyBench(polling).run(table, rate, Duration.ofSeconds(seconds));
+      }
+      if (only.contains("claims")) {
+        System.err.println("claim strategies: naive vs SKIP LOCKED, 20 workers, no Kafka...");
+        new ClaimBench(mariaDb).run(table, claimEvents);
+      }
+      if (only.contains("idempotency")) {
+        System.err.println("consumers: idempotent vs plain, same business write...");
+        new IdempotencyBench(mariaDb, kafka).run(table, consumerEvents);
       }
     }
     System.out.println();

@@ -15,10 +15,15 @@ final class BenchEvents {
 
   private BenchEvents() {}
 
+  /** Event {@code n}: the aggregate types in turn, a random one of 2,000 aggregates of each. */
   static TestEvent next(long n) {
+    return next(n, AGGREGATE_TYPES.get((int) (n % AGGREGATE_TYPES.size())), AGGREGATES);
+  }
+
+  /** Event {@code n} of a random one of {@code aggregates} aggregates of {@code type}. */
+  static TestEvent next(long n, String type, int aggregates) {
     ThreadLocalRandom r = ThreadLocalRandom.current();
-    String type = AGGREGATE_TYPES.get((int) (n % AGGREGATE_TYPES.size()));
-    String aggregateId = type + "-" + r.nextInt(AGGREGATES);
+    String aggregateId = type + "-" + r.nextInt(aggregates);
     String payload =
         String.format(
             Locale.ROOT,

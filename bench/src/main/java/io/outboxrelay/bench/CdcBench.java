@@ -4,28 +4,13 @@ import io.outboxrelay.localstack.KafkaBroker;
 import io.outboxrelay.localstack.MariaDbServer;
 import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.testing.OutboxDatabase;
-import io.outboxrelay.relay.testing.OutboxWriter;
 import io.outboxrelay.relay.testing.RelayProcess;
 import io.outboxrelay.relay.testing.RelaySettings;
-import io.outboxrelay.relay.testing.TestEvent;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -86,19 +71,7 @@ final class CdcBench {
       first.process().terminate();
       first.waitFor(Duration.ofSeconds(60));
 
-      long insertStart = System.nanoTime();
-      try (Connection c = db.app()) {
-        for (int written = 0; written < backlog; written += 1000) {
-          OutboxWriter.writeTransaction(
-              c, BenchEvents.batch(written, Math.min(1000, backlog - written)));
-        }
-      }
-      double insertSeconds = (System.nanoTime() - insertStart) / 1e9;
-      LOG.info(
-          "backlog of {} events written in {} s ({} /s)",
-          backlog,
-          String.format("%.1f", insertSeconds),
-          Math.round(backlog / insertSeconds));
+      Backlog.write(db, 0, backlog);
 
       RelayProcess relay =
           RelayProcess.start(name, workDir, relayEnv, "run", "--config", config.toString());
@@ -112,17 +85,9 @@ final class CdcBench {
       }
       double drainSeconds = (System.nanoTime() - t0) / 1e9;
       double drainCpu = ProcessStats.cpuSeconds(pid) - cpuAtReady;
-      Map<String, Double> threads = ProcessStats.cpuByThread(pid);
-      StringBuilder breakdown = new StringBuilder("relay CPU during the drain by thread:");
-      threads.entrySet().stream()
-          .map(
-              e ->
-                  Map.entry(
-                      e.getKey(), e.getValue() - threadsAtReady.getOrDefault(e.getKey(), 0.0)))
-          .filter(e -> e.getValue() >= 0.05)
-          .sorted((a, b) -> Double.compare(b.getValue(), a.getValue()))
-          .forEach(e -> breakdown.append(String.format(" %s=%.2fs", e.getKey(), e.getValue())));
-      LOG.info("{}", breakdown);
+      LOG.info(
+          "relay CPU during the drain by thread:{}",
+          ProcessStats.cpuBreakdown(threadsAtReady, ProcessStats.cpuByThread(pid)));
       table.add(
           "CDC drain of a " + String.format("%,d", backlog) + "-event backlog",
           String.format("%,.0f events/s", backlog / drainSeconds),
@@ -138,12 +103,7 @@ final class CdcBench {
       // the relay runs; measured from the first insert to the last ack.
       double warmCpu0 = ProcessStats.cpuSeconds(pid);
       long burstStart = System.nanoTime();
-      try (Connection c = db.app()) {
-        for (int written = 0; written < backlog; written += 1000) {
-          OutboxWriter.writeTransaction(
-              c, BenchEvents.batch(backlog + written, Math.min(1000, backlog - written)));
-        }
-      }
+      Backlog.write(db, backlog, backlog);
       while (counter.count(topics) < 2L * backlog) {
         Thread.sleep(10);
       }
@@ -163,20 +123,22 @@ final class CdcBench {
         relay.waitFor(Duration.ofSeconds(60));
         return;
       }
-      Map<String, Long> commitMillis = steadyLoad(db, rate, duration);
+      long loadStart = System.nanoTime();
+      Map<String, Long> commitMillis = SteadyLoad.run(db, rate, duration);
+      double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
       long expected = backlog + (long) commitMillis.size();
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
       while (counter.count(topics) < expected && System.nanoTime() < deadline) {
         Thread.sleep(20);
       }
-      Percentiles latency = latencies(topics, commitMillis);
+      Percentiles latency = LatencyReader.read(kafka.bootstrapServers(), topics, commitMillis);
       table.add(
           "CDC latency commit -> Kafka ack at " + String.format("%,d", rate) + " events/s",
           String.format("p50 %.0f ms, p99 %.0f ms", latency.p50(), latency.p99()),
           "p99 <= 50 ms",
           String.format(
-              "%,d events over %d s, max %.0f ms",
-              latency.count(), duration.toSeconds(), latency.max()));
+              "%,d events in %.1f s (%,.0f events/s achieved), max %.0f ms",
+              latency.count(), loadSeconds, commitMillis.size() / loadSeconds, latency.max()));
       table.add(
           "CDC relay peak RSS",
           String.format("%.0f MiB", ProcessStats.statusMiB(pid, "VmHWM")),
@@ -194,74 +156,5 @@ final class CdcBench {
       relay.process().terminate();
       relay.waitFor(Duration.ofSeconds(60));
     }
-  }
-
-  /** Writes at {@code rate} events/s, one event per transaction, from four threads. */
-  private static Map<String, Long> steadyLoad(OutboxDatabase db, int rate, Duration duration)
-      throws Exception {
-    int threads = 4;
-    Map<String, Long> commitMillis = new ConcurrentHashMap<>();
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    List<Future<?>> futures = new ArrayList<>();
-    long perThread = rate * duration.toSeconds() / threads;
-    double intervalNanos = 1e9 * threads / rate;
-    for (int t = 0; t < threads; t++) {
-      int thread = t;
-      futures.add(
-          pool.submit(
-              () -> {
-                long start = System.nanoTime() + (long) (intervalNanos * thread / threads);
-                try (Connection c = db.app()) {
-                  for (long i = 0; i < perThread; i++) {
-                    long due = start + (long) (i * intervalNanos);
-                    long wait = due - System.nanoTime();
-                    if (wait > 0) {
-                      TimeUnit.NANOSECONDS.sleep(wait);
-                    }
-                    TestEvent e = BenchEvents.next(i);
-                    OutboxWriter.writeTransaction(c, List.of(e));
-                    commitMillis.put(e.eventId(), System.currentTimeMillis());
-                  }
-                }
-                return null;
-              }));
-    }
-    for (Future<?> f : futures) {
-      f.get();
-    }
-    pool.shutdown();
-    return commitMillis;
-  }
-
-  /** Latency of each timed event: the broker's append time minus the commit time. */
-  private Percentiles latencies(List<String> topics, Map<String, Long> commitMillis) {
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
-    double[] values = new double[commitMillis.size()];
-    int n = 0;
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
-      List<TopicPartition> partitions = new ArrayList<>();
-      for (String t : topics) {
-        consumer
-            .partitionsFor(t)
-            .forEach(i -> partitions.add(new TopicPartition(t, i.partition())));
-      }
-      consumer.assign(partitions);
-      consumer.seekToBeginning(partitions);
-      Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-      while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-          String id = new String(r.headers().lastHeader("id").value(), StandardCharsets.UTF_8);
-          Long committed = commitMillis.get(id);
-          if (committed != null) {
-            values[n++] = r.timestamp() - committed;
-          }
-        }
-      }
-    }
-    return Percentiles.of(java.util.Arrays.copyOf(values, n));
   }
 }

@@ -46,6 +46,24 @@ final class ProcessStats {
     return byName;
   }
 
+  /**
+   * The CPU seconds each thread name used between two {@link #cpuByThread} readings, largest first,
+   * leaving out threads that used less than 0.05 s: e.g. {@code " worker-N=1.20s kafka-N=0.40s"}.
+   */
+  static String cpuBreakdown(
+      java.util.Map<String, Double> before, java.util.Map<String, Double> after) {
+    StringBuilder breakdown = new StringBuilder();
+    after.entrySet().stream()
+        .map(
+            e ->
+                java.util.Map.entry(
+                    e.getKey(), e.getValue() - before.getOrDefault(e.getKey(), 0.0)))
+        .filter(e -> e.getValue() >= 0.05)
+        .sorted((a, b) -> Double.compare(b.getValue(), a.getValue()))
+        .forEach(e -> breakdown.append(String.format(" %s=%.2fs", e.getKey(), e.getValue())));
+    return breakdown.toString();
+  }
+
   /** A field of /proc/<pid>/status in MiB, e.g. VmHWM (peak RSS) or VmRSS. */
   static double statusMiB(long pid, String field) {
     try {

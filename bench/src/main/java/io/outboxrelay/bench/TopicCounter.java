@@ -28,13 +28,16 @@ final class TopicCounter implements AutoCloseable {
 
   /** Creates topics whose record timestamps are the broker's append time (the ack time). */
   void createLogAppendTimeTopics(List<String> topics, int partitions) throws Exception {
+    createTopics(topics, partitions, Map.of("message.timestamp.type", "LogAppendTime"));
+  }
+
+  /** Creates topics with one replica and the given topic configs. */
+  void createTopics(List<String> topics, int partitions, Map<String, String> configs)
+      throws Exception {
     admin
         .createTopics(
             topics.stream()
-                .map(
-                    t ->
-                        new NewTopic(t, partitions, (short) 1)
-                            .configs(Map.of("message.timestamp.type", "LogAppendTime")))
+                .map(t -> new NewTopic(t, partitions, (short) 1).configs(configs))
                 .toList())
         .all()
         .get();
