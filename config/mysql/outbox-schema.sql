@@ -22,9 +22,9 @@ CREATE TABLE outbox_events (
   -- Polling mode (a CDC-only deployment can leave these three out):
   -- claims walk due rows of one status in id order, never touching PUBLISHED rows;
   KEY ix_outbox_events_status_id (status, id),
-  -- "is this aggregate's previous event done?" reads one index entry, not the aggregate's history
-  -- (no status column here: a status change does not touch this index);
-  KEY ix_outbox_events_aggregate (aggregate_type, aggregate_id, id),
+  -- "is this the aggregate's oldest unpublished event?" reads a few entries of one status, never
+  -- the aggregate's published history;
+  KEY ix_outbox_events_aggregate (aggregate_type, aggregate_id, status, id),
   -- retention deletes old PUBLISHED rows by published_at (set once, so this index changes once).
   KEY ix_outbox_events_published_at (published_at)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;

@@ -21,9 +21,9 @@ CREATE TABLE outbox_events (
 );
 -- Claims walk due rows of one status in id order, never touching PUBLISHED rows.
 CREATE INDEX ix_outbox_events_status_id ON outbox_events (status, id);
--- "Is this aggregate's previous event done?" reads one index entry, not the aggregate's history
--- (no status column here: a status change does not touch this index).
-CREATE INDEX ix_outbox_events_aggregate ON outbox_events (aggregate_type, aggregate_id, id);
+-- "Is this the aggregate's oldest unpublished event?" reads a few entries of one status, never the
+-- aggregate's published history.
+CREATE INDEX ix_outbox_events_aggregate ON outbox_events (aggregate_type, aggregate_id, status, id);
 -- Retention deletes old PUBLISHED rows by published_at (set once, so this index changes once).
 CREATE INDEX ix_outbox_events_published_at ON outbox_events (published_at);
 

@@ -5,5 +5,5 @@
 ALTER TABLE outbox_events
   ADD COLUMN last_error VARCHAR(1000) NULL,
   ADD INDEX ix_outbox_events_status_id (status, id),
-  ADD INDEX ix_outbox_events_aggregate (aggregate_type, aggregate_id, id),
+  ADD INDEX ix_outbox_events_aggregate (aggregate_type, aggregate_id, status, id),
   ADD INDEX ix_outbox_events_published_at (published_at);

@@ -3,5 +3,5 @@
 -- each statement on its own (not inside a transaction block).
 ALTER TABLE outbox_events ADD COLUMN last_error varchar(1000) NULL;
 CREATE INDEX CONCURRENTLY ix_outbox_events_status_id ON outbox_events (status, id);
-CREATE INDEX CONCURRENTLY ix_outbox_events_aggregate ON outbox_events (aggregate_type, aggregate_id, id);
+CREATE INDEX CONCURRENTLY ix_outbox_events_aggregate ON outbox_events (aggregate_type, aggregate_id, status, id);
 CREATE INDEX CONCURRENTLY ix_outbox_events_published_at ON outbox_events (published_at);

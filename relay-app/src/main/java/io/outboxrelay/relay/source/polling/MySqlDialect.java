@@ -60,6 +60,11 @@ final class MySqlDialect implements SqlDialect {
   }
 
   @Override
+  public String pendingClaimIndexHint() {
+    return " FORCE INDEX (ix_outbox_events_status_id)";
+  }
+
+  @Override
   public String forUpdateSkipLocked() {
     return "FOR UPDATE SKIP LOCKED";
   }

@@ -20,14 +20,10 @@ import java.util.UUID;
  *
  * <p>Claims take only <em>due</em> rows: {@code PENDING} rows whose {@code next_attempt_at} has
  * passed, and {@code PROCESSING} rows whose lease ({@code processing_until}) has expired. With
- * {@link Ordering#AGGREGATE} they also take only an aggregate's <em>head</em>: a row whose previous
- * row of the same aggregate (the next lower id) is {@code PUBLISHED} (or {@code DEAD}, when a dead
- * event does not block its aggregate), or that has no previous row. Looking at the previous row
- * alone is enough because a row is only ever claimed once its previous row is done, so "the
- * previous row is done" implies "every earlier row is done". The exception is a row that a
- * transaction committed late, with a lower id than rows of its aggregate already published: it is
- * published as soon as it is seen, rows written after it wait for it, but rows committed while it
- * was invisible may go before it (no relay could have waited for a row nobody could see).
+ * {@link Ordering#AGGREGATE} they also take only an aggregate's <em>head</em>: a row with no
+ * earlier (lower id) row of its aggregate that is unpublished ({@code PENDING}, {@code PROCESSING},
+ * or {@code DEAD} when a dead event blocks its aggregate). For a pending row that is: it is the
+ * aggregate's lowest pending row, and no lower row of the aggregate is leased or dead.
  *
  * <p>A claim looks at one <em>window</em> of at most {@code window} pending rows in id order,
  * starting after this store's cursor. A full batch keeps the cursor (the window may hold more);
@@ -73,15 +69,22 @@ final class OutboxStore {
             + prefixed(dialect.payloadText())
             + ", e.created_at, e.attempts, "
             + dialect.now();
-    String head =
-        ordering == Ordering.AGGREGATE
-            ? " AND COALESCE((SELECT p.status FROM "
+    // The head checks read the aggregate's index (aggregate_type, aggregate_id, status, id) one
+    // status at a time, so each reads the few rows of that status, never the aggregate's history:
+    // "lowest pending id" is one index entry, and PROCESSING and DEAD rows are rare.
+    boolean ordered = ordering == Ordering.AGGREGATE;
+    String notAfterDead = deadBlocksAggregate ? notAfter(table, "DEAD") : "";
+    String pendingHead =
+        ordered
+            ? " AND e.id = (SELECT p.id FROM "
                 + table
-                + " p WHERE p.aggregate_type = e.aggregate_type AND p.aggregate_id ="
-                + " e.aggregate_id AND p.id < e.id ORDER BY p.id DESC LIMIT 1), 'PUBLISHED') IN ("
-                + (deadBlocksAggregate ? "'PUBLISHED'" : "'PUBLISHED', 'DEAD'")
-                + ")"
+                + " p WHERE p.aggregate_type = e.aggregate_type AND p.aggregate_id = e.aggregate_id"
+                + " AND p.status = 'PENDING' ORDER BY p.id LIMIT 1)"
+                + notAfter(table, "PROCESSING")
+                + notAfterDead
             : "";
+    String expiredHead =
+        ordered ? notAfter(table, "PENDING") + notAfter(table, "PROCESSING") + notAfterDead : "";
     this.windowEnd =
         "SELECT id FROM "
             + table
@@ -91,10 +94,12 @@ final class OutboxStore {
             + columns
             + " FROM "
             + table
-            + " e WHERE e.status = 'PENDING' AND e.id > ? AND e.id <= ?"
+            + " e"
+            + dialect.pendingClaimIndexHint()
+            + " WHERE e.status = 'PENDING' AND e.id > ? AND e.id <= ?"
             + " AND e.next_attempt_at <= "
             + dialect.now()
-            + head
+            + pendingHead
             + " ORDER BY e.id LIMIT ? "
             + dialect.forUpdateSkipLocked();
     this.expiredClaim =
@@ -105,9 +110,19 @@ final class OutboxStore {
             + " e WHERE e.status = 'PROCESSING'"
             + " AND e.processing_until < "
             + dialect.now()
-            + head
+            + expiredHead
             + " ORDER BY e.id LIMIT ? "
             + dialect.forUpdateSkipLocked();
+  }
+
+  /** No row of the aggregate with this status comes before {@code e}. */
+  private static String notAfter(String table, String status) {
+    return " AND NOT EXISTS (SELECT 1 FROM "
+        + table
+        + " p WHERE p.aggregate_type = e.aggregate_type AND p.aggregate_id = e.aggregate_id"
+        + " AND p.status = '"
+        + status
+        + "' AND p.id < e.id)";
   }
 
   private static String prefixed(String column) {

@@ -38,6 +38,9 @@ final class PollingPreflight {
           "published_at",
           "last_error");
 
+  /** The index the claim of pending rows names (see {@link SqlDialect#pendingClaimIndexHint}). */
+  static final String CLAIM_INDEX = "ix_outbox_events_status_id";
+
   private PollingPreflight() {}
 
   static List<String> check(Connection c, SourceConfig source, PollingConfig polling)
@@ -96,6 +99,27 @@ final class PollingPreflight {
               + "/migrations/001-add-last-error.sql");
     } else if (!missing.isEmpty()) {
       problems.add("table " + table + " lacks columns " + missing + ": create it as in " + ddl);
+    }
+    if (source.flavor() != SourceFlavor.POSTGRESQL) {
+      // The claim names this index in a hint; without it every claim would fail.
+      Set<String> indexes = new TreeSet<>();
+      try (ResultSet rs = meta.getIndexInfo(catalog, null, table, false, true)) {
+        while (rs.next()) {
+          String index = rs.getString("INDEX_NAME");
+          if (index != null) {
+            indexes.add(index.toLowerCase(Locale.ROOT));
+          }
+        }
+      }
+      if (!indexes.contains(CLAIM_INDEX)) {
+        problems.add(
+            "table "
+                + table
+                + " has no index "
+                + CLAIM_INDEX
+                + " (status, id), which polling claims walk: add it and"
+                + " ix_outbox_events_aggregate as in config/mysql/migrations/001-add-last-error.sql");
+      }
     }
     if (missing.isEmpty()) {
       checkWrite(

@@ -58,6 +58,11 @@ final class PostgresDialect implements SqlDialect {
   }
 
   @Override
+  public String pendingClaimIndexHint() {
+    return ""; // the planner picks (status, id) by itself
+  }
+
+  @Override
   public String forUpdateSkipLocked() {
     return "FOR UPDATE OF e SKIP LOCKED";
   }

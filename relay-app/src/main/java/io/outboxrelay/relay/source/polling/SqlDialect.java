@@ -44,6 +44,14 @@ interface SqlDialect {
   /** Binds a claim token. */
   void bindToken(PreparedStatement ps, int index, String token) throws SQLException;
 
+  /**
+   * What follows {@code FROM <table> e} in the claim of pending rows: on MariaDB/MySQL, an index
+   * hint that makes it walk only the pending rows of its window ({@code
+   * ix_outbox_events_status_id}), where the optimizer would otherwise often range-scan the primary
+   * key over every row of the window, leased and published ones included, and lock them as it goes.
+   */
+  String pendingClaimIndexHint();
+
   /** The locking clause of a claim query over table alias {@code e}. */
   String forUpdateSkipLocked();
 

@@ -72,9 +72,11 @@ class PollingStartupChecksIT {
   }
 
   @Test
-  void explainsTheMigrationWhenTheTableLacksLastError() {
+  void explainsTheMigrationWhenTheTableLacksLastErrorAndTheClaimIndex() {
     try (OutboxDatabase db = database()) {
-      db.admin("ALTER TABLE outbox_events DROP COLUMN last_error");
+      db.admin(
+          "ALTER TABLE outbox_events DROP COLUMN last_error",
+          "ALTER TABLE outbox_events DROP INDEX ix_outbox_events_status_id");
       Path config =
           RelaySettings.polling(db, LocalStack.shared().kafka().bootstrapServers(), "nolasterror")
               .writeTo(dir.resolve("old.properties"));
@@ -82,7 +84,10 @@ class PollingStartupChecksIT {
       RelayProcess relay = exits("nolasterror", 2, "run", "--config", config.toString());
 
       assertThat(relay.log())
-          .contains("startup check failed: table outbox_events has no last_error column")
+          .contains("table outbox_events has no last_error column")
+          .contains(
+              "table outbox_events has no index ix_outbox_events_status_id (status, id), which"
+                  + " polling claims walk")
           .contains("config/mysql/migrations/001-add-last-error.sql");
     }
   }
