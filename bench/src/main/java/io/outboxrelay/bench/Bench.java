@@ -28,7 +28,7 @@ public final class Bench {
     Set<String> only = Set.copyOf(GROUPS);
     int events = 100_000;
     int claimEvents = 20_000;
-    int consumerEvents = 20_000;
+    int consumerEvents = 10_000;
     int rate = 2_000;
     int seconds = 30;
     Map<String, String> relayEnv = new HashMap<>();
@@ -69,6 +69,7 @@ public final class Bench {
         RawProducerBench.run(kafka.bootstrapServers(), events, table);
       }
       if (only.contains("cdc")) {
+        Quiet.await(mariaDb, "cdc");
         System.err.println("CDC: backlog drain, steady-state latency, RSS and CPU...");
         new CdcBench(mariaDb, kafka, work, relayEnv, relaySettings)
             .run(table, events, rate, Duration.ofSeconds(seconds));
@@ -76,18 +77,22 @@ public final class Bench {
       PollingSetup.Context polling =
           new PollingSetup.Context(mariaDb, kafka, work, relayEnv, relaySettings);
       if (only.contains("polling-drain")) {
+        Quiet.await(mariaDb, "polling-drain");
         System.err.println("polling: backlog drain with 1, 4 and 8 workers...");
         new PollingDrainBench(polling).run(table, events);
       }
       if (only.contains("polling-latency")) {
+        Quiet.await(mariaDb, "polling-latency");
         System.err.println("polling: steady-state latency with 4 workers...");
         new PollingLatencyBench(polling).run(table, rate, Duration.ofSeconds(seconds));
       }
       if (only.contains("claims")) {
+        Quiet.await(mariaDb, "claims");
         System.err.println("claim strategies: naive vs SKIP LOCKED, 20 workers, no Kafka...");
         new ClaimBench(mariaDb).run(table, claimEvents);
       }
       if (only.contains("idempotency")) {
+        Quiet.await(mariaDb, "idempotency");
         System.err.println("consumers: idempotent vs plain, same business write...");
         new IdempotencyBench(mariaDb, kafka).run(table, consumerEvents);
       }

@@ -36,6 +36,7 @@ final class PollingDrainBench {
   void run(ResultTable table, int events) throws Exception {
     List<Drain> drains = new ArrayList<>();
     for (int workers : WORKERS) {
+      Quiet.await(context.mariaDb(), "the drain with " + workers + " workers");
       Drain d = drain(workers, events);
       drains.add(d);
       table.add(
