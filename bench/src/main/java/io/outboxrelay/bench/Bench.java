@@ -12,10 +12,11 @@ import java.util.Set;
 
 /**
  * Runs the benchmarks and prints a table. Usage: {@code Bench [--only group,...] [--events N]
- * [--rate R] [--seconds S] [--claim-events N] [--consumer-events N] [--profile DIR]}, groups {@link
- * #GROUPS} (all by default). {@code --events} is the relay's backlog (raw, cdc, polling-drain),
- * {@code --rate} and {@code --seconds} its steady load (cdc, polling-latency). Run it on a quiet
- * machine: figures of a machine that is also running tests are meaningless.
+ * [--rate R] [--seconds S] [--claim-events N] [--consumer-events N] [--binlog-row-image
+ * FULL|MINIMAL] [--profile DIR]}, groups {@link #GROUPS} (all by default). {@code --events} is the
+ * relay's backlog (raw, cdc, polling-drain), {@code --rate} and {@code --seconds} its steady load
+ * (cdc, polling-latency). Run it on a quiet machine: figures of a machine that is also running
+ * tests are meaningless.
  */
 public final class Bench {
 
@@ -31,6 +32,7 @@ public final class Bench {
     int consumerEvents = 10_000;
     int rate = 2_000;
     int seconds = 30;
+    String rowImage = "FULL";
     Map<String, String> relayEnv = new HashMap<>();
     Map<String, String> relaySettings = new HashMap<>();
     for (int i = 0; i < args.length; i++) {
@@ -41,6 +43,7 @@ public final class Bench {
         case "--consumer-events" -> consumerEvents = Integer.parseInt(args[++i]);
         case "--rate" -> rate = Integer.parseInt(args[++i]);
         case "--seconds" -> seconds = Integer.parseInt(args[++i]);
+        case "--binlog-row-image" -> rowImage = args[++i].toUpperCase(java.util.Locale.ROOT);
         case "--relay-heap" -> relayEnv.put("OUTBOX_RELAY_HEAP", args[++i]);
         case "--relay-java-opts" -> relayEnv.put("JAVA_OPTS", args[++i]);
         case "--relay-set" -> {
@@ -62,7 +65,8 @@ public final class Bench {
     Path work = Files.createTempDirectory("outbox-bench");
     ResultTable table = new ResultTable();
     System.err.println("starting the local stack (private MariaDB with binlog, KRaft broker)...");
-    try (MariaDbServer mariaDb = MariaDbServer.builder().bufferPoolSize("512M").start();
+    try (MariaDbServer mariaDb =
+            MariaDbServer.builder().bufferPoolSize("512M").binlogRowImage(rowImage).start();
         KafkaBroker kafka = KafkaBroker.builder().heap("768m").start()) {
       if (only.contains("raw")) {
         System.err.println("raw KafkaProducer baseline...");

@@ -65,6 +65,11 @@ final class MySqlDialect implements SqlDialect {
   }
 
   @Override
+  public String aggregateIndexHint() {
+    return " FORCE INDEX (ix_outbox_events_aggregate)";
+  }
+
+  @Override
   public String forUpdateSkipLocked() {
     return "FOR UPDATE SKIP LOCKED";
   }

@@ -73,18 +73,19 @@ final class OutboxStore {
     // status at a time, so each reads the few rows of that status, never the aggregate's history:
     // "lowest pending id" is one index entry, and PROCESSING and DEAD rows are rare.
     boolean ordered = ordering == Ordering.AGGREGATE;
-    String notAfterDead = deadBlocksAggregate ? notAfter(table, "DEAD") : "";
+    String p = table + " p" + dialect.aggregateIndexHint();
+    String notAfterDead = deadBlocksAggregate ? notAfter(p, "DEAD") : "";
     String pendingHead =
         ordered
             ? " AND e.id = (SELECT p.id FROM "
-                + table
-                + " p WHERE p.aggregate_type = e.aggregate_type AND p.aggregate_id = e.aggregate_id"
+                + p
+                + " WHERE p.aggregate_type = e.aggregate_type AND p.aggregate_id = e.aggregate_id"
                 + " AND p.status = 'PENDING' ORDER BY p.id LIMIT 1)"
-                + notAfter(table, "PROCESSING")
+                + notAfter(p, "PROCESSING")
                 + notAfterDead
             : "";
     String expiredHead =
-        ordered ? notAfter(table, "PENDING") + notAfter(table, "PROCESSING") + notAfterDead : "";
+        ordered ? notAfter(p, "PENDING") + notAfter(p, "PROCESSING") + notAfterDead : "";
     this.windowEnd =
         "SELECT id FROM "
             + table
@@ -115,11 +116,11 @@ final class OutboxStore {
             + dialect.forUpdateSkipLocked();
   }
 
-  /** No row of the aggregate with this status comes before {@code e}. */
-  private static String notAfter(String table, String status) {
+  /** No row of the aggregate with this status comes before {@code e}; {@code p} names the table. */
+  private static String notAfter(String p, String status) {
     return " AND NOT EXISTS (SELECT 1 FROM "
-        + table
-        + " p WHERE p.aggregate_type = e.aggregate_type AND p.aggregate_id = e.aggregate_id"
+        + p
+        + " WHERE p.aggregate_type = e.aggregate_type AND p.aggregate_id = e.aggregate_id"
         + " AND p.status = '"
         + status
         + "' AND p.id < e.id)";

@@ -1,5 +1,6 @@
 package io.outboxrelay.relay.source.polling;
 
+import io.outboxrelay.relay.config.Ordering;
 import io.outboxrelay.relay.config.PollingConfig;
 import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.config.SourceFlavor;
@@ -40,6 +41,9 @@ final class PollingPreflight {
 
   /** The index the claim of pending rows names (see {@link SqlDialect#pendingClaimIndexHint}). */
   static final String CLAIM_INDEX = "ix_outbox_events_status_id";
+
+  /** The index the head checks name (see {@link SqlDialect#aggregateIndexHint}). */
+  static final String AGGREGATE_INDEX = "ix_outbox_events_aggregate";
 
   private PollingPreflight() {}
 
@@ -101,7 +105,7 @@ final class PollingPreflight {
       problems.add("table " + table + " lacks columns " + missing + ": create it as in " + ddl);
     }
     if (source.flavor() != SourceFlavor.POSTGRESQL) {
-      // The claim names this index in a hint; without it every claim would fail.
+      // The claim names these indexes in hints; without them every claim would fail.
       Set<String> indexes = new TreeSet<>();
       try (ResultSet rs = meta.getIndexInfo(catalog, null, table, false, true)) {
         while (rs.next()) {
@@ -117,8 +121,17 @@ final class PollingPreflight {
                 + table
                 + " has no index "
                 + CLAIM_INDEX
-                + " (status, id), which polling claims walk: add it and"
-                + " ix_outbox_events_aggregate as in config/mysql/migrations/001-add-last-error.sql");
+                + " (status, id), which polling claims walk: add it as in"
+                + " config/mysql/migrations/001-add-last-error.sql");
+      }
+      if (polling.ordering() == Ordering.AGGREGATE && !indexes.contains(AGGREGATE_INDEX)) {
+        problems.add(
+            "table "
+                + table
+                + " has no index "
+                + AGGREGATE_INDEX
+                + " (aggregate_type, aggregate_id, status, id), which the ordering checks read:"
+                + " add it as in config/mysql/migrations/001-add-last-error.sql");
       }
     }
     if (missing.isEmpty()) {

@@ -63,6 +63,11 @@ final class PostgresDialect implements SqlDialect {
   }
 
   @Override
+  public String aggregateIndexHint() {
+    return "";
+  }
+
+  @Override
   public String forUpdateSkipLocked() {
     return "FOR UPDATE OF e SKIP LOCKED";
   }

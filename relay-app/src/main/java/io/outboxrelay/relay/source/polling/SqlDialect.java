@@ -52,6 +52,14 @@ interface SqlDialect {
    */
   String pendingClaimIndexHint();
 
+  /**
+   * What follows {@code FROM <table> p} in the head checks: on MariaDB/MySQL, an index hint for
+   * {@code ix_outbox_events_aggregate}. Measured: without it the optimizer answers "is there a
+   * lower PROCESSING row of this aggregate?" from {@code (status, id)}, reading every leased row
+   * for every candidate, which took a third of the database's CPU in a drain.
+   */
+  String aggregateIndexHint();
+
   /** The locking clause of a claim query over table alias {@code e}. */
   String forUpdateSkipLocked();
 

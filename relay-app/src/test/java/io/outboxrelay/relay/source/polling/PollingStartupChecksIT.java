@@ -72,11 +72,12 @@ class PollingStartupChecksIT {
   }
 
   @Test
-  void explainsTheMigrationWhenTheTableLacksLastErrorAndTheClaimIndex() {
+  void explainsTheMigrationWhenTheTableLacksLastErrorAndTheClaimIndexes() {
     try (OutboxDatabase db = database()) {
       db.admin(
           "ALTER TABLE outbox_events DROP COLUMN last_error",
-          "ALTER TABLE outbox_events DROP INDEX ix_outbox_events_status_id");
+          "ALTER TABLE outbox_events DROP INDEX ix_outbox_events_status_id",
+          "ALTER TABLE outbox_events DROP INDEX ix_outbox_events_aggregate");
       Path config =
           RelaySettings.polling(db, LocalStack.shared().kafka().bootstrapServers(), "nolasterror")
               .writeTo(dir.resolve("old.properties"));
@@ -88,6 +89,9 @@ class PollingStartupChecksIT {
           .contains(
               "table outbox_events has no index ix_outbox_events_status_id (status, id), which"
                   + " polling claims walk")
+          .contains(
+              "table outbox_events has no index ix_outbox_events_aggregate (aggregate_type,"
+                  + " aggregate_id, status, id), which the ordering checks read")
           .contains("config/mysql/migrations/001-add-last-error.sql");
     }
   }
