@@ -2,7 +2,7 @@ package io.outboxrelay.bench;
 
 import io.outboxrelay.localstack.KafkaBroker;
 import io.outboxrelay.localstack.MariaDbServer;
-import io.outboxrelay.relay.testing.ProjectFiles;
+import io.outboxrelay.localstack.ProjectFiles;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -36,7 +36,8 @@ final class PollingDrainBench {
   void run(ResultTable table, int events) throws Exception {
     List<Drain> drains = new ArrayList<>();
     for (int workers : WORKERS) {
-      Quiet.await(context.mariaDb(), "the drain with " + workers + " workers");
+      Quiet.await(
+          context.mariaDb(), "the drain with " + workers + (workers == 1 ? " worker" : " workers"));
       Drain d = drain(workers, events);
       drains.add(d);
       table.add(

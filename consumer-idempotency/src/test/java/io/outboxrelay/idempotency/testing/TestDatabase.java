@@ -1,6 +1,7 @@
 package io.outboxrelay.idempotency.testing;
 
 import io.outboxrelay.idempotency.Dialect;
+import io.outboxrelay.localstack.ProjectFiles;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

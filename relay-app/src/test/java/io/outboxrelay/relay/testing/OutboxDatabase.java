@@ -1,5 +1,6 @@
 package io.outboxrelay.relay.testing;
 
+import io.outboxrelay.localstack.ProjectFiles;
 import io.outboxrelay.relay.config.SourceFlavor;
 import java.sql.Connection;
 import java.sql.DriverManager;

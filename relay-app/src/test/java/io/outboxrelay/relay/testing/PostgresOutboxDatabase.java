@@ -2,6 +2,7 @@ package io.outboxrelay.relay.testing;
 
 import io.outboxrelay.localstack.PostgresDatabase;
 import io.outboxrelay.localstack.PostgresService;
+import io.outboxrelay.localstack.ProjectFiles;
 import io.outboxrelay.relay.config.SourceFlavor;
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -1,6 +1,7 @@
 package io.outboxrelay.relay.testing;
 
 import io.outboxrelay.localstack.ChildProcess;
+import io.outboxrelay.localstack.ProjectFiles;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

@@ -296,8 +296,11 @@ final class PollingWorker implements Runnable {
   }
 
   private OutboxStore.Failure poison(ClaimedEvent c, Throwable error) {
+    return dead(c, ErrorClassifier.describe(error));
+  }
+
+  private OutboxStore.Failure dead(ClaimedEvent c, String reason) {
     metrics.poison();
-    String reason = ErrorClassifier.describe(error);
     LOG.error(
         "[{}] {}: event_id={} (id {}) is DEAD: {}",
         context,
@@ -310,17 +313,9 @@ final class PollingWorker implements Runnable {
 
   private OutboxStore.Failure retry(ClaimedEvent c, String reason) {
     if (c.attempt() >= config.maxAttempts()) {
-      metrics.poison();
-      String dead =
-          "failed " + c.attempt() + " of " + config.maxAttempts() + " attempts; last: " + reason;
-      LOG.error(
-          "[{}] {}: event_id={} (id {}) is DEAD: {}",
-          context,
-          name,
-          c.event().eventId(),
-          c.event().id(),
-          dead);
-      return new OutboxStore.Failure(c.event().id(), OutboxStore.Failure.Kind.DEAD, null, dead);
+      return dead(
+          c,
+          "failed " + c.attempt() + " of " + config.maxAttempts() + " attempts; last: " + reason);
     }
     metrics.retry();
     Duration pause = retryBackoff.delay(c.attempt());

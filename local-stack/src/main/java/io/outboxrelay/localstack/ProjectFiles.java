@@ -1,4 +1,4 @@
-package io.outboxrelay.idempotency.testing;
+package io.outboxrelay.localstack;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -8,7 +8,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Files of the project that tests use as they are: the DDL under config/. */
+/**
+ * Files of this project that tests, the demo and the benchmark use as they are: the DDL and grants
+ * under config/, and the relay distribution built by {@code mvn package}. Found from the working
+ * directory, which must be inside the project.
+ */
 public final class ProjectFiles {
 
   private ProjectFiles() {}
@@ -26,10 +30,19 @@ public final class ProjectFiles {
     return p;
   }
 
+  /** The relay launcher of the built distribution (mvn package builds it). */
+  public static Path relayLauncher() {
+    Path launcher = root().resolve("relay-app/target/dist/outbox-relay/bin/outbox-relay");
+    if (!Files.isExecutable(launcher)) {
+      throw new IllegalStateException(launcher + " is missing: run mvn package first");
+    }
+    return launcher;
+  }
+
   /**
    * The statements of an SQL file under config/, comments removed.
    *
-   * @param relative e.g. {@code config/mysql/processed-events.sql}
+   * @param relative e.g. {@code config/mysql/outbox-schema.sql}
    * @return the statements, without the trailing semicolons
    */
   public static List<String> sqlStatements(String relative) {
