@@ -13,19 +13,18 @@ CREATE TABLE outbox_events (
                    CHECK (status IN ('PENDING', 'PROCESSING', 'PUBLISHED', 'DEAD')),
   attempts         integer      NOT NULL DEFAULT 0,
   next_attempt_at  timestamptz  NOT NULL DEFAULT clock_timestamp(),
-  claim_token      uuid         NULL,
-  processing_until timestamptz  NULL,
+  claim_token      uuid         NULL,                  -- NULL when no claim owns the row
+  processing_until timestamptz  NULL,                  -- when the lease ends or the last one ended; NULL before
   published_at     timestamptz  NULL,
   last_error       varchar(1000) NULL,
   CONSTRAINT ux_outbox_events_event_id UNIQUE (event_id)
 );
--- Claims walk due rows of one status in id order, never touching PUBLISHED rows.
+-- Claims walk due rows of one status in id order, never touching PUBLISHED rows; retention walks
+-- the oldest PUBLISHED rows the same way.
 CREATE INDEX ix_outbox_events_status_id ON outbox_events (status, id);
 -- "Is this the aggregate's oldest unpublished event?" reads a few entries of one status, never the
 -- aggregate's published history.
 CREATE INDEX ix_outbox_events_aggregate ON outbox_events (aggregate_type, aggregate_id, status, id);
--- Retention deletes old PUBLISHED rows by published_at (set once, so this index changes once).
-CREATE INDEX ix_outbox_events_published_at ON outbox_events (published_at);
 
 -- jsonb stores a parsed form: the published payload is PostgreSQL's rendering of it (key order and
 -- spacing may differ from what the application wrote). For byte-identical payloads use

@@ -5,6 +5,7 @@ import io.outboxrelay.localstack.MariaDbServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,11 +13,12 @@ import java.util.Set;
 
 /**
  * Runs the benchmarks and prints a table. Usage: {@code Bench [--only group,...] [--events N]
- * [--rate R] [--seconds S] [--claim-events N] [--consumer-events N] [--binlog-row-image
- * FULL|MINIMAL] [--profile DIR]}, groups {@link #GROUPS} (all by default). {@code --events} is the
- * relay's backlog (raw, cdc, polling-drain), {@code --rate} and {@code --seconds} its steady load
- * (cdc, polling-latency). Run it on a quiet machine: figures of a machine that is also running
- * tests are meaningless.
+ * [--drain-workers 1,4,8] [--rate R] [--seconds S] [--claim-events N] [--consumer-events N]
+ * [--binlog-row-image FULL|MINIMAL] [--profile DIR]}, groups {@link #GROUPS} (all by default).
+ * {@code --events} is the relay's backlog (raw, cdc, polling-drain), {@code --drain-workers} the
+ * polling drains' worker counts (repeat one to see the spread), {@code --rate} and {@code
+ * --seconds} its steady load (cdc, polling-latency). Run it on a quiet machine: figures of a
+ * machine that is also running tests are meaningless.
  */
 public final class Bench {
 
@@ -28,6 +30,7 @@ public final class Bench {
   public static void main(String[] args) throws Exception {
     Set<String> only = Set.copyOf(GROUPS);
     int events = 100_000;
+    List<Integer> drainWorkers = PollingDrainBench.WORKERS;
     int claimEvents = 20_000;
     int consumerEvents = 10_000;
     int rate = 2_000;
@@ -39,6 +42,8 @@ public final class Bench {
       switch (args[i]) {
         case "--only" -> only = Set.of(args[++i].split(","));
         case "--events" -> events = Integer.parseInt(args[++i]);
+        case "--drain-workers" ->
+            drainWorkers = Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
         case "--claim-events" -> claimEvents = Integer.parseInt(args[++i]);
         case "--consumer-events" -> consumerEvents = Integer.parseInt(args[++i]);
         case "--rate" -> rate = Integer.parseInt(args[++i]);
@@ -82,8 +87,8 @@ public final class Bench {
           new PollingSetup.Context(mariaDb, kafka, work, relayEnv, relaySettings);
       if (only.contains("polling-drain")) {
         Quiet.await(mariaDb, "polling-drain");
-        System.err.println("polling: backlog drain with 1, 4 and 8 workers...");
-        new PollingDrainBench(polling).run(table, events);
+        System.err.println("polling: backlog drain with " + drainWorkers + " workers...");
+        new PollingDrainBench(polling, drainWorkers).run(table, events);
       }
       if (only.contains("polling-latency")) {
         Quiet.await(mariaDb, "polling-latency");

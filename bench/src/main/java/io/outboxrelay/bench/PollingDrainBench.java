@@ -10,13 +10,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Polling mode: how fast the relay drains a backlog that is in the table before it starts, with 1,
- * 4 and 8 workers, each run on a fresh database and fresh topics, with the default batch size and
- * ordering; and the relay's CPU per event during each drain.
+ * 4 and 8 workers (or the counts given), each run on a fresh database and fresh topics, with the
+ * default batch size and ordering; and the relay's CPU per event during each drain.
  */
 final class PollingDrainBench {
 
   private static final Logger LOG = LoggerFactory.getLogger(PollingDrainBench.class);
-  private static final int[] WORKERS = {1, 4, 8};
+
+  /** The worker counts drained by default. */
+  static final List<Integer> WORKERS = List.of(1, 4, 8);
 
   /** One drain; CPU seconds of the relay, MariaDB and the broker from ready to the last ack. */
   private record Drain(
@@ -28,14 +30,19 @@ final class PollingDrainBench {
       long published) {}
 
   private final PollingSetup.Context context;
+  private final List<Integer> workerCounts;
 
-  PollingDrainBench(PollingSetup.Context context) {
+  /**
+   * @param workerCounts one drain per entry, in order (a count may repeat, to see the spread)
+   */
+  PollingDrainBench(PollingSetup.Context context, List<Integer> workerCounts) {
     this.context = context;
+    this.workerCounts = List.copyOf(workerCounts);
   }
 
   void run(ResultTable table, int events) throws Exception {
     List<Drain> drains = new ArrayList<>();
-    for (int workers : WORKERS) {
+    for (int workers : workerCounts) {
       Quiet.await(
           context.mariaDb(), "the drain with " + workers + (workers == 1 ? " worker" : " workers"));
       Drain d = drain(workers, events);

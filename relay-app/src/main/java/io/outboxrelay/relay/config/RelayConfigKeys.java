@@ -419,9 +419,9 @@ public final class RelayConfigKeys {
           .defaultValue(Duration.ZERO)
           .check(Checks.atLeast(Duration.ZERO))
           .doc(
-              "Delete PUBLISHED rows older than this (by published_at, database clock), in small"
-                  + " batches. 0ms keeps them forever. DEAD and unpublished rows are never"
-                  + " deleted.")
+              "Delete PUBLISHED rows published longer ago than this (database clock), oldest id"
+                  + " first, in small batches. 0ms keeps them forever. DEAD and unpublished rows"
+                  + " are never deleted.")
           .build();
 
   public static final ConfigKey<Integer> POLLING_RETENTION_BATCH_SIZE =

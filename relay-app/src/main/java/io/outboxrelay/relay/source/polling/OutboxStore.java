@@ -32,6 +32,12 @@ import java.util.UUID;
  * aggregate's head, and rows that cannot go now (followers of a DEAD event, events waiting for a
  * retry) never stop the rows behind them: the next claim looks further on.
  *
+ * <p>Releasing a row (publish, retry, DEAD) sets {@code claim_token} to {@link
+ * SqlDialect#noClaimToken} and {@code processing_until} to the database's time: the lease ended
+ * then. Apart from {@code published_at}, set once, no statement on the hot path fills or empties a
+ * NULL, so on MariaDB/MySQL, whose other bookkeeping columns are fixed-width and NOT NULL, InnoDB
+ * can update the rows in place.
+ *
  * <p>Not thread-safe: one instance per worker, which owns the connection.
  */
 final class OutboxStore {
@@ -199,8 +205,11 @@ final class OutboxStore {
             connection.prepareStatement(
                 "UPDATE "
                     + table
-                    + " SET status = 'DEAD', claim_token = NULL, processing_until ="
-                    + " NULL, last_error = ? WHERE "
+                    + " SET status = 'DEAD', claim_token = "
+                    + dialect.noClaimToken()
+                    + ", processing_until = "
+                    + dialect.now()
+                    + ", last_error = ? WHERE "
                     + dialect.idIn(dead.size()))) {
           ps.setString(
               1,
@@ -344,7 +353,11 @@ final class OutboxStore {
                 + table
                 + " SET status = 'PUBLISHED', published_at = "
                 + dialect.now()
-                + ", claim_token = NULL, processing_until = NULL, last_error = NULL WHERE "
+                + ", claim_token = "
+                + dialect.noClaimToken()
+                + ", processing_until = "
+                + dialect.now()
+                + ", last_error = NULL WHERE "
                 + dialect.idIn(ids.size())
                 + " AND claim_token = ?")) {
       int next = dialect.bindIds(connection, ps, 1, ids);
@@ -373,18 +386,28 @@ final class OutboxStore {
                   + table
                   + " SET status = 'PENDING', next_attempt_at = "
                   + dialect.nowPlus()
-                  + ", claim_token = NULL, processing_until = NULL, last_error = ? WHERE id = ? AND"
+                  + ", claim_token = "
+                  + dialect.noClaimToken()
+                  + ", processing_until = "
+                  + dialect.now()
+                  + ", last_error = ? WHERE id = ? AND"
                   + " claim_token = ?";
           case DEAD ->
               "UPDATE "
                   + table
-                  + " SET status = 'DEAD', claim_token = NULL, processing_until ="
-                  + " NULL, last_error = ? WHERE id = ? AND claim_token = ?";
+                  + " SET status = 'DEAD', claim_token = "
+                  + dialect.noClaimToken()
+                  + ", processing_until = "
+                  + dialect.now()
+                  + ", last_error = ? WHERE id = ? AND claim_token = ?";
           case RELEASE ->
               "UPDATE "
                   + table
-                  + " SET status = 'PENDING', claim_token = NULL, processing_until ="
-                  + " NULL, attempts = attempts - 1, last_error = ? WHERE id = ? AND claim_token = ?";
+                  + " SET status = 'PENDING', claim_token = "
+                  + dialect.noClaimToken()
+                  + ", processing_until = "
+                  + dialect.now()
+                  + ", attempts = attempts - 1, last_error = ? WHERE id = ? AND claim_token = ?";
         };
     try (PreparedStatement ps = connection.prepareStatement(sql)) {
       int i = 1;
@@ -399,14 +422,15 @@ final class OutboxStore {
   }
 
   /**
-   * Deletes up to {@code limit} PUBLISHED rows published more than {@code age} ago.
+   * Deletes, among the {@code limit} oldest PUBLISHED rows by id, those published more than {@code
+   * age} ago (see {@link SqlDialect#deleteOldPublished}).
    *
    * @return the number deleted
    */
   int deletePublishedOlderThan(Duration age, int limit) throws SQLException {
     try (PreparedStatement ps = connection.prepareStatement(dialect.deleteOldPublished(table))) {
-      dialect.bindDuration(ps, 1, age);
-      ps.setInt(2, limit);
+      ps.setInt(1, limit);
+      dialect.bindDuration(ps, 2, age);
       int n = ps.executeUpdate();
       connection.commit();
       return n;

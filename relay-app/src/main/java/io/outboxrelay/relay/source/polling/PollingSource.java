@@ -89,6 +89,9 @@ public final class PollingSource implements OutboxSource {
       if (!problems.isEmpty()) {
         throw new StartupCheckException(problems);
       }
+      for (String advice : PollingPreflight.advice(c, config.source())) {
+        LOG.warn("[{}] {}", context, advice);
+      }
     } catch (SQLException e) {
       throw new RelayFailure(
           "cannot connect to "

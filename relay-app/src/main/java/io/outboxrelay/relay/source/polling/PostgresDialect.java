@@ -58,6 +58,11 @@ final class PostgresDialect implements SqlDialect {
   }
 
   @Override
+  public String noClaimToken() {
+    return "NULL";
+  }
+
+  @Override
   public String pendingClaimIndexHint() {
     return ""; // the planner picks (status, id) by itself
   }
@@ -78,8 +83,8 @@ final class PostgresDialect implements SqlDialect {
         + table
         + " WHERE id IN (SELECT id FROM "
         + table
-        + " WHERE status = 'PUBLISHED' AND published_at < "
-        + nowMinus()
-        + " ORDER BY published_at LIMIT ?)";
+        + " WHERE status = 'PUBLISHED' ORDER BY id LIMIT ?)"
+        + " AND status = 'PUBLISHED' AND published_at < "
+        + nowMinus();
   }
 }

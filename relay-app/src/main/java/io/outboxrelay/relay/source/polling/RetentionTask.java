@@ -7,9 +7,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Deletes PUBLISHED rows older than the retention age, in small batches, each its own short
- * transaction, until none is left; then waits for the next run. DEAD and unpublished rows are never
- * touched. Runs on its own thread; not thread-safe otherwise.
+ * Deletes PUBLISHED rows older than the retention age, oldest id first, in small batches, each its
+ * own short transaction, until a batch deletes fewer rows than it looked at; then waits for the
+ * next run. DEAD and unpublished rows are never touched. A batch looks at the lowest-id PUBLISHED
+ * rows only, so its cost does not grow with the table; the price is that a row published late (a
+ * retried or requeued event) delays the deletion of rows behind it, at most until it is old enough
+ * itself. Runs on its own thread; not thread-safe otherwise.
  */
 final class RetentionTask implements Runnable {
 
@@ -62,7 +65,7 @@ final class RetentionTask implements Runnable {
     }
   }
 
-  /** Deletes until a batch comes back short; returns how many rows were deleted. */
+  /** Deletes until a batch deletes fewer rows than it looked at; returns how many were deleted. */
   long runOnce() throws SQLException {
     OutboxStore store = stores.open();
     try {

@@ -1,0 +1,157 @@
+package io.outboxrelay.relay.source.polling;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.outboxrelay.localstack.LocalStack;
+import io.outboxrelay.localstack.MariaDbServer;
+import io.outboxrelay.localstack.ProjectFiles;
+import io.outboxrelay.relay.config.Ordering;
+import io.outboxrelay.relay.config.RelayConfig;
+import io.outboxrelay.relay.config.SourceFlavor;
+import io.outboxrelay.relay.testing.OutboxDatabase;
+import io.outboxrelay.relay.testing.PostgresOutboxDatabase;
+import io.outboxrelay.relay.testing.RelaySettings;
+import io.outboxrelay.relay.testing.SourceDatabase;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Tables in the layout before migration 002 (variable-width, NULL-able bookkeeping columns and an
+ * index on {@code published_at}): polling works on them, says how to migrate, and the migration
+ * runs while a claim is in flight without losing it.
+ */
+class BookkeepingLayoutIT {
+
+  private static final Duration LEASE = Duration.ofSeconds(60);
+
+  @Test
+  void mariaDbOldLayoutWorksIsReportedAndMigratesUnderAClaimInFlight() throws Exception {
+    MariaDbServer s = LocalStack.shared().mariaDb();
+    try (OutboxDatabase db =
+        OutboxDatabase.create(
+                s::adminConnection, SourceFlavor.MARIADB, s.host(), s.port(), "127.0.0.1")
+            .grantPolling()) {
+      db.admin(
+          "ALTER TABLE outbox_events MODIFY status VARCHAR(16) NOT NULL DEFAULT 'PENDING',"
+              + " MODIFY claim_token CHAR(36) NULL, MODIFY processing_until TIMESTAMP(6) NULL,"
+              + " ADD INDEX ix_outbox_events_published_at (published_at)");
+      insert(db, "a", "a", "a", "b");
+      RelayConfig config = RelaySettings.polling(db, "127.0.0.1:9", "layout").config();
+      try (Connection c = relayConnection(db)) {
+        c.setAutoCommit(false);
+        assertThat(PollingPreflight.advice(c, config.source()))
+            .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+            .contains("bookkeeping columns [status, claim_token, processing_until]")
+            .contains("config/mysql/migrations/002-fixed-width-bookkeeping.sql");
+        OutboxStore store =
+            new OutboxStore(c, new MySqlDialect(), "outbox_events", Ordering.AGGREGATE, true);
+
+        // The old layout: the heads of a and b are claimed; a's is published, b's stays in flight.
+        Claim first = store.claim(100, 10, LEASE, 5, false);
+        assertThat(first.events())
+            .extracting(e -> e.event().aggregateId())
+            .containsExactly("a", "b");
+        long a1 = first.events().get(0).event().id();
+        long b1 = first.events().get(1).event().id();
+        assertThat(store.finish(first.token(), List.of(a1), List.of()).published())
+            .containsExactly(a1);
+
+        db.admin(
+            ProjectFiles.sqlStatements("config/mysql/migrations/002-fixed-width-bookkeeping.sql")
+                .toArray(String[]::new));
+
+        assertThat(PollingPreflight.advice(c, config.source())).isEmpty();
+        assertThat(PollingPreflight.check(c, config.source(), config.polling())).isEmpty();
+        assertThat(
+                db.adminQuery(
+                    "SELECT COUNT(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = '"
+                        + db.name()
+                        + "' AND INDEX_NAME = 'ix_outbox_events_published_at'"))
+            .hasToString("0");
+        // The claim in flight survived the migration: its finish still holds.
+        OutboxStore.Finish b = store.finish(first.token(), List.of(b1), List.of());
+        assertThat(b.published()).containsExactly(b1);
+        assertThat(b.lost()).isEmpty();
+        // And the new layout claims and finishes in order.
+        Claim second = store.claim(100, 10, LEASE, 5, false);
+        assertThat(second.events()).extracting(e -> e.event().aggregateId()).containsExactly("a");
+        store.finish(second.token(), List.of(second.events().get(0).event().id()), List.of());
+      }
+      assertThat(db.adminQuery("SELECT COUNT(*) FROM outbox_events WHERE status = 'PUBLISHED'"))
+          .hasToString("3");
+      // Released rows hold no token and the time their lease ended.
+      assertThat(
+              db.adminQuery(
+                  "SELECT COUNT(*) FROM outbox_events WHERE status = 'PUBLISHED' AND claim_token"
+                      + " = '' AND processing_until <= published_at"))
+          .hasToString("3");
+    }
+  }
+
+  @Test
+  void postgresOldLayoutWorksAndTheMigrationDropsThePublishedAtIndex() throws Exception {
+    try (PostgresOutboxDatabase db = PostgresOutboxDatabase.create()) {
+      db.admin("CREATE INDEX ix_outbox_events_published_at ON outbox_events (published_at)");
+      insert(db, "a", "b");
+      RelayConfig config = RelaySettings.polling(db, "127.0.0.1:9", "layout").config();
+      try (Connection c = relayConnection(db)) {
+        c.setAutoCommit(false);
+        assertThat(PollingPreflight.advice(c, config.source())).isEmpty();
+        OutboxStore store =
+            new OutboxStore(c, new PostgresDialect(), "outbox_events", Ordering.AGGREGATE, true);
+        Claim first = store.claim(100, 10, LEASE, 5, false);
+        assertThat(first.events()).hasSize(2);
+        long a1 = first.events().get(0).event().id();
+        store.finish(first.token(), List.of(a1), List.of());
+
+        db.admin(
+            ProjectFiles.sqlStatements(
+                    "config/postgresql/migrations/002-drop-published-at-index.sql")
+                .toArray(String[]::new));
+
+        assertThat(
+                db.adminQuery(
+                    "SELECT COUNT(*) FROM pg_indexes WHERE indexname ="
+                        + " 'ix_outbox_events_published_at'"))
+            .hasToString("0");
+        long b1 = first.events().get(1).event().id();
+        assertThat(store.finish(first.token(), List.of(b1), List.of()).published())
+            .containsExactly(b1);
+      }
+      assertThat(
+              db.adminQuery(
+                  "SELECT COUNT(*) FROM outbox_events WHERE status = 'PUBLISHED' AND claim_token"
+                      + " IS NULL AND processing_until <= published_at"))
+          .hasToString("2");
+    }
+  }
+
+  private static void insert(SourceDatabase db, String... aggregates) throws SQLException {
+    try (Connection c = db.app();
+        var ps =
+            c.prepareStatement(
+                db.flavor() == SourceFlavor.POSTGRESQL
+                    ? "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id,"
+                        + " event_type, payload) VALUES (gen_random_uuid(), 'order', ?,"
+                        + " 'Happened', '{}')"
+                    : "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id,"
+                        + " event_type, payload) VALUES (UUID(), 'order', ?, 'Happened', '{}')")) {
+      for (String aggregate : aggregates) {
+        ps.setString(1, aggregate);
+        ps.executeUpdate();
+      }
+      c.commit();
+    }
+  }
+
+  private static Connection relayConnection(SourceDatabase db) throws SQLException {
+    return DriverManager.getConnection(
+        db.flavor().jdbcPrefix() + db.host() + ":" + db.port() + "/" + db.name(),
+        db.relayUser(),
+        db.password());
+  }
+}
