@@ -316,9 +316,10 @@ public final class RelayConfigKeys {
           .defaultValue(Duration.ofMillis(100))
           .check(Checks.atLeast(Duration.ofMillis(1)))
           .doc(
-              "How long a worker whose last claim was not full waits before claiming again"
-                  + " (with jitter): the latency floor, and the load an idle relay puts on the"
-                  + " database.")
+              "How long an idle worker waits between claims (with jitter): after a claim that"
+                  + " found nothing it waits an eighth of this, doubling to the whole interval"
+                  + " from the fourth empty claim in a row; after a claim that found events it"
+                  + " claims again at once. Sets the load an idle relay puts on the database.")
           .build();
 
   public static final ConfigKey<Duration> POLLING_LEASE =
