@@ -10,13 +10,13 @@ CREATE TABLE outbox_events (
   payload          JSON            NOT NULL,               -- published as its raw bytes (MariaDB keeps them as written)
   created_at       TIMESTAMP(6)    NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
   -- Polling mode bookkeeping (CDC mode ignores these columns; the application never sets them).
-  -- status, claim_token and processing_until are fixed-width and NOT NULL so that a claim and a
-  -- finish overwrite them in place: InnoDB rewrites a record whose size changes (a NULL filled or
+  -- status, claim_token and processing_until are fixed-width and NOT NULL so that a claim
+  -- overwrites them in place: InnoDB rewrites a record whose size changes (a NULL filled or
   -- emptied, a VARCHAR that grows or shrinks), which measured several times slower per row.
-  status           CHAR(10) CHARACTER SET ascii NOT NULL DEFAULT 'PENDING',  -- PENDING, PROCESSING, PUBLISHED, DEAD
+  status           CHAR(10) CHARACTER SET ascii COLLATE ascii_bin NOT NULL DEFAULT 'PENDING',  -- PENDING, PROCESSING, PUBLISHED, DEAD
   attempts         INT             NOT NULL DEFAULT 0,
   next_attempt_at  TIMESTAMP(6)    NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
-  claim_token      CHAR(36) CHARACTER SET ascii NOT NULL DEFAULT '',         -- '' when no claim owns the row
+  claim_token      CHAR(36) CHARACTER SET ascii COLLATE ascii_bin NOT NULL DEFAULT '',         -- '' when no claim owns the row
   processing_until TIMESTAMP(6)    NOT NULL DEFAULT CURRENT_TIMESTAMP(6),    -- when the lease ends, or the last one ended
   published_at     TIMESTAMP(6)    NULL,
   last_error       VARCHAR(1000)   NULL,

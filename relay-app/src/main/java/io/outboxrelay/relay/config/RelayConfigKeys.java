@@ -431,7 +431,9 @@ public final class RelayConfigKeys {
           .usedIn(RelayMode.POLLING)
           .defaultValue(1000)
           .check(Checks.between(1, 100_000))
-          .doc("Rows deleted per statement, each in its own short transaction.")
+          .doc(
+              "PUBLISHED rows one retention step looks at (and deletes at most), each step its own"
+                  + " short transaction.")
           .build();
 
   public static final ConfigKey<Duration> POLLING_RETENTION_INTERVAL =

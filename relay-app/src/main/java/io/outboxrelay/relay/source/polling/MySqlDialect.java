@@ -78,19 +78,4 @@ final class MySqlDialect implements SqlDialect {
   public String forUpdateSkipLocked() {
     return "FOR UPDATE SKIP LOCKED";
   }
-
-  @Override
-  public String deleteOldPublished(String table) {
-    // A join, not "id IN (...)": MariaDB runs an IN subquery of a DELETE for every row of a full
-    // scan. The LIMIT keeps the derived table from being merged, so it is read first, and the
-    // statement may read the table it deletes from.
-    return "DELETE t FROM "
-        + table
-        + " t JOIN (SELECT id FROM "
-        + table
-        + pendingClaimIndexHint()
-        + " WHERE status = 'PUBLISHED' ORDER BY id LIMIT ?) oldest ON t.id = oldest.id"
-        + " WHERE t.status = 'PUBLISHED' AND t.published_at < "
-        + nowMinus();
-  }
 }

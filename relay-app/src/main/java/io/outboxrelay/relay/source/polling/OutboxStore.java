@@ -34,9 +34,9 @@ import java.util.UUID;
  *
  * <p>Releasing a row (publish, retry, DEAD) sets {@code claim_token} to {@link
  * SqlDialect#noClaimToken} and {@code processing_until} to the database's time: the lease ended
- * then. Apart from {@code published_at}, set once, no statement on the hot path fills or empties a
- * NULL, so on MariaDB/MySQL, whose other bookkeeping columns are fixed-width and NOT NULL, InnoDB
- * can update the rows in place.
+ * then. Neither fills or empties a NULL, so on MariaDB/MySQL, whose bookkeeping columns are
+ * fixed-width and NOT NULL, a claim updates its rows in place; a finish rewrites each row once, as
+ * it fills {@code published_at}.
  *
  * <p>Not thread-safe: one instance per worker, which owns the connection.
  */
@@ -51,6 +51,8 @@ final class OutboxStore {
   private final String windowEnd;
   private final String pendingClaim;
   private final String expiredClaim;
+  private final String retentionWindowEnd;
+  private final String retentionDelete;
 
   /** Pending rows with an id at most this have been looked at in this sweep. */
   private long cursor;
@@ -109,6 +111,18 @@ final class OutboxStore {
             + pendingHead
             + " ORDER BY e.id LIMIT ? "
             + dialect.forUpdateSkipLocked();
+    this.retentionWindowEnd =
+        "SELECT id, CASE WHEN created_at < "
+            + dialect.nowMinus()
+            + " THEN 1 ELSE 0 END FROM "
+            + table
+            + dialect.pendingClaimIndexHint()
+            + " WHERE status = 'PUBLISHED' AND id > ? ORDER BY id LIMIT 1 OFFSET ?";
+    this.retentionDelete =
+        "DELETE FROM "
+            + table
+            + " WHERE status = 'PUBLISHED' AND id > ? AND id <= ? AND published_at < "
+            + dialect.nowMinus();
     this.expiredClaim =
         "SELECT "
             + columns
@@ -422,22 +436,68 @@ final class OutboxStore {
   }
 
   /**
-   * Deletes, among the {@code limit} oldest PUBLISHED rows by id, those published more than {@code
-   * age} ago (see {@link SqlDialect#deleteOldPublished}).
+   * One step of a retention sweep.
    *
-   * @return the number deleted
+   * @param deleted rows deleted
+   * @param next the id the next step starts after, or -1 when the sweep is done
    */
-  int deletePublishedOlderThan(Duration age, int limit) throws SQLException {
-    try (PreparedStatement ps = connection.prepareStatement(dialect.deleteOldPublished(table))) {
-      ps.setInt(1, limit);
-      dialect.bindDuration(ps, 2, age);
-      int n = ps.executeUpdate();
+  record RetentionStep(int deleted, long next) {}
+
+  /**
+   * Deletes the rows published more than {@code age} ago among the next {@code window} PUBLISHED
+   * rows after id {@code after}, in one short transaction. A sweep starts after 0 and goes on while
+   * the window's last row was <em>created</em> more than {@code age} ago: a row created later
+   * cannot have been published earlier, so the sweep reads only rows created before the cut-off,
+   * however many younger ones the table keeps, and rows published late (retried or requeued events)
+   * never hold back the old rows behind them. It reads {@code (status, id)} and needs no index on
+   * {@code published_at} (one that every finish would update).
+   *
+   * @return what it deleted and where the next step starts
+   */
+  RetentionStep deleteOldPublished(long after, Duration age, int window) throws SQLException {
+    try {
+      long end = Long.MAX_VALUE;
+      boolean more = false;
+      try (PreparedStatement ps = connection.prepareStatement(retentionWindowEnd)) {
+        dialect.bindDuration(ps, 1, age);
+        ps.setLong(2, after);
+        ps.setInt(3, window - 1);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (rs.next()) {
+            end = rs.getLong(1);
+            more = rs.getInt(2) == 1;
+          }
+        }
+      }
+      int deleted;
+      try (PreparedStatement ps = connection.prepareStatement(retentionDelete)) {
+        ps.setLong(1, after);
+        ps.setLong(2, end);
+        dialect.bindDuration(ps, 3, age);
+        deleted = ps.executeUpdate();
+      }
       connection.commit();
-      return n;
+      return new RetentionStep(deleted, more ? end : -1);
     } catch (SQLException | RuntimeException e) {
       rollbackQuietly();
       throw e;
     }
+  }
+
+  /**
+   * The query for a retention window's last id and whether it was created before the cut-off, for
+   * EXPLAIN in tests; parameters: the age, the start (exclusive), the window size minus one.
+   */
+  String retentionWindowEndSql() {
+    return retentionWindowEnd;
+  }
+
+  /**
+   * The retention delete, for EXPLAIN in tests; parameters: the start (exclusive), the end
+   * (inclusive), the age.
+   */
+  String retentionDeleteSql() {
+    return retentionDelete;
   }
 
   /** Closes the connection, ignoring failures. */

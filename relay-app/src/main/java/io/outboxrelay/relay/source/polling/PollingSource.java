@@ -89,8 +89,14 @@ public final class PollingSource implements OutboxSource {
       if (!problems.isEmpty()) {
         throw new StartupCheckException(problems);
       }
-      for (String advice : PollingPreflight.advice(c, config.source())) {
-        LOG.warn("[{}] {}", context, advice);
+      try {
+        for (String advice : PollingPreflight.advice(c, config.source())) {
+          LOG.warn("[{}] {}", context, advice);
+        }
+      } catch (SQLException e) {
+        // Advice only: a user who may not read information_schema runs all the same.
+        LOG.debug(
+            "[{}] could not check the outbox table's column layout: {}", context, e.toString());
       }
     } catch (SQLException e) {
       throw new RelayFailure(

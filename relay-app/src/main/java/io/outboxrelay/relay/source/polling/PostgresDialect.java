@@ -76,15 +76,4 @@ final class PostgresDialect implements SqlDialect {
   public String forUpdateSkipLocked() {
     return "FOR UPDATE OF e SKIP LOCKED";
   }
-
-  @Override
-  public String deleteOldPublished(String table) {
-    return "DELETE FROM "
-        + table
-        + " WHERE id IN (SELECT id FROM "
-        + table
-        + " WHERE status = 'PUBLISHED' ORDER BY id LIMIT ?)"
-        + " AND status = 'PUBLISHED' AND published_at < "
-        + nowMinus();
-  }
 }

@@ -7,12 +7,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Deletes PUBLISHED rows older than the retention age, oldest id first, in small batches, each its
- * own short transaction, until a batch deletes fewer rows than it looked at; then waits for the
- * next run. DEAD and unpublished rows are never touched. A batch looks at the lowest-id PUBLISHED
- * rows only, so its cost does not grow with the table; the price is that a row published late (a
- * retried or requeued event) delays the deletion of rows behind it, at most until it is old enough
- * itself. Runs on its own thread; not thread-safe otherwise.
+ * Deletes PUBLISHED rows published longer ago than the retention age: a sweep over the PUBLISHED
+ * rows in id order, in windows of the batch size, each its own short transaction (see {@link
+ * OutboxStore#deleteOldPublished}); then waits for the next run. DEAD and unpublished rows are
+ * never touched. Runs on its own thread; not thread-safe otherwise.
  */
 final class RetentionTask implements Runnable {
 
@@ -65,16 +63,20 @@ final class RetentionTask implements Runnable {
     }
   }
 
-  /** Deletes until a batch deletes fewer rows than it looked at; returns how many were deleted. */
+  /** One sweep; returns how many rows it deleted. */
   long runOnce() throws SQLException {
     OutboxStore store = stores.open();
     try {
       long total = 0;
-      int n;
-      do {
-        n = store.deletePublishedOlderThan(age, batchSize);
-        total += n;
-      } while (running && n == batchSize);
+      long after = 0;
+      while (running) {
+        OutboxStore.RetentionStep step = store.deleteOldPublished(after, age, batchSize);
+        total += step.deleted();
+        if (step.next() < 0) {
+          break;
+        }
+        after = step.next();
+      }
       if (total > 0) {
         LOG.info("[{}] deleted {} published rows older than {}", context, total, age);
       }

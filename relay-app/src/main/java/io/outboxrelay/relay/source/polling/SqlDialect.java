@@ -46,18 +46,20 @@ interface SqlDialect {
 
   /**
    * The value {@code claim_token} holds when no claim owns the row. On MariaDB/MySQL the empty
-   * string: the column is a fixed-width {@code CHAR(36) ASCII NOT NULL}, so a claim and a finish
-   * overwrite it in place (a NULL takes no room in an InnoDB record; filling or clearing one makes
-   * InnoDB rewrite the record, which measured several times slower per row). On PostgreSQL, whose
-   * updates always write a new row version, {@code NULL}.
+   * string: the column is a fixed-width {@code CHAR(36) ASCII NOT NULL}, so taking or releasing a
+   * claim never changes the record's size, and a claim updates the row in place (a NULL takes no
+   * room in an InnoDB record: filling or emptying one makes InnoDB rewrite the record, which
+   * measured several times slower per row). On PostgreSQL, whose updates always write a new row
+   * version, {@code NULL}.
    */
   String noClaimToken();
 
   /**
-   * What follows {@code FROM <table> e} in the claim of pending rows: on MariaDB/MySQL, an index
-   * hint that makes it walk only the pending rows of its window ({@code
-   * ix_outbox_events_status_id}), where the optimizer would otherwise often range-scan the primary
-   * key over every row of the window, leased and published ones included, and lock them as it goes.
+   * What follows {@code FROM <table> e} in the claim of pending rows (and the table in a retention
+   * window's query): on MariaDB/MySQL, an index hint that makes it walk only the rows of one status
+   * in its window ({@code ix_outbox_events_status_id}), where the optimizer would otherwise often
+   * range-scan the primary key over every row of the window, leased and published ones included,
+   * and lock them as it goes.
    */
   String pendingClaimIndexHint();
 
@@ -71,12 +73,4 @@ interface SqlDialect {
 
   /** The locking clause of a claim query over table alias {@code e}. */
   String forUpdateSkipLocked();
-
-  /**
-   * Among the {@code ?} PUBLISHED rows with the lowest ids, deletes those published longer ago than
-   * a duration; parameters: the number of rows looked at, then the age ({@link #bindDuration}). It
-   * reads at most that many entries of {@code (status, id)} however many rows are PUBLISHED, so it
-   * needs no index of its own on {@code published_at} (one that every finish would update).
-   */
-  String deleteOldPublished(String table);
 }

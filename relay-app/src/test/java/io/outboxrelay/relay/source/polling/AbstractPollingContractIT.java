@@ -433,7 +433,7 @@ abstract class AbstractPollingContractIT {
   }
 
   @Test
-  void deletesOldPublishedRowsInSmallBatchesAndKeepsTheRest() throws Exception {
+  void deletesOldPublishedRowsInSmallBatchesEvenBehindRowsPublishedLate() throws Exception {
     Ledger ledger = ledger(RelaySettings.topicPrefix(name));
     inProcess(
         settings()
@@ -449,21 +449,29 @@ abstract class AbstractPollingContractIT {
         db.flavor() == io.outboxrelay.relay.config.SourceFlavor.POSTGRESQL
             ? "clock_timestamp() - interval '2 hours'"
             : "NOW(6) - INTERVAL 2 HOUR";
+    // r-1..r-29 were written two hours ago; r-10..r-29 were published then too, while r-1..r-9
+    // (more than one retention window) were published just now, as retried or requeued events
+    // are. r-30 is DEAD.
     db.admin(
-        "UPDATE outbox_events SET published_at = "
-            + twoHoursAgo
-            + " WHERE aggregate_id IN ("
-            + String.join(
-                ",",
-                java.util.stream.IntStream.rangeClosed(1, 20)
-                    .mapToObj(i -> "'r-" + i + "'")
-                    .toList())
-            + ")",
+        "UPDATE outbox_events SET created_at = " + twoHoursAgo + " WHERE " + rows(1, 29),
+        "UPDATE outbox_events SET published_at = " + twoHoursAgo + " WHERE " + rows(10, 29),
         "UPDATE outbox_events SET status = 'DEAD' WHERE aggregate_id = 'r-30'");
 
     await().atMost(Duration.ofSeconds(30)).until(() -> count("1 = 1") == 10);
     assertThat(count("status = 'PUBLISHED'")).isEqualTo(9);
+    assertThat(count("status = 'PUBLISHED' AND " + rows(1, 9))).isEqualTo(9);
     assertThat(count("status = 'DEAD'")).isEqualTo(1);
+  }
+
+  /** A predicate for the test's rows r-{from}..r-{to}. */
+  private static String rows(int from, int to) {
+    return "aggregate_id IN ("
+        + String.join(
+            ",",
+            java.util.stream.IntStream.rangeClosed(from, to)
+                .mapToObj(i -> "'r-" + i + "'")
+                .toList())
+        + ")";
   }
 
   /**
