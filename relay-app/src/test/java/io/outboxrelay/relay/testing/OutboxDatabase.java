@@ -1,5 +1,7 @@
 package io.outboxrelay.relay.testing;
 
+import io.outboxrelay.localstack.LocalStack;
+import io.outboxrelay.localstack.MariaDbServer;
 import io.outboxrelay.localstack.ProjectFiles;
 import io.outboxrelay.relay.config.SourceFlavor;
 import java.sql.Connection;
@@ -69,6 +71,18 @@ public final class OutboxDatabase implements SourceDatabase {
     OutboxDatabase db = new OutboxDatabase(admin, flavor, host, port, name);
     db.setUp(userHost);
     return db;
+  }
+
+  /**
+   * A database for polling mode on the shared test stack's private MariaDB: the relay user may also
+   * update and delete outbox rows.
+   *
+   * @return the database
+   */
+  public static OutboxDatabase forPolling() {
+    MariaDbServer s = LocalStack.shared().mariaDb();
+    return create(s::adminConnection, SourceFlavor.MARIADB, s.host(), s.port(), "127.0.0.1")
+        .grantPolling();
   }
 
   private void setUp(String userHost) {

@@ -31,10 +31,7 @@ class BookkeepingLayoutIT {
   @Test
   void mariaDbOldLayoutWorksIsReportedAndMigratesUnderAClaimInFlight() throws Exception {
     MariaDbServer s = LocalStack.shared().mariaDb();
-    try (OutboxDatabase db =
-        OutboxDatabase.create(
-                s::adminConnection, SourceFlavor.MARIADB, s.host(), s.port(), "127.0.0.1")
-            .grantPolling()) {
+    try (OutboxDatabase db = OutboxDatabase.forPolling()) {
       db.admin(
           "ALTER TABLE outbox_events MODIFY status VARCHAR(16) NOT NULL DEFAULT 'PENDING',"
               + " MODIFY claim_token CHAR(36) NULL, MODIFY processing_until TIMESTAMP(6) NULL,"

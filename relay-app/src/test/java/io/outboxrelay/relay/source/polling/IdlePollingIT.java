@@ -3,9 +3,7 @@ package io.outboxrelay.relay.source.polling;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.outboxrelay.localstack.LocalStack;
-import io.outboxrelay.localstack.MariaDbServer;
 import io.outboxrelay.relay.Relay;
-import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.testing.OutboxDatabase;
 import io.outboxrelay.relay.testing.RelaySettings;
 import org.junit.jupiter.api.Test;
@@ -25,11 +23,7 @@ class IdlePollingIT {
 
   @Test
   void anIdleRelayClaimsAboutOncePerIntervalAndWorker() throws Exception {
-    MariaDbServer s = LocalStack.shared().mariaDb();
-    try (OutboxDatabase db =
-        OutboxDatabase.create(
-                s::adminConnection, SourceFlavor.MARIADB, s.host(), s.port(), "127.0.0.1")
-            .grantPolling()) {
+    try (OutboxDatabase db = OutboxDatabase.forPolling()) {
       db.admin("SET GLOBAL userstat = 1");
       try (Relay relay =
           Relay.create(

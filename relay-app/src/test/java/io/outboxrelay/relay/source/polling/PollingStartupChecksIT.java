@@ -3,8 +3,6 @@ package io.outboxrelay.relay.source.polling;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.outboxrelay.localstack.LocalStack;
-import io.outboxrelay.localstack.MariaDbServer;
-import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.testing.OutboxDatabase;
 import io.outboxrelay.relay.testing.RelayProcess;
 import io.outboxrelay.relay.testing.RelaySettings;
@@ -27,10 +25,7 @@ class PollingStartupChecksIT {
   }
 
   private static OutboxDatabase database() {
-    MariaDbServer s = LocalStack.shared().mariaDb();
-    return OutboxDatabase.create(
-            s::adminConnection, SourceFlavor.MARIADB, s.host(), s.port(), "127.0.0.1")
-        .grantPolling();
+    return OutboxDatabase.forPolling();
   }
 
   @Test
