@@ -2,7 +2,6 @@ package io.outboxrelay.bench;
 
 import io.outboxrelay.localstack.KafkaBroker;
 import io.outboxrelay.localstack.MariaDbServer;
-import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.testing.OutboxDatabase;
 import io.outboxrelay.relay.testing.RelayProcess;
 import io.outboxrelay.relay.testing.RelaySettings;
@@ -44,13 +43,7 @@ final class CdcBench {
   void run(ResultTable table, int events, int rate, Duration duration) throws Exception {
     int backlog = events;
     String name = "bench-cdc-" + Long.toHexString(System.nanoTime() & 0xffff);
-    try (OutboxDatabase db =
-            OutboxDatabase.create(
-                mariaDb::adminConnection,
-                SourceFlavor.MARIADB,
-                mariaDb.host(),
-                mariaDb.port(),
-                "127.0.0.1");
+    try (OutboxDatabase db = OutboxDatabase.on(mariaDb);
         TopicCounter counter = new TopicCounter(kafka.bootstrapServers())) {
       List<String> topics =
           BenchEvents.AGGREGATE_TYPES.stream()

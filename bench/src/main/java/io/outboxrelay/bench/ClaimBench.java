@@ -1,7 +1,6 @@
 package io.outboxrelay.bench;
 
 import io.outboxrelay.localstack.MariaDbServer;
-import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.testing.OutboxDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -36,14 +35,7 @@ final class ClaimBench {
   void run(ResultTable table, int rows) throws Exception {
     for (ClaimStrategy strategy : List.of(new NaiveClaim(), new SkipLockedClaim())) {
       boolean skipLocked = strategy instanceof SkipLockedClaim;
-      try (OutboxDatabase db =
-          OutboxDatabase.create(
-                  mariaDb::adminConnection,
-                  SourceFlavor.MARIADB,
-                  mariaDb.host(),
-                  mariaDb.port(),
-                  "127.0.0.1")
-              .grantPolling()) {
+      try (OutboxDatabase db = OutboxDatabase.on(mariaDb).grantPolling()) {
         Backlog.write(db, 0, rows);
         ClaimCounts counts = new ClaimCounts();
         long t0 = System.nanoTime();

@@ -2,7 +2,6 @@ package io.outboxrelay.bench;
 
 import io.outboxrelay.localstack.KafkaBroker;
 import io.outboxrelay.localstack.MariaDbServer;
-import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.testing.OutboxDatabase;
 import io.outboxrelay.relay.testing.RelayProcess;
 import io.outboxrelay.relay.testing.RelaySettings;
@@ -39,14 +38,7 @@ final class PollingSetup implements AutoCloseable {
     this.context = context;
     this.name = label + "-" + Long.toHexString(System.nanoTime() & 0xffff);
     MariaDbServer mariaDb = context.mariaDb();
-    this.db =
-        OutboxDatabase.create(
-                mariaDb::adminConnection,
-                SourceFlavor.MARIADB,
-                mariaDb.host(),
-                mariaDb.port(),
-                "127.0.0.1")
-            .grantPolling();
+    this.db = OutboxDatabase.on(mariaDb).grantPolling();
     this.counter = new TopicCounter(context.kafka().bootstrapServers());
     this.topics =
         BenchEvents.AGGREGATE_TYPES.stream().map(t -> RelaySettings.topicPrefix(name) + t).toList();

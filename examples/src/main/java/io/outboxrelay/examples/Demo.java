@@ -12,7 +12,6 @@ import io.outboxrelay.localstack.MariaDbServer;
 import io.outboxrelay.localstack.ProjectFiles;
 import io.outboxrelay.localstack.TopicReader;
 import io.outboxrelay.relay.config.RelayMode;
-import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.testing.OutboxDatabase;
 import io.outboxrelay.relay.testing.RelayProcess;
 import io.outboxrelay.relay.testing.RelaySettings;
@@ -164,13 +163,7 @@ public final class Demo {
         2,
         "creating the order service's database: orders + outbox_events, an app user and a"
             + " least-privilege relay user");
-    OutboxDatabase db =
-        OutboxDatabase.create(
-            mariaDb::adminConnection,
-            SourceFlavor.MARIADB,
-            mariaDb.host(),
-            mariaDb.port(),
-            "127.0.0.1");
+    OutboxDatabase db = OutboxDatabase.on(mariaDb);
     db.admin(
         ProjectFiles.sqlStatements("config/examples/orders-schema.sql").toArray(String[]::new));
     report.line("database %s", db.name());

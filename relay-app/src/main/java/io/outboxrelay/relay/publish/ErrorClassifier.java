@@ -4,6 +4,7 @@ import com.github.shyiko.mysql.binlog.network.ServerException;
 import io.outboxrelay.router.RoutingException;
 import java.sql.SQLException;
 import java.sql.SQLRecoverableException;
+import java.sql.SQLTransactionRollbackException;
 import java.sql.SQLTransientException;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -145,6 +146,18 @@ public final class ErrorClassifier {
       }
     }
     return null;
+  }
+
+  /**
+   * Whether the database rolled the transaction back (a deadlock or a serialization failure:
+   * SQLState class 40) and the connection is still good, so the transaction may simply run again.
+   *
+   * @param error the failure
+   * @return true for a transaction rollback
+   */
+  public static boolean isTransactionRollback(SQLException error) {
+    return error instanceof SQLTransactionRollbackException
+        || (error.getSQLState() != null && error.getSQLState().startsWith("40"));
   }
 
   /**

@@ -109,4 +109,24 @@ class ErrorClassifierTest {
     assertThat(ErrorClassifier.classify(a)).isEqualTo(Disposition.RETRY);
     assertThat(ErrorClassifier.classify(error)).isEqualTo(expected);
   }
+
+  @org.junit.jupiter.api.Test
+  void tellsATransactionRollbackFromALostConnection() {
+    assertThat(
+            ErrorClassifier.isTransactionRollback(
+                new SQLException("Deadlock found", "40001", 1213)))
+        .isTrue();
+    assertThat(
+            ErrorClassifier.isTransactionRollback(
+                new SQLTransactionRollbackException("serialization failure")))
+        .isTrue();
+    assertThat(
+            ErrorClassifier.isTransactionRollback(
+                new SQLException("Communications link failure", "08S01", 0)))
+        .isFalse();
+    assertThat(
+            ErrorClassifier.isTransactionRollback(
+                new SQLException("Lock wait timeout exceeded", "HY000", 1205)))
+        .isFalse();
+  }
 }

@@ -74,15 +74,24 @@ public final class OutboxDatabase implements SourceDatabase {
   }
 
   /**
+   * Creates a database on a private MariaDB reached over 127.0.0.1, with users for that host.
+   *
+   * @param server the server
+   * @return the database
+   */
+  public static OutboxDatabase on(MariaDbServer server) {
+    return create(
+        server::adminConnection, SourceFlavor.MARIADB, server.host(), server.port(), "127.0.0.1");
+  }
+
+  /**
    * A database for polling mode on the shared test stack's private MariaDB: the relay user may also
    * update and delete outbox rows.
    *
    * @return the database
    */
   public static OutboxDatabase forPolling() {
-    MariaDbServer s = LocalStack.shared().mariaDb();
-    return create(s::adminConnection, SourceFlavor.MARIADB, s.host(), s.port(), "127.0.0.1")
-        .grantPolling();
+    return on(LocalStack.shared().mariaDb()).grantPolling();
   }
 
   private void setUp(String userHost) {

@@ -65,7 +65,7 @@ final class MySqlDialect implements SqlDialect {
   }
 
   @Override
-  public String pendingClaimIndexHint() {
+  public String statusIdIndexHint() {
     return " FORCE INDEX (ix_outbox_events_status_id)";
   }
 

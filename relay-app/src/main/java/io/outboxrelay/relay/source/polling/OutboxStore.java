@@ -54,6 +54,9 @@ final class OutboxStore {
   private final String retentionWindowEnd;
   private final String retentionDelete;
 
+  /** The assignments that end a row's lease: no claim owns it, and its lease ended now. */
+  private final String released;
+
   /** Pending rows with an id at most this have been looked at in this sweep. */
   private long cursor;
 
@@ -69,6 +72,8 @@ final class OutboxStore {
     this.table = table;
     connection.setAutoCommit(false);
     connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+    this.released =
+        "claim_token = " + dialect.noClaimToken() + ", processing_until = " + dialect.now();
     String columns =
         "e.id, "
             + prefixed(dialect.eventIdText())
@@ -94,17 +99,14 @@ final class OutboxStore {
             : "";
     String expiredHead =
         ordered ? notAfter(p, "PENDING") + notAfter(p, "PROCESSING") + notAfterDead : "";
-    this.windowEnd =
-        "SELECT id FROM "
-            + table
-            + " WHERE status = 'PENDING' AND id > ? ORDER BY id LIMIT 1 OFFSET ?";
+    this.windowEnd = windowEndQuery("PENDING", "");
     this.pendingClaim =
         "SELECT "
             + columns
             + " FROM "
             + table
             + " e"
-            + dialect.pendingClaimIndexHint()
+            + dialect.statusIdIndexHint()
             + " WHERE e.status = 'PENDING' AND e.id > ? AND e.id <= ?"
             + " AND e.next_attempt_at <= "
             + dialect.now()
@@ -112,12 +114,8 @@ final class OutboxStore {
             + " ORDER BY e.id LIMIT ? "
             + dialect.forUpdateSkipLocked();
     this.retentionWindowEnd =
-        "SELECT id, CASE WHEN created_at < "
-            + dialect.nowMinus()
-            + " THEN 1 ELSE 0 END FROM "
-            + table
-            + dialect.pendingClaimIndexHint()
-            + " WHERE status = 'PUBLISHED' AND id > ? ORDER BY id LIMIT 1 OFFSET ?";
+        windowEndQuery(
+            "PUBLISHED", ", CASE WHEN created_at < " + dialect.nowMinus() + " THEN 1 ELSE 0 END");
     this.retentionDelete =
         "DELETE FROM "
             + table
@@ -134,6 +132,21 @@ final class OutboxStore {
             + expiredHead
             + " ORDER BY e.id LIMIT ? "
             + dialect.forUpdateSkipLocked();
+  }
+
+  /**
+   * The last id of a window: the {@code OFFSET ?}-th row with this status after id {@code ?}, in id
+   * order, with {@code more} columns after it (their parameters come first).
+   */
+  private String windowEndQuery(String status, String more) {
+    return "SELECT id"
+        + more
+        + " FROM "
+        + table
+        + dialect.statusIdIndexHint()
+        + " WHERE status = '"
+        + status
+        + "' AND id > ? ORDER BY id LIMIT 1 OFFSET ?";
   }
 
   /** No row of the aggregate with this status comes before {@code e}; {@code p} names the table. */
@@ -219,10 +232,8 @@ final class OutboxStore {
             connection.prepareStatement(
                 "UPDATE "
                     + table
-                    + " SET status = 'DEAD', claim_token = "
-                    + dialect.noClaimToken()
-                    + ", processing_until = "
-                    + dialect.now()
+                    + " SET status = 'DEAD', "
+                    + released
                     + ", last_error = ? WHERE "
                     + dialect.idIn(dead.size()))) {
           ps.setString(
@@ -320,9 +331,7 @@ final class OutboxStore {
     try {
       // The usual case: every row is still ours, and one fenced UPDATE marks them all.
       if (published.isEmpty() || markPublished(token, published) == published.size()) {
-        for (Failure f : failures) {
-          fail(token, f);
-        }
+        fail(token, failures);
         connection.commit();
         return new Finish(published, List.of());
       }
@@ -347,9 +356,7 @@ final class OutboxStore {
       if (!owned.isEmpty()) {
         markPublished(token, owned);
       }
-      for (Failure f : failures) {
-        fail(token, f);
-      }
+      fail(token, failures);
       connection.commit();
       List<Long> lost = new ArrayList<>(published);
       lost.removeAll(owned);
@@ -367,10 +374,8 @@ final class OutboxStore {
                 + table
                 + " SET status = 'PUBLISHED', published_at = "
                 + dialect.now()
-                + ", claim_token = "
-                + dialect.noClaimToken()
-                + ", processing_until = "
-                + dialect.now()
+                + ", "
+                + released
                 + ", last_error = NULL WHERE "
                 + dialect.idIn(ids.size())
                 + " AND claim_token = ?")) {
@@ -392,46 +397,40 @@ final class OutboxStore {
     }
   }
 
-  private void fail(String token, Failure f) throws SQLException {
-    String sql =
-        switch (f.kind()) {
-          case RETRY ->
-              "UPDATE "
-                  + table
-                  + " SET status = 'PENDING', next_attempt_at = "
-                  + dialect.nowPlus()
-                  + ", claim_token = "
-                  + dialect.noClaimToken()
-                  + ", processing_until = "
-                  + dialect.now()
-                  + ", last_error = ? WHERE id = ? AND"
-                  + " claim_token = ?";
-          case DEAD ->
-              "UPDATE "
-                  + table
-                  + " SET status = 'DEAD', claim_token = "
-                  + dialect.noClaimToken()
-                  + ", processing_until = "
-                  + dialect.now()
-                  + ", last_error = ? WHERE id = ? AND claim_token = ?";
-          case RELEASE ->
-              "UPDATE "
-                  + table
-                  + " SET status = 'PENDING', claim_token = "
-                  + dialect.noClaimToken()
-                  + ", processing_until = "
-                  + dialect.now()
-                  + ", attempts = attempts - 1, last_error = ? WHERE id = ? AND claim_token = ?";
-        };
-    try (PreparedStatement ps = connection.prepareStatement(sql)) {
-      int i = 1;
-      if (f.kind() == Failure.Kind.RETRY) {
-        dialect.bindDuration(ps, i++, f.retryIn());
+  /** Applies the failures, one batched statement per kind, fenced by the claim token. */
+  private void fail(String token, List<Failure> failures) throws SQLException {
+    for (Failure.Kind kind : Failure.Kind.values()) {
+      List<Failure> ofKind = failures.stream().filter(f -> f.kind() == kind).toList();
+      if (ofKind.isEmpty()) {
+        continue;
       }
-      ps.setString(i++, truncate(f.reason()));
-      ps.setLong(i++, f.id());
-      dialect.bindToken(ps, i, token);
-      ps.executeUpdate();
+      String set =
+          switch (kind) {
+            case RETRY -> "status = 'PENDING', next_attempt_at = " + dialect.nowPlus();
+            case DEAD -> "status = 'DEAD'";
+            case RELEASE -> "status = 'PENDING', attempts = attempts - 1";
+          };
+      try (PreparedStatement ps =
+          connection.prepareStatement(
+              "UPDATE "
+                  + table
+                  + " SET "
+                  + set
+                  + ", "
+                  + released
+                  + ", last_error = ? WHERE id = ? AND claim_token = ?")) {
+        for (Failure f : ofKind) {
+          int i = 1;
+          if (kind == Failure.Kind.RETRY) {
+            dialect.bindDuration(ps, i++, f.retryIn());
+          }
+          ps.setString(i++, truncate(f.reason()));
+          ps.setLong(i++, f.id());
+          dialect.bindToken(ps, i, token);
+          ps.addBatch();
+        }
+        ps.executeBatch();
+      }
     }
   }
 

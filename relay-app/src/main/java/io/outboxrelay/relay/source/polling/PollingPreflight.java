@@ -40,7 +40,7 @@ final class PollingPreflight {
           "published_at",
           "last_error");
 
-  /** The index the claim of pending rows names (see {@link SqlDialect#pendingClaimIndexHint}). */
+  /** The index the claim of pending rows names (see {@link SqlDialect#statusIdIndexHint}). */
   static final String CLAIM_INDEX = "ix_outbox_events_status_id";
 
   /** The index the head checks name (see {@link SqlDialect#aggregateIndexHint}). */

@@ -108,7 +108,7 @@ final class PollingWorker implements Runnable {
           emptyClaims = found ? 0 : emptyClaims + 1;
           pause = found ? Duration.ZERO : idlePause(config.interval(), emptyClaims);
         } catch (SQLException e) {
-          if (isRollback(e)) {
+          if (ErrorClassifier.isTransactionRollback(e)) {
             // A deadlock or serialization failure: the transaction was rolled back and the
             // connection is fine; claims and finishes are safe to run again.
             LOG.debug(
@@ -116,7 +116,7 @@ final class PollingWorker implements Runnable {
                 context,
                 name,
                 ErrorClassifier.describe(e));
-            pause = Duration.ofMillis(5 + ThreadLocalRandom.current().nextInt(20));
+            pause = rollbackPause();
           } else {
             closeStore();
             if (ErrorClassifier.classify(e) == Disposition.STOP) {
@@ -164,9 +164,9 @@ final class PollingWorker implements Runnable {
   /** One claim-publish-finish cycle; true when it claimed anything. */
   boolean runOnce() throws SQLException, InterruptedException {
     long claimedAt = System.nanoTime();
-    boolean takeExpired = System.nanoTime() - nextExpiredCheck >= 0;
+    boolean takeExpired = claimedAt - nextExpiredCheck >= 0;
     if (takeExpired) {
-      nextExpiredCheck = System.nanoTime() + EXPIRED_CHECK_NANOS;
+      nextExpiredCheck = claimedAt + EXPIRED_CHECK_NANOS;
     }
     Claim claim =
         store.claim(
@@ -273,8 +273,8 @@ final class PollingWorker implements Runnable {
         }
         return store.finish(token, acknowledged, failures);
       } catch (SQLException e) {
-        if (isRollback(e)) {
-          Thread.sleep(5 + ThreadLocalRandom.current().nextInt(20)); // same connection, try again
+        if (ErrorClassifier.isTransactionRollback(e)) {
+          Thread.sleep(rollbackPause().toMillis()); // same connection, try again
           continue;
         }
         closeStore();
@@ -295,9 +295,9 @@ final class PollingWorker implements Runnable {
     }
   }
 
-  private static boolean isRollback(SQLException e) {
-    return e instanceof java.sql.SQLTransactionRollbackException
-        || (e.getSQLState() != null && e.getSQLState().startsWith("40"));
+  /** A short random pause before running a rolled-back transaction again. */
+  private static Duration rollbackPause() {
+    return Duration.ofMillis(5 + ThreadLocalRandom.current().nextInt(20));
   }
 
   private OutboxStore.Failure poison(ClaimedEvent c, Throwable error) {

@@ -63,7 +63,7 @@ final class PostgresDialect implements SqlDialect {
   }
 
   @Override
-  public String pendingClaimIndexHint() {
+  public String statusIdIndexHint() {
     return ""; // the planner picks (status, id) by itself
   }
 

@@ -55,13 +55,13 @@ interface SqlDialect {
   String noClaimToken();
 
   /**
-   * What follows {@code FROM <table> e} in the claim of pending rows (and the table in a retention
-   * window's query): on MariaDB/MySQL, an index hint that makes it walk only the rows of one status
-   * in its window ({@code ix_outbox_events_status_id}), where the optimizer would otherwise often
-   * range-scan the primary key over every row of the window, leased and published ones included,
-   * and lock them as it goes.
+   * What follows {@code FROM <table> [alias]} in the queries that walk the rows of one status in id
+   * order (the claim of pending rows and the window ends): on MariaDB/MySQL, an index hint for
+   * {@code ix_outbox_events_status_id}. Measured: without it the optimizer often range-scanned the
+   * primary key over every row of a claim's window, leased and published ones included, and locked
+   * them as it went.
    */
-  String pendingClaimIndexHint();
+  String statusIdIndexHint();
 
   /**
    * What follows {@code FROM <table> p} in the head checks: on MariaDB/MySQL, an index hint for

@@ -9,7 +9,6 @@ import io.outboxrelay.localstack.LocalStack;
 import io.outboxrelay.localstack.MariaDbServer;
 import io.outboxrelay.localstack.TopicReader;
 import io.outboxrelay.relay.Relay;
-import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.testing.Ledger;
 import io.outboxrelay.relay.testing.OutboxDatabase;
@@ -55,13 +54,7 @@ class CdcFaultIT {
   @BeforeEach
   void setUp() {
     MariaDbServer server = LocalStack.shared().mariaDb();
-    db =
-        OutboxDatabase.create(
-            server::adminConnection,
-            SourceFlavor.MARIADB,
-            server.host(),
-            server.port(),
-            "127.0.0.1");
+    db = OutboxDatabase.on(server);
     name = "fault" + TESTS.incrementAndGet() + "-" + Long.toHexString(System.nanoTime() & 0xfffff);
     writerPool = Executors.newSingleThreadExecutor();
   }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.outboxrelay.localstack.LocalStack;
 import io.outboxrelay.localstack.MariaDbServer;
-import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.testing.OutboxDatabase;
 import io.outboxrelay.relay.testing.RelayProcess;
 import io.outboxrelay.relay.testing.RelaySettings;
@@ -23,8 +22,7 @@ class CdcStartupChecksIT {
   @TempDir Path dir;
 
   private static OutboxDatabase database(MariaDbServer server) {
-    return OutboxDatabase.create(
-        server::adminConnection, SourceFlavor.MARIADB, server.host(), server.port(), "127.0.0.1");
+    return OutboxDatabase.on(server);
   }
 
   private static String bootstrap() {

@@ -2,7 +2,6 @@ package io.outboxrelay.relay.source.cdc;
 
 import io.outboxrelay.localstack.LocalStack;
 import io.outboxrelay.localstack.MariaDbServer;
-import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.testing.OutboxDatabase;
 
 /** The CDC contract on a private MariaDB 10.11 with a binlog and a real KRaft broker. */
@@ -11,8 +10,7 @@ class MariaDbCdcContractIT extends AbstractCdcContractIT {
   @Override
   protected OutboxDatabase newDatabase() {
     MariaDbServer server = LocalStack.shared().mariaDb();
-    return OutboxDatabase.create(
-        server::adminConnection, SourceFlavor.MARIADB, server.host(), server.port(), "127.0.0.1");
+    return OutboxDatabase.on(server);
   }
 
   @Override

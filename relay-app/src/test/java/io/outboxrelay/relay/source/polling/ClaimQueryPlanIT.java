@@ -7,11 +7,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.outboxrelay.relay.config.Ordering;
 import io.outboxrelay.relay.testing.OutboxDatabase;
 import io.outboxrelay.relay.testing.PostgresOutboxDatabase;
+import io.outboxrelay.relay.testing.SourceDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -73,17 +75,7 @@ class ClaimQueryPlanIT {
         // (The window's estimate ignores its LIMIT, which ends the walk after 1,000 entries.)
         mariaDbPlan(c, bind(store.retentionWindowEndSql(), 3_600_000_000L, 0, 999), Long.MAX_VALUE);
         mariaDbPlan(c, bind(store.retentionDeleteSql(), 0, 1000, 3_600_000_000L), 5_000);
-        assertThat(store.deleteOldPublished(0, java.time.Duration.ofHours(1), 1000))
-            .isEqualTo(new OutboxStore.RetentionStep(0, -1));
-        OutboxStore.RetentionStep step = store.deleteOldPublished(0, java.time.Duration.ZERO, 1000);
-        assertThat(step.deleted()).isEqualTo(1000);
-        // The sweep goes on after the window's last id, and the whole window is gone.
-        assertThat(step.next()).isPositive();
-        assertThat(
-                db.adminQuery(
-                    "SELECT COUNT(*) FROM outbox_events WHERE status = 'PUBLISHED' AND id <= "
-                        + step.next()))
-            .hasToString("0");
+        assertRetentionStep(store, db);
 
         // What a claim really locks: only the heads it returns, not the rows it looked at.
         c.setAutoCommit(false);
@@ -169,17 +161,7 @@ class ClaimQueryPlanIT {
             c, bind(store.retentionWindowEndSql().replace("secs => ?", "secs => 3600"), 0, 999));
         postgresPlan(
             c, bind(store.retentionDeleteSql().replace("secs => ?", "secs => 3600"), 0, 1000));
-        assertThat(store.deleteOldPublished(0, java.time.Duration.ofHours(1), 1000))
-            .isEqualTo(new OutboxStore.RetentionStep(0, -1));
-        OutboxStore.RetentionStep step = store.deleteOldPublished(0, java.time.Duration.ZERO, 1000);
-        assertThat(step.deleted()).isEqualTo(1000);
-        // The sweep goes on after the window's last id, and the whole window is gone.
-        assertThat(step.next()).isPositive();
-        assertThat(
-                db.adminQuery(
-                    "SELECT COUNT(*) FROM outbox_events WHERE status = 'PUBLISHED' AND id <= "
-                        + step.next()))
-            .hasToString("0");
+        assertRetentionStep(store, db);
       }
     }
   }
@@ -240,6 +222,23 @@ class ClaimQueryPlanIT {
         .isNotEmpty()
         .doesNotContain("Seq Scan", "Sort", "Incremental Sort");
     return plan.toString();
+  }
+
+  /**
+   * One retention step over 1,000 PUBLISHED rows: none deleted (and the sweep ends) while they are
+   * younger than the age; all of them, and the sweep goes on past them, once they are older.
+   */
+  private static void assertRetentionStep(OutboxStore store, SourceDatabase db) throws Exception {
+    assertThat(store.deleteOldPublished(0, Duration.ofHours(1), 1000))
+        .isEqualTo(new OutboxStore.RetentionStep(0, -1));
+    OutboxStore.RetentionStep step = store.deleteOldPublished(0, Duration.ZERO, 1000);
+    assertThat(step.deleted()).isEqualTo(1000);
+    assertThat(step.next()).isPositive();
+    assertThat(
+            db.adminQuery(
+                "SELECT COUNT(*) FROM outbox_events WHERE status = 'PUBLISHED' AND id <= "
+                    + step.next()))
+        .hasToString("0");
   }
 
   /** The last id of a window of {@code size} pending rows from the start, or -1 when shorter. */
