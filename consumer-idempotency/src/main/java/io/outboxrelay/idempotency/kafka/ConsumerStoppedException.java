@@ -19,7 +19,7 @@ public class ConsumerStoppedException extends RuntimeException {
   /** Its offset. */
   private final long offset;
 
-  /** Its event id, or {@code null}. */
+  /** Its event id, or {@code null} if it had none or one that is not valid UTF-8. */
   private final String eventId;
 
   ConsumerStoppedException(
@@ -46,7 +46,10 @@ public class ConsumerStoppedException extends RuntimeException {
     return offset;
   }
 
-  /** The event id of that record, {@code null} if it had none. */
+  /**
+   * The event id of that record, {@code null} if it had none or its id header was not valid UTF-8
+   * (the message then shows the header's bytes in hex).
+   */
   public String eventId() {
     return eventId;
   }

@@ -5,8 +5,8 @@ import java.util.regex.Pattern;
 
 /**
  * What happens to a record once its attempts are used up, or at once for a poison record (no event
- * id header, malformed version header, {@link PoisonRecordException} from the handler). Nothing is
- * ever dropped silently. Immutable and thread-safe.
+ * id header, an id that is not valid UTF-8, malformed version header, {@link PoisonRecordException}
+ * from the handler). Nothing is ever dropped silently. Immutable and thread-safe.
  *
  * <p>Whatever the policy, a failure to reach the consumer's database (connection refused or lost)
  * stops the consumer after the retries: the record is not at fault and is not dead-lettered.

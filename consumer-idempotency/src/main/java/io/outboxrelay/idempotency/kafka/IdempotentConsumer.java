@@ -193,7 +193,10 @@ public interface IdempotentConsumer extends AutoCloseable {
     }
 
     /**
-     * Sets the header holding the event id (default {@code id}, as the relay writes it).
+     * Sets the header holding the event id (default {@code id}, as the relay writes it). The id is
+     * read as UTF-8 text, strictly: a record whose id header is missing, or whose bytes are not
+     * valid UTF-8, is poison and goes to the {@link FailurePolicy} at once, without retries (two
+     * different invalid ids must not be taken for one event).
      *
      * @param name the header name; not blank
      * @return this builder

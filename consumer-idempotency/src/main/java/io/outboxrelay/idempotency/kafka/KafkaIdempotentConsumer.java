@@ -328,14 +328,15 @@ final class KafkaIdempotentConsumer implements IdempotentConsumer {
   }
 
   private String describe(ConsumerRecord<byte[], byte[]> record) {
-    String id = parts.events().eventIdOrNull(record);
     return "record "
         + record.topic()
         + "-"
         + record.partition()
         + "@"
         + record.offset()
-        + (id == null ? " (no event id)" : " (event id " + id + ")");
+        + " ("
+        + parts.events().describeId(record)
+        + ")";
   }
 
   private void notifyListener(String method, Runnable call) {

@@ -1,9 +1,9 @@
 package io.outboxrelay.idempotency.kafka;
 
 /**
- * A record that cannot succeed however often it is tried: no event id header, a malformed version
- * header, or a handler that says so by throwing this. It goes straight to the {@link
- * FailurePolicy}, without retries.
+ * A record that cannot succeed however often it is tried: no event id header, an event id (or
+ * aggregate header) that is not valid UTF-8, a malformed version header, or a handler that says so
+ * by throwing this. It goes straight to the {@link FailurePolicy}, without retries.
  */
 public class PoisonRecordException extends RuntimeException {
 

@@ -298,6 +298,54 @@ abstract class AbstractKafkaConsumerContractIT {
   }
 
   @Test
+  void deadLettersEachEventIdThatIsNotUtf8InsteadOfSkippingTheSecondAsADuplicate()
+      throws Exception {
+    // Decoded leniently, both ids read "e\uFFFD": the second event would be counted a duplicate,
+    // its handler never run and its offset committed.
+    kafka.createTopic(topic, 1);
+    String deadLetterTopic = topic + ".dlq";
+    kafka.createTopic(deadLetterTopic, 1);
+    byte[] firstId = {'e', (byte) 0xff};
+    byte[] secondId = {'e', (byte) 0xfe};
+    publish(
+        List.of(
+            event("ok-1", "o-1"),
+            withRawId(event("-", "o-2"), firstId),
+            withRawId(event("-", "o-3"), secondId),
+            event("ok-2", "o-1")));
+
+    IdempotentConsumer consumer =
+        start(consumerBuilder().failurePolicy(FailurePolicy.deadLetter(deadLetterTopic)));
+
+    List<ConsumedRecord> dead =
+        TopicReader.forTopics(kafka.bootstrapServers(), deadLetterTopic)
+            .readUntil(r -> r.size() >= 2, WAIT);
+    await().atMost(WAIT).until(() -> committedTotal() == 4);
+
+    assertThat(dead).hasSize(2);
+    assertThat(dead.get(0).headers().get("id")).isEqualTo(firstId);
+    assertThat(dead.get(0).keyAsString()).isEqualTo("o-2");
+    assertThat(dead.get(0).header(FailurePolicy.HEADER_ORIGINAL_OFFSET)).isEqualTo("1");
+    assertThat(dead.get(1).headers().get("id")).isEqualTo(secondId);
+    assertThat(dead.get(1).keyAsString()).isEqualTo("o-3");
+    assertThat(dead.get(1).header(FailurePolicy.HEADER_ORIGINAL_OFFSET)).isEqualTo("2");
+    for (ConsumedRecord each : dead) {
+      assertThat(each.header(FailurePolicy.HEADER_ERROR_CLASS))
+          .isEqualTo(PoisonRecordException.class.getName());
+      assertThat(each.header(FailurePolicy.HEADER_ERROR_MESSAGE))
+          .startsWith("the record's 'id' header is not valid UTF-8 (bytes 65f");
+      assertThat(each.header(FailurePolicy.HEADER_ATTEMPTS)).isEqualTo("1");
+    }
+    assertThat(consumer.counters().processed()).isEqualTo(2);
+    assertThat(consumer.counters().duplicates()).isZero();
+    assertThat(consumer.counters().deadLettered()).isEqualTo(2);
+    assertThat(db.effects("ok-1")).isEqualTo(1);
+    assertThat(db.effects("ok-2")).isEqualTo(1);
+    assertThat(db.allEffects()).isEqualTo(2);
+    assertThat(db.processedRows(group)).as("no invalid id recorded").isEqualTo(2);
+  }
+
+  @Test
   void treatsTheRedeliveryAfterACrashBetweenDatabaseCommitAndOffsetCommitAsADuplicate()
       throws Exception {
     kafka.createTopic(topic, 1);
@@ -384,6 +432,13 @@ abstract class AbstractKafkaConsumerContractIT {
     record.headers().add("event_type", bytes("OrderUpdated"));
     record.headers().add("aggregate_type", bytes("order"));
     record.headers().add("aggregate_id", bytes(aggregateId));
+    return record;
+  }
+
+  private static ProducerRecord<byte[], byte[]> withRawId(
+      ProducerRecord<byte[], byte[]> record, byte[] id) {
+    record.headers().remove("id");
+    record.headers().add("id", id);
     return record;
   }
 

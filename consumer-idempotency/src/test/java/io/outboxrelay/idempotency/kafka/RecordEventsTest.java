@@ -92,4 +92,65 @@ class RecordEventsTest {
         .isInstanceOf(PoisonRecordException.class)
         .hasMessageContaining("aggregate_type");
   }
+
+  private static ConsumerRecord<byte[], byte[]> withRawHeader(
+      byte[] key, String name, byte[] value) {
+    ConsumerRecord<byte[], byte[]> record = new ConsumerRecord<>("t", 0, 7L, key, new byte[0]);
+    record.headers().add(name, value);
+    return record;
+  }
+
+  @Test
+  void treatsAnIdThatIsNotUtf8AsPoisonInsteadOfReplacingTheBadBytes() {
+    // Leniently decoded, both would read "e\uFFFD" and the second would count as a duplicate.
+    ConsumerRecord<byte[], byte[]> first = withRawHeader(null, "id", new byte[] {'e', (byte) 0xff});
+    ConsumerRecord<byte[], byte[]> second =
+        withRawHeader(null, "id", new byte[] {'e', (byte) 0xfe});
+
+    assertThatThrownBy(() -> events.toEventRef(first))
+        .isInstanceOf(PoisonRecordException.class)
+        .hasMessage(
+            "the record's 'id' header is not valid UTF-8 (bytes 65ff): the producer must write"
+                + " it as UTF-8 text");
+    assertThatThrownBy(() -> events.toEventRef(second))
+        .isInstanceOf(PoisonRecordException.class)
+        .hasMessageContaining("(bytes 65fe)");
+    assertThat(events.eventIdOrNull(first)).isNull();
+    assertThat(events.describeId(first)).isEqualTo("event id not valid UTF-8: 65ff");
+    assertThat(events.describeId(record("k", "id", "e-1"))).isEqualTo("event id e-1");
+    assertThat(events.describeId(record("k"))).isEqualTo("no event id");
+  }
+
+  @Test
+  void rejectsTruncatedAndOverlongUtf8Sequences() {
+    byte[][] invalid = {
+      {(byte) 0xe2, (byte) 0x82}, // a three-byte sequence cut short
+      {(byte) 0xc0, (byte) 0xaf}, // an overlong encoding of '/'
+      {(byte) 0xed, (byte) 0xa0, (byte) 0x80} // a UTF-16 surrogate encoded as UTF-8
+    };
+    for (byte[] id : invalid) {
+      assertThatThrownBy(() -> events.toEventRef(withRawHeader(null, "id", id)))
+          .isInstanceOf(PoisonRecordException.class)
+          .hasMessageContaining("not valid UTF-8");
+    }
+    byte[] valid = "é-€-😀".getBytes(StandardCharsets.UTF_8);
+    assertThat(events.toEventRef(withRawHeader(null, "id", valid)).eventId()).isEqualTo("é-€-😀");
+  }
+
+  @Test
+  void treatsAggregateHeadersOrAKeyThatAreNotUtf8AsPoison() {
+    ConsumerRecord<byte[], byte[]> badType = record("o-1", "id", "e-1", "aggregate_version", "4");
+    badType.headers().add("aggregate_type", new byte[] {'o', (byte) 0x80});
+    ConsumerRecord<byte[], byte[]> badKey =
+        withRawHeader(new byte[] {'o', (byte) 0xff}, "id", "e-1".getBytes(StandardCharsets.UTF_8));
+    badKey.headers().add("aggregate_type", "order".getBytes(StandardCharsets.UTF_8));
+    badKey.headers().add("aggregate_version", "4".getBytes(StandardCharsets.UTF_8));
+
+    assertThatThrownBy(() -> events.toEventRef(badType))
+        .isInstanceOf(PoisonRecordException.class)
+        .hasMessageContaining("'aggregate_type' header is not valid UTF-8");
+    assertThatThrownBy(() -> events.toEventRef(badKey))
+        .isInstanceOf(PoisonRecordException.class)
+        .hasMessageContaining("key is not valid UTF-8");
+  }
 }
