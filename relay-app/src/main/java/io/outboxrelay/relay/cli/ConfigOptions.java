@@ -43,6 +43,7 @@ final class ConfigOptions {
               + (e.problems().size() == 1 ? " problem" : " problems")
               + "):");
       e.problems().forEach(p -> err.println("  - " + p));
+      e.warnings().forEach(w -> err.println("  warning: " + w));
       err.flush();
       return null;
     } catch (NoSuchFileException e) {

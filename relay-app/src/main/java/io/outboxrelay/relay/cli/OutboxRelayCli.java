@@ -35,9 +35,14 @@ public final class OutboxRelayCli implements Callable<Integer> {
    * @return the exit code
    */
   public static int execute(String... args) {
+    return commandLine().execute(args);
+  }
+
+  /** The command line, ready to execute; tests set its output and error writers. */
+  static CommandLine commandLine() {
     CommandLine cli = new CommandLine(new OutboxRelayCli());
     cli.setCaseInsensitiveEnumValuesAllowed(true);
-    return cli.execute(args);
+    return cli;
   }
 
   @Override

@@ -45,6 +45,8 @@ final class RunCommand implements Callable<Integer> {
     CountDownLatch stopRequested = new CountDownLatch(1);
     Signals.onTerminate(stopRequested::countDown);
     String context = config.logContext();
+    config.notices().forEach(n -> LOG.info("[{}] {}", context, n));
+    config.warnings().forEach(w -> LOG.warn("[{}] {}", context, w));
     try (Relay relay = Relay.create(config)) {
       try {
         relay.start();

@@ -7,7 +7,10 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-/** {@code outbox-relay validate}: checks a configuration and prints it, secrets hidden. */
+/**
+ * {@code outbox-relay validate}: checks a configuration and prints it, secrets hidden; notices and
+ * warnings go to standard error.
+ */
 @Command(
     name = "validate",
     mixinStandardHelpOptions = true,
@@ -25,6 +28,9 @@ final class ValidateCommand implements Callable<Integer> {
     if (config == null) {
       return ExitCodes.CONFIG;
     }
+    config.notices().forEach(n -> spec.commandLine().getErr().println(n));
+    config.warnings().forEach(w -> spec.commandLine().getErr().println("warning: " + w));
+    spec.commandLine().getErr().flush();
     spec.commandLine().getOut().print(config.describe());
     spec.commandLine().getOut().flush();
     return ExitCodes.OK;

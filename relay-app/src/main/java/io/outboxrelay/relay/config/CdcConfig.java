@@ -21,7 +21,7 @@ import java.util.Map;
  * @param debeziumOverrides {@code debezium.*} entries without the prefix, unmodifiable
  */
 public record CdcConfig(
-    int serverId,
+    long serverId,
     String offsetsTable,
     String schemaHistoryTable,
     int batchSize,

@@ -8,22 +8,53 @@ final class Checks {
 
   private Checks() {}
 
-  static Function<Integer, String> atLeast(int min) {
-    return v -> v < min ? "must be at least " + min + ", got " + v : null;
+  /**
+   * The values a numeric or duration key accepts, both ends included. Besides checking, it is what
+   * the reference documentation shows and what a value too large for its type is told.
+   *
+   * @param <T> the value type
+   */
+  static final class Range<T extends Comparable<? super T>> implements Function<T, String> {
+
+    private final T min;
+    private final T max;
+    private final Function<T, String> format;
+
+    private Range(T min, T max, Function<T, String> format) {
+      this.min = min;
+      this.max = max;
+      this.format = format;
+    }
+
+    @Override
+    public String apply(T value) {
+      return value.compareTo(min) < 0 || value.compareTo(max) > 0
+          ? "must be " + this + ", got " + format.apply(value)
+          : null;
+    }
+
+    /** {@code between 1 and 65535}. */
+    @Override
+    public String toString() {
+      return "between " + format.apply(min) + " and " + format.apply(max);
+    }
+
+    /** {@code 1 to 65535}, for the reference documentation. */
+    String span() {
+      return format.apply(min) + " to " + format.apply(max);
+    }
   }
 
-  static Function<Integer, String> between(int min, int max) {
-    return v -> v < min || v > max ? "must be between " + min + " and " + max + ", got " + v : null;
+  static Range<Integer> between(int min, int max) {
+    return new Range<>(min, max, String::valueOf);
   }
 
-  static Function<Duration, String> atLeast(Duration min) {
-    return v ->
-        v.compareTo(min) < 0
-            ? "must be at least "
-                + ValueType.DURATION_TYPE.format(min)
-                + ", got "
-                + ValueType.DURATION_TYPE.format(v)
-            : null;
+  static Range<Long> between(long min, long max) {
+    return new Range<>(min, max, String::valueOf);
+  }
+
+  static Range<Duration> between(Duration min, Duration max) {
+    return new Range<>(min, max, d -> ValueType.DURATION_TYPE.format(d));
   }
 
   static Function<String, String> notBlank() {

@@ -55,6 +55,7 @@ public final class ConfigKey<T> {
   private final Set<RelayMode> requiredIn;
   private final Set<RelayMode> usedIn;
   private final List<Function<T, String>> checks;
+  private final Checks.Range<?> range;
   private final String doc;
 
   private ConfigKey(Builder<T> b) {
@@ -69,6 +70,9 @@ public final class ConfigKey<T> {
     this.requiredIn = Set.copyOf(b.requiredIn);
     this.usedIn = Set.copyOf(b.usedIn);
     this.checks = List.copyOf(b.checks);
+    this.range =
+        (Checks.Range<?>)
+            checks.stream().filter(c -> c instanceof Checks.Range).findFirst().orElse(null);
     this.doc = Objects.requireNonNull(b.doc, "doc");
   }
 
@@ -177,6 +181,16 @@ public final class ConfigKey<T> {
   }
 
   /**
+   * The values the key accepts, for the reference documentation: {@code 1 to 65535}, {@code 1s to
+   * 1d}.
+   *
+   * @return the range, or {@code null} when the key declares none
+   */
+  public String range() {
+    return range == null ? null : range.span();
+  }
+
+  /**
    * Parses and checks a value.
    *
    * @param text the trimmed text
@@ -184,7 +198,14 @@ public final class ConfigKey<T> {
    * @throws IllegalArgumentException with a reason (without the key name) when invalid
    */
   public T parse(String text) {
-    T value = type.parse(text);
+    T value;
+    try {
+      value = type.parse(text);
+    } catch (ValueType.OutOfRangeException e) {
+      // Too large for the type itself: say what the key accepts, not what a long holds.
+      throw new IllegalArgumentException(
+          e.getMessage() + (range != null ? ": must be " + range : ""), e);
+    }
     for (Function<T, String> check : checks) {
       String problem = check.apply(value);
       if (problem != null) {

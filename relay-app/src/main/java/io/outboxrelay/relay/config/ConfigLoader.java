@@ -2,9 +2,12 @@ package io.outboxrelay.relay.config;
 
 import io.outboxrelay.router.TopicTemplate;
 import java.io.IOException;
-import java.io.Reader;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,12 +15,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * Reads a properties file into a {@link RelayConfig}, reporting every problem at once.
@@ -25,15 +26,13 @@ import java.util.regex.Pattern;
  * <p>Values may refer to the environment or to a file: {@code ${env:NAME}} and {@code
  * ${file:/path}} (trailing newline removed), so secrets need not live in the properties file.
  * Unknown keys are errors, except under the pass-through prefixes {@value
- * RelayConfigKeys#KAFKA_PRODUCER_PREFIX} and {@value RelayConfigKeys#DEBEZIUM_PREFIX}. Stateless
- * and thread-safe.
+ * RelayConfigKeys#KAFKA_PRODUCER_PREFIX} and {@value RelayConfigKeys#DEBEZIUM_PREFIX}; a Debezium
+ * setting Debezium does not define, and a key given twice in the file, are warnings. Stateless and
+ * thread-safe.
  */
 public final class ConfigLoader {
 
   private static final Pattern REFERENCE = Pattern.compile("\\$\\{(env|file):([^}]+)}");
-
-  /** Engine settings the relay owns; a {@code debezium.*} override of them is refused. */
-  private static final Map<String, String> DEBEZIUM_OWNED = debeziumOwned();
 
   private final Map<String, String> environment;
 
@@ -47,22 +46,19 @@ public final class ConfigLoader {
   }
 
   /**
-   * Loads and checks a properties file.
+   * Loads and checks a properties file. A UTF-8 byte order mark at its start is ignored; a key
+   * given more than once is a warning (the last value counts, as with {@link
+   * java.util.Properties}).
    *
    * @param file the properties file (UTF-8)
    * @param modeOverride the {@code --mode} option, or {@code null}
    * @return the configuration
-   * @throws ConfigException listing every problem
+   * @throws ConfigException listing every problem, or saying the file is not UTF-8 text
    * @throws IOException when the file cannot be read
    */
   public RelayConfig load(Path file, RelayMode modeOverride) throws ConfigException, IOException {
-    Properties props = new Properties();
-    try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      props.load(reader);
-    }
-    Map<String, String> raw = new HashMap<>();
-    props.stringPropertyNames().forEach(k -> raw.put(k.trim(), props.getProperty(k)));
-    return parse(raw, modeOverride);
+    PropertiesFile.Contents contents = PropertiesFile.read(file);
+    return parse(contents.entries(), modeOverride, file.toString(), contents.warnings());
   }
 
   /**
@@ -74,7 +70,15 @@ public final class ConfigLoader {
    * @throws ConfigException listing every problem
    */
   public RelayConfig parse(Map<String, String> raw, RelayMode modeOverride) throws ConfigException {
+    return parse(raw, modeOverride, "the configuration", List.of());
+  }
+
+  private RelayConfig parse(
+      Map<String, String> raw, RelayMode modeOverride, String origin, List<String> fileWarnings)
+      throws ConfigException {
     List<String> problems = new ArrayList<>();
+    List<String> notices = new ArrayList<>();
+    List<String> warnings = new ArrayList<>(fileWarnings);
     Map<String, String> resolved = new TreeMap<>();
     for (Map.Entry<String, String> e : raw.entrySet()) {
       String value = resolve(e.getKey(), e.getValue().trim(), problems);
@@ -83,9 +87,17 @@ public final class ConfigLoader {
       }
     }
 
-    RelayMode mode = modeOverride;
-    if (mode == null) {
-      mode = value(RelayConfigKeys.MODE, resolved, RelayMode.CDC, problems);
+    RelayMode fileMode = value(RelayConfigKeys.MODE, resolved, null, problems);
+    RelayMode mode =
+        modeOverride != null ? modeOverride : fileMode != null ? fileMode : RelayMode.CDC;
+    if (modeOverride != null && fileMode != null && fileMode != modeOverride) {
+      notices.add(
+          "mode="
+              + lower(modeOverride)
+              + " from --mode overrides mode="
+              + lower(fileMode)
+              + " in "
+              + origin);
     }
     Map<ConfigKey<?>, Object> values = new HashMap<>();
     for (ConfigKey<?> key : RelayConfigKeys.ALL) {
@@ -110,28 +122,33 @@ public final class ConfigLoader {
       }
     }
 
-    ProducerSettings producer =
-        new ProducerSettings(
-            mode,
-            (String) values.getOrDefault(RelayConfigKeys.KAFKA_BOOTSTRAP_SERVERS, ""),
-            producerOverrides);
+    String bootstrapServers =
+        (String) values.getOrDefault(RelayConfigKeys.KAFKA_BOOTSTRAP_SERVERS, "");
+    problems.addAll(BootstrapServers.problems(bootstrapServers));
+    ProducerSettings producer = new ProducerSettings(mode, bootstrapServers, producerOverrides);
     problems.addAll(producer.problems());
     if (mode == RelayMode.CDC) {
+      Map<String, String> unmanaged = new TreeMap<>(debeziumOverrides);
       debeziumOverrides.forEach(
           (k, v) -> {
-            String instead = DEBEZIUM_OWNED.get(k);
+            String instead = DebeziumKeys.managedBy(k);
             if (instead != null) {
               problems.add(
                   RelayConfigKeys.DEBEZIUM_PREFIX + k + " is managed by the relay: " + instead);
+              unmanaged.remove(k);
             }
           });
+      SourceFlavor flavor = (SourceFlavor) values.get(RelayConfigKeys.SOURCE_FLAVOR);
+      if (!unmanaged.isEmpty() && flavor != null && flavor.supportsCdc()) {
+        warnings.addAll(DebeziumKeys.warnings(flavor, unmanaged));
+      }
     }
     crossChecks(mode, values, producer, problems);
 
     if (!problems.isEmpty()) {
-      throw new ConfigException(problems);
+      throw new ConfigException(problems, warnings);
     }
-    return build(mode, values, producer, debeziumOverrides, resolved);
+    return build(mode, values, producer, debeziumOverrides, resolved, notices, warnings);
   }
 
   private String resolve(String key, String value, List<String> problems) {
@@ -153,13 +170,23 @@ public final class ConfigLoader {
           replacement = "";
         }
       } else {
-        Path path = Path.of(m.group(2));
+        String problem = null;
+        replacement = "";
         try {
-          replacement = Files.readString(path, StandardCharsets.UTF_8).stripTrailing();
-        } catch (IOException e) {
-          problems.add(key + " refers to ${file:" + path + "}, which cannot be read: " + e);
+          replacement =
+              Files.readString(Path.of(m.group(2)), StandardCharsets.UTF_8).stripTrailing();
+        } catch (NoSuchFileException e) {
+          problem = "which does not exist";
+        } catch (AccessDeniedException e) {
+          problem = "which the relay's user may not read";
+        } catch (CharacterCodingException e) {
+          problem = "which is not UTF-8 text";
+        } catch (IOException | InvalidPathException e) {
+          problem = "which cannot be read: " + e;
+        }
+        if (problem != null) {
+          problems.add(key + " refers to ${file:" + m.group(2) + "}, " + problem);
           ok = false;
-          replacement = "";
         }
       }
       m.appendReplacement(out, Matcher.quoteReplacement(replacement));
@@ -238,7 +265,8 @@ public final class ConfigLoader {
     long block = parseLong(producer.effective("max.block.ms"));
     long delivery = parseLong(producer.effective("delivery.timeout.ms"));
     if (lease != null && block >= 0 && delivery >= 0) {
-      long worstCase = block + delivery + 5_000;
+      // max.block.ms is a long: a huge one must not wrap around to a negative worst case.
+      long worstCase = saturatedAdd(saturatedAdd(block, delivery), 5_000);
       if (lease.toMillis() < worstCase) {
         problems.add(
             "polling.lease="
@@ -274,6 +302,11 @@ public final class ConfigLoader {
     }
   }
 
+  private static long saturatedAdd(long a, long b) {
+    long sum = a + b;
+    return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum; // both non-negative here
+  }
+
   private static long parseLong(String v) {
     try {
       return v == null ? -1 : Long.parseLong(v.trim());
@@ -287,7 +320,9 @@ public final class ConfigLoader {
       Map<ConfigKey<?>, Object> values,
       ProducerSettings producer,
       Map<String, String> debeziumOverrides,
-      Map<String, String> resolved) {
+      Map<String, String> resolved,
+      List<String> notices,
+      List<String> warnings) {
     SourceFlavor flavor = get(values, RelayConfigKeys.SOURCE_FLAVOR);
     Integer port = get(values, RelayConfigKeys.SOURCE_PORT);
     SourceConfig source =
@@ -351,7 +386,11 @@ public final class ConfigLoader {
       boolean producerKey = key.startsWith(RelayConfigKeys.KAFKA_PRODUCER_PREFIX);
       boolean debeziumKey = key.startsWith(RelayConfigKeys.DEBEZIUM_PREFIX);
       if (producerKey || (debeziumKey && mode == RelayMode.CDC)) {
-        effective.put(key, SecretKeys.isSecret(key) ? "[hidden]" : resolved.get(key).trim());
+        String value =
+            producerKey
+                ? producer.effective(key.substring(RelayConfigKeys.KAFKA_PRODUCER_PREFIX.length()))
+                : resolved.get(key).trim();
+        effective.put(key, SecretKeys.isSecret(key) ? "[hidden]" : value);
       }
     }
     ProducerSettings.defaults(mode)
@@ -367,7 +406,9 @@ public final class ConfigLoader {
         producer,
         cdc,
         polling,
-        effective);
+        effective,
+        notices,
+        warnings);
   }
 
   @SuppressWarnings("unchecked")
@@ -381,83 +422,18 @@ public final class ConfigLoader {
   }
 
   private static String unknownKey(String key) {
-    String best = null;
-    int bestDistance = Integer.MAX_VALUE;
-    for (ConfigKey<?> candidate : RelayConfigKeys.ALL) {
-      int d = distance(key, candidate.name());
-      if (d < bestDistance) {
-        bestDistance = d;
-        best = candidate.name();
-      }
-    }
+    String best =
+        Spelling.nearest(
+            key, RelayConfigKeys.ALL.stream().map(ConfigKey::name).collect(Collectors.toList()), 3);
     String hint =
-        bestDistance <= 3
+        best != null
             ? "did you mean " + best + "?"
             : "see config/relay.properties.example for the keys (Kafka producer settings go"
                 + " under kafka.producer., Debezium settings under debezium.)";
     return "unknown key " + key + ": " + hint;
   }
 
-  private static int distance(String a, String b) {
-    int[] prev = new int[b.length() + 1];
-    int[] cur = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      prev[j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      cur[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
-      }
-      int[] t = prev;
-      prev = cur;
-      cur = t;
-    }
-    return prev[b.length()];
-  }
-
   private static String lower(Enum<?> e) {
     return e.name().toLowerCase(Locale.ROOT);
-  }
-
-  private static Map<String, String> debeziumOwned() {
-    Map<String, String> owned = new HashMap<>();
-    String useSource = "set it with the source.* keys";
-    for (String k :
-        Set.of(
-            "database.hostname",
-            "database.port",
-            "database.user",
-            "database.password",
-            "database.include.list",
-            "table.include.list")) {
-      owned.put(k, useSource);
-    }
-    owned.put("database.server.id", "set cdc.server.id");
-    owned.put("name", "set relay.name");
-    owned.put("topic.prefix", "set relay.name");
-    owned.put("connector.class", "set source.flavor");
-    owned.put("max.batch.size", "set cdc.batch.size");
-    owned.put("heartbeat.interval.ms", "set cdc.heartbeat.interval");
-    String offsets = "positions are always stored in source.database (cdc.offsets.table)";
-    for (String k :
-        new TreeSet<>(
-            Set.of(
-                "offset.storage",
-                "offset.commit.policy",
-                "offset.flush.interval.ms",
-                "offset.storage.jdbc.connection.url",
-                "offset.storage.jdbc.connection.user",
-                "offset.storage.jdbc.connection.password",
-                "offset.storage.jdbc.table.name",
-                "schema.history.internal",
-                "schema.history.internal.jdbc.connection.url",
-                "schema.history.internal.jdbc.connection.user",
-                "schema.history.internal.jdbc.connection.password",
-                "schema.history.internal.jdbc.table.name"))) {
-      owned.put(k, offsets);
-    }
-    return Map.copyOf(owned);
   }
 }

@@ -46,7 +46,7 @@ public final class ConfigReference {
         md.append("| `")
             .append(key.name())
             .append("` | ")
-            .append(key.type().description().replace("|", "\\|"))
+            .append(typeColumn(key).replace("|", "\\|"))
             .append(" | ")
             .append(defaultColumn(key))
             .append(" | ")
@@ -92,6 +92,10 @@ public final class ConfigReference {
     p.append("# outbox-relay configuration: every key, generated from the relay's declarations.\n");
     p.append("# Run: outbox-relay run --config relay.properties [--mode cdc|polling]\n");
     p.append("# Values may be ${env:NAME} or ${file:/path} (e.g. for passwords).\n");
+    p.append(
+        "# A backslash starts an escape (\\t, \\n, \\uXXXX; \\\\ is one backslash), so keep\n");
+    p.append("# secrets with backslashes in a ${file:...} or ${env:...}, which are read as is.\n");
+    p.append("# Durations are a whole number and a unit: ms, s, m, h or d (250ms, 30s, 7d).\n");
     p.append("# Unknown keys are errors, except kafka.producer.* (Kafka producer settings) and\n");
     p.append("# debezium.* (embedded Debezium engine settings), passed on without the prefix.\n");
     for (ConfigKey.Group group : ConfigKey.Group.values()) {
@@ -104,6 +108,9 @@ public final class ConfigReference {
         p.append('\n');
         for (String line : wrap(key.doc() + modesNote(key), 76)) {
           p.append("# ").append(line).append('\n');
+        }
+        if (key.range() != null) {
+          p.append("# From ").append(key.range()).append(".\n");
         }
         boolean required = !key.requiredIn().isEmpty();
         if (required) {
@@ -124,6 +131,10 @@ public final class ConfigReference {
     p.append("#kafka.producer.security.protocol=SASL_SSL\n");
     p.append("#debezium.database.ssl.mode=required\n");
     return p.toString();
+  }
+
+  private static String typeColumn(ConfigKey<?> key) {
+    return key.type().description() + (key.range() == null ? "" : ", " + key.range());
   }
 
   private static List<ConfigKey<?>> keysOf(ConfigKey.Group group) {

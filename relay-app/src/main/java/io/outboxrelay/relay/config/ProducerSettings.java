@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -42,12 +43,16 @@ public final class ProducerSettings {
    *
    * @param mode the relay mode, which picks some defaults
    * @param bootstrapServers the bootstrap servers
-   * @param overrides the {@code kafka.producer.*} entries without the prefix
+   * @param overrides the {@code kafka.producer.*} entries without the prefix; {@code acks} is taken
+   *     in any case ({@code ALL} is {@code all})
    */
   public ProducerSettings(RelayMode mode, String bootstrapServers, Map<String, String> overrides) {
     this.mode = mode;
     this.bootstrapServers = bootstrapServers;
-    this.overrides = Collections.unmodifiableMap(new LinkedHashMap<>(overrides));
+    Map<String, String> copy = new LinkedHashMap<>(overrides);
+    // Kafka accepts acks only in lower case; ALL means all, so take it in any case.
+    copy.computeIfPresent(ProducerConfig.ACKS_CONFIG, (k, v) -> v.trim().toLowerCase(Locale.ROOT));
+    this.overrides = Collections.unmodifiableMap(copy);
   }
 
   /**

@@ -3,6 +3,7 @@ package io.outboxrelay.relay.config;
 import io.outboxrelay.router.TopicTemplate;
 import java.time.Duration;
 import java.util.Collections;
+import java.util.List;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -20,6 +21,10 @@ import java.util.TreeMap;
  * @param cdc CDC settings, or {@code null} in polling mode
  * @param polling polling settings, or {@code null} in CDC mode
  * @param effective every effective setting as printable text, secrets hidden, sorted by key
+ * @param notices what an operator should know about where the settings came from (a --mode that
+ *     overrides the file), logged at INFO at start
+ * @param warnings what looks wrong but does not stop the relay (a key given twice, an unknown
+ *     Debezium setting), logged at WARN at start
  */
 public record RelayConfig(
     RelayMode mode,
@@ -31,11 +36,15 @@ public record RelayConfig(
     ProducerSettings producer,
     CdcConfig cdc,
     PollingConfig polling,
-    SortedMap<String, String> effective) {
+    SortedMap<String, String> effective,
+    List<String> notices,
+    List<String> warnings) {
 
-  /** Freezes the printable settings. */
+  /** Freezes the printable settings and messages. */
   public RelayConfig {
     effective = Collections.unmodifiableSortedMap(new TreeMap<>(effective));
+    notices = List.copyOf(notices);
+    warnings = List.copyOf(warnings);
   }
 
   /**

@@ -10,6 +10,12 @@ import java.util.List;
 /**
  * Every key of the relay's properties file, declared once. The order here is the order of the
  * reference documentation and of the example properties file.
+ *
+ * <p>Every number and duration has a range, so no value can overflow where it is used: Debezium
+ * takes {@code connect.timeout.ms} and {@code heartbeat.interval.ms} as an {@code int} of
+ * milliseconds (24.8 days at most), lease and retry times land in MariaDB {@code TIMESTAMP} columns
+ * (which end in 2038), and deadlines are nanoseconds in a {@code long}. The upper bounds are far
+ * above any useful value.
  */
 public final class RelayConfigKeys {
 
@@ -50,7 +56,7 @@ public final class RelayConfigKeys {
       define("relay.stats.interval", ValueType.DURATION_TYPE)
           .group(Group.RELAY)
           .defaultValue(Duration.ofSeconds(30))
-          .check(Checks.atLeast(Duration.ofSeconds(1)))
+          .check(Checks.between(Duration.ofSeconds(1), Duration.ofDays(1)))
           .doc("How often the relay logs a throughput line (published, rate, retries, lag).")
           .build();
 
@@ -58,7 +64,7 @@ public final class RelayConfigKeys {
       define("relay.shutdown.timeout", ValueType.DURATION_TYPE)
           .group(Group.RELAY)
           .defaultValue(Duration.ofSeconds(30))
-          .check(Checks.atLeast(Duration.ofSeconds(1)))
+          .check(Checks.between(Duration.ofSeconds(1), Duration.ofDays(1)))
           .doc(
               "On SIGTERM, how long to wait for in-flight Kafka acknowledgements before closing"
                   + " anyway. Events not acknowledged by then are published again after restart.")
@@ -128,7 +134,7 @@ public final class RelayConfigKeys {
       define("source.connect.timeout", ValueType.DURATION_TYPE)
           .group(Group.SOURCE)
           .defaultValue(Duration.ofSeconds(10))
-          .check(Checks.atLeast(Duration.ofMillis(100)))
+          .check(Checks.between(Duration.ofMillis(100), Duration.ofHours(1)))
           .doc("How long one attempt to connect to the source database may take.")
           .build();
 
@@ -158,18 +164,19 @@ public final class RelayConfigKeys {
           .requiredIn(RelayMode.CDC, RelayMode.POLLING)
           .check(Checks.notBlank())
           .doc(
-              "Kafka bootstrap servers, host:port[,host:port]. Any other producer setting is"
+              "Kafka bootstrap servers, host:port[,host:port], an IPv6 address in brackets"
+                  + " ([::1]:9092). Any other producer setting is"
                   + " passed as kafka.producer.<setting>; the relay refuses settings that would"
                   + " weaken delivery (acks other than all, enable.idempotence=false,"
                   + " max.in.flight.requests.per.connection above 5, retries=0).")
           .build();
 
-  public static final ConfigKey<Integer> CDC_SERVER_ID =
-      define("cdc.server.id", ValueType.INT)
+  public static final ConfigKey<Long> CDC_SERVER_ID =
+      define("cdc.server.id", ValueType.LONG)
           .group(Group.CDC)
           .usedIn(RelayMode.CDC)
           .requiredIn(RelayMode.CDC)
-          .check(Checks.atLeast(1))
+          .check(Checks.between(1L, 4_294_967_295L)) // server_id is an unsigned 32-bit number
           .doc(
               "Replication server id of the relay's binlog reader. It must differ from the"
                   + " server_id of the source and of every replica or other binlog reader: two"
@@ -214,7 +221,7 @@ public final class RelayConfigKeys {
           .group(Group.CDC)
           .usedIn(RelayMode.CDC)
           .defaultValue(Duration.ofMillis(100))
-          .check(Checks.atLeast(Duration.ZERO))
+          .check(Checks.between(Duration.ZERO, Duration.ofHours(1)))
           .doc(
               "The position is committed after a batch once cdc.batch.size events were"
                   + " acknowledged since the last commit or this much time has passed, so small"
@@ -227,7 +234,7 @@ public final class RelayConfigKeys {
           .group(Group.CDC)
           .usedIn(RelayMode.CDC)
           .defaultValue(Duration.ofSeconds(10))
-          .check(Checks.atLeast(Duration.ofMillis(100)))
+          .check(Checks.between(Duration.ofMillis(100), Duration.ofDays(1)))
           .doc(
               "How often the position advances while the outbox table is quiet but the binlog is"
                   + " not, so a restart does not re-read (or find purged) a long stretch of"
@@ -250,7 +257,7 @@ public final class RelayConfigKeys {
           .group(Group.CDC)
           .usedIn(RelayMode.CDC)
           .defaultValue(Duration.ofMillis(200))
-          .check(Checks.atLeast(Duration.ofMillis(1)))
+          .check(Checks.between(Duration.ofMillis(1), Duration.ofHours(1)))
           .doc(
               "First pause before re-sending after a transient Kafka failure. Pauses grow"
                   + " exponentially with jitter; the relay retries until it succeeds or is"
@@ -262,7 +269,7 @@ public final class RelayConfigKeys {
           .group(Group.CDC)
           .usedIn(RelayMode.CDC)
           .defaultValue(Duration.ofSeconds(30))
-          .check(Checks.atLeast(Duration.ofMillis(1)))
+          .check(Checks.between(Duration.ofMillis(1), Duration.ofHours(1)))
           .doc("Longest pause between re-sends after transient Kafka failures.")
           .build();
 
@@ -271,7 +278,7 @@ public final class RelayConfigKeys {
           .group(Group.CDC)
           .usedIn(RelayMode.CDC)
           .defaultValue(Duration.ofMinutes(2))
-          .check(Checks.atLeast(Duration.ofSeconds(1)))
+          .check(Checks.between(Duration.ofSeconds(1), Duration.ofDays(1)))
           .doc(
               "How long the relay waits for the binlog reader to connect before it exits with"
                   + " code 1.")
@@ -314,7 +321,7 @@ public final class RelayConfigKeys {
           .group(Group.POLLING)
           .usedIn(RelayMode.POLLING)
           .defaultValue(Duration.ofMillis(100))
-          .check(Checks.atLeast(Duration.ofMillis(1)))
+          .check(Checks.between(Duration.ofMillis(1), Duration.ofHours(1)))
           .doc(
               "How long an idle worker waits between claims (with jitter): after a claim that"
                   + " found nothing it waits an eighth of this, doubling to the whole interval"
@@ -327,7 +334,7 @@ public final class RelayConfigKeys {
           .group(Group.POLLING)
           .usedIn(RelayMode.POLLING)
           .defaultValue(Duration.ofSeconds(60))
-          .check(Checks.atLeast(Duration.ofSeconds(1)))
+          .check(Checks.between(Duration.ofSeconds(1), Duration.ofDays(1)))
           .doc(
               "How long a claim is owned. When it expires (the worker died or stalled) another"
                   + " worker takes the events over. It must exceed the worst-case time to publish"
@@ -388,7 +395,7 @@ public final class RelayConfigKeys {
           .group(Group.POLLING)
           .usedIn(RelayMode.POLLING)
           .defaultValue(Duration.ofSeconds(1))
-          .check(Checks.atLeast(Duration.ofMillis(1)))
+          .check(Checks.between(Duration.ofMillis(1), Duration.ofDays(1)))
           .doc(
               "Pause before an event is retried after its first failed publish; later pauses"
                   + " grow by polling.retry.backoff.multiplier up to polling.retry.backoff.max,"
@@ -409,7 +416,7 @@ public final class RelayConfigKeys {
           .group(Group.POLLING)
           .usedIn(RelayMode.POLLING)
           .defaultValue(Duration.ofMinutes(2))
-          .check(Checks.atLeast(Duration.ofMillis(1)))
+          .check(Checks.between(Duration.ofMillis(1), Duration.ofDays(1)))
           .doc("Longest pause between retries of one event.")
           .build();
 
@@ -418,7 +425,7 @@ public final class RelayConfigKeys {
           .group(Group.POLLING)
           .usedIn(RelayMode.POLLING)
           .defaultValue(Duration.ZERO)
-          .check(Checks.atLeast(Duration.ZERO))
+          .check(Checks.between(Duration.ZERO, Duration.ofDays(3650)))
           .doc(
               "Delete PUBLISHED rows published longer ago than this (database clock), oldest id"
                   + " first, in small batches. 0ms keeps them forever. DEAD and unpublished rows"
@@ -441,7 +448,7 @@ public final class RelayConfigKeys {
           .group(Group.POLLING)
           .usedIn(RelayMode.POLLING)
           .defaultValue(Duration.ofMinutes(1))
-          .check(Checks.atLeast(Duration.ofSeconds(1)))
+          .check(Checks.between(Duration.ofSeconds(1), Duration.ofDays(1)))
           .doc("How often the deletion of old PUBLISHED rows runs.")
           .build();
 

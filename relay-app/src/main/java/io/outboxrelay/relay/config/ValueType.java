@@ -16,7 +16,11 @@ import java.util.stream.Collectors;
  */
 public final class ValueType<T> {
 
-  private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
+  private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
+
+  private static final Pattern WHOLE_NUMBER = Pattern.compile("[+-]?\\d+");
+
+  private static final long DAY_MILLIS = 86_400_000L;
 
   private final String description;
   private final Function<String, T> parser;
@@ -39,14 +43,13 @@ public final class ValueType<T> {
   public static final ValueType<Integer> INT =
       new ValueType<>(
           "integer",
-          s -> {
-            try {
-              return Integer.valueOf(s);
-            } catch (NumberFormatException e) {
-              throw new IllegalArgumentException("'" + s + "' is not an integer");
-            }
-          },
+          s -> (int) parseWhole(s, Integer.MIN_VALUE, Integer.MAX_VALUE),
           String::valueOf);
+
+  /** A 64-bit integer. */
+  public static final ValueType<Long> LONG =
+      new ValueType<>(
+          "integer", s -> parseWhole(s, Long.MIN_VALUE, Long.MAX_VALUE), String::valueOf);
 
   /** {@code true} or {@code false}. */
   public static final ValueType<Boolean> BOOLEAN =
@@ -63,10 +66,14 @@ public final class ValueType<T> {
           },
           String::valueOf);
 
-  /** A duration with a unit: {@code 250ms}, {@code 30s}, {@code 5m}, {@code 2h}. */
+  /**
+   * A whole number of milliseconds, seconds, minutes, hours or days: {@code 250ms}, {@code 30s},
+   * {@code 5m}, {@code 2h}, {@code 7d}. Values whose milliseconds do not fit a {@code long} are
+   * {@linkplain OutOfRangeException out of range}; keys bound them further.
+   */
   public static final ValueType<Duration> DURATION_TYPE =
       new ValueType<>(
-          "duration (e.g. 250ms, 30s, 5m, 2h)", ValueType::parseDuration, ValueType::format);
+          "duration (e.g. 250ms, 30s, 5m, 2h, 7d)", ValueType::parseDuration, ValueType::format);
 
   /**
    * One of the constants of an enum, written in lower case.
@@ -132,23 +139,52 @@ public final class ValueType<T> {
     return this == PASSWORD;
   }
 
+  private static long parseWhole(String s, long min, long max) {
+    if (!WHOLE_NUMBER.matcher(s).matches()) {
+      throw new IllegalArgumentException("'" + s + "' is not an integer");
+    }
+    try {
+      long value = Long.parseLong(s);
+      if (value >= min && value <= max) {
+        return value;
+      }
+    } catch (NumberFormatException e) {
+      // digits only, so it is too long for a long: out of range as well
+    }
+    throw new OutOfRangeException("'" + s + "' is out of range");
+  }
+
   private static Duration parseDuration(String s) {
     Matcher m = DURATION.matcher(s.toLowerCase(Locale.ROOT));
     if (!m.matches()) {
       throw new IllegalArgumentException(
-          "'" + s + "' is not a duration: write a number and a unit, e.g. 250ms, 30s, 5m, 2h");
+          "'"
+              + s
+              + "' is not a duration: write a whole number and a unit (ms, s, m, h or d), e.g."
+              + " 250ms, 30s, 5m, 2h, 7d");
     }
-    long amount = Long.parseLong(m.group(1));
-    return switch (m.group(2)) {
-      case "ms" -> Duration.ofMillis(amount);
-      case "s" -> Duration.ofSeconds(amount);
-      case "m" -> Duration.ofMinutes(amount);
-      default -> Duration.ofHours(amount);
-    };
+    long unitMillis =
+        switch (m.group(2)) {
+          case "ms" -> 1L;
+          case "s" -> 1_000L;
+          case "m" -> 60_000L;
+          case "h" -> 3_600_000L;
+          default -> DAY_MILLIS;
+        };
+    try {
+      // Millisecond arithmetic that cannot overflow later: Duration.ofHours(Long.MAX_VALUE)
+      // throws ArithmeticException, and toMillis() of a larger Duration would too.
+      return Duration.ofMillis(Math.multiplyExact(Long.parseLong(m.group(1)), unitMillis));
+    } catch (NumberFormatException | ArithmeticException e) {
+      throw new OutOfRangeException("'" + s + "' is out of range");
+    }
   }
 
   private static String format(Duration d) {
     long ms = d.toMillis();
+    if (ms % DAY_MILLIS == 0 && ms > 0) {
+      return ms / DAY_MILLIS + "d";
+    }
     if (ms % 3_600_000 == 0 && ms > 0) {
       return ms / 3_600_000 + "h";
     }
@@ -159,5 +195,18 @@ public final class ValueType<T> {
       return ms / 1000 + "s";
     }
     return ms + "ms";
+  }
+
+  /**
+   * A value of the right form that the type cannot hold (an integer or a duration too large). The
+   * key that parses it adds its valid range to the message.
+   */
+  static final class OutOfRangeException extends IllegalArgumentException {
+
+    private static final long serialVersionUID = 1L;
+
+    OutOfRangeException(String message) {
+      super(message);
+    }
   }
 }

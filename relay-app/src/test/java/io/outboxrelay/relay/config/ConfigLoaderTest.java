@@ -4,13 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class ConfigLoaderTest {
 
@@ -290,5 +294,366 @@ class ConfigLoaderTest {
         .containsExactly(
             "cdc.retry.backoff.initial must not exceed cdc.retry.backoff.max: lower the first or"
                 + " raise the second");
+  }
+
+  // ---------------------------------------------------------------- numbers and durations
+
+  @ParameterizedTest(name = "{0}={1}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "relay.stats.interval | 9223372036854775807h | relay.stats.interval:"
+            + " '9223372036854775807h' is out of range: must be between 1s and 1d",
+        "relay.stats.interval | 99999999999999999999s | relay.stats.interval:"
+            + " '99999999999999999999s' is out of range: must be between 1s and 1d",
+        "relay.shutdown.timeout | 106751991167301d | relay.shutdown.timeout:"
+            + " '106751991167301d' is out of range: must be between 1s and 1d",
+        "cdc.heartbeat.interval | 25d | cdc.heartbeat.interval: must be between 100ms and 1d,"
+            + " got 25d",
+        "source.port | 99999999999 | source.port: '99999999999' is out of range: must be between"
+            + " 1 and 65535",
+        "source.port | -99999999999999999999 | source.port: '-99999999999999999999' is out of"
+            + " range: must be between 1 and 65535",
+        "cdc.batch.size | 2147483648 | cdc.batch.size: '2147483648' is out of range: must be"
+            + " between 1 and 65536",
+        "cdc.server.id | 4294967296 | cdc.server.id: must be between 1 and 4294967295, got"
+            + " 4294967296",
+        "cdc.server.id | 99999999999999999999 | cdc.server.id: '99999999999999999999' is out of"
+            + " range: must be between 1 and 4294967295",
+        "source.port | 1e3 | source.port: '1e3' is not an integer",
+        "cdc.commit.interval | -1s | cdc.commit.interval: '-1s' is not a duration: write a whole"
+            + " number and a unit (ms, s, m, h or d), e.g. 250ms, 30s, 5m, 2h, 7d"
+      })
+  void saysWhatTheRangeIsForValuesTooLargeForTheirKey(String key, String value, String problem) {
+    Map<String, String> raw = minimalCdc();
+    raw.put(key, value);
+
+    assertThat(failure(raw).problems()).containsExactly(problem);
+  }
+
+  @Test
+  void refusesOverflowingPollingDurationsWithOneLineEach() {
+    Map<String, String> raw = minimalPolling();
+    raw.put("polling.lease", "9223372036854775807s");
+    raw.put("polling.retry.backoff.max", "9223372036854775807ms");
+    raw.put("polling.retention", "99999999999999999999d");
+
+    assertThat(failure(raw).problems())
+        .containsExactlyInAnyOrder(
+            "polling.lease: '9223372036854775807s' is out of range: must be between 1s and 1d",
+            "polling.retry.backoff.max: must be between 1ms and 1d, got 9223372036854775807ms",
+            "polling.retention: '99999999999999999999d' is out of range: must be between 0ms and"
+                + " 3650d");
+  }
+
+  @Test
+  void doesNotOverflowTheLeaseCheckWithAHugeProducerBlockTime() {
+    Map<String, String> raw = minimalPolling();
+    raw.put("kafka.producer.max.block.ms", String.valueOf(Long.MAX_VALUE));
+
+    assertThat(failure(raw).problems())
+        .singleElement()
+        .asString()
+        .startsWith("polling.lease=1m is shorter than the worst-case time to publish a batch");
+  }
+
+  @Test
+  void everyNumberAndDurationKeyHasARange() {
+    for (ConfigKey<?> key : RelayConfigKeys.ALL) {
+      if (key.type() == ValueType.INT
+          || key.type() == ValueType.LONG
+          || key.type() == ValueType.DURATION_TYPE) {
+        assertThat(key.range()).as(key.name()).isNotNull();
+      }
+    }
+  }
+
+  @Test
+  void everyKeyAnswersHostileValuesWithOneLineProblemsOnly() {
+    List<String> hostile =
+        List.of(
+            "9223372036854775807h",
+            "9223372036854775808",
+            "-9223372036854775809",
+            "99999999999999999999999999999999999999s",
+            "106751991167301d",
+            "0",
+            "-1",
+            "0x10",
+            "1e9",
+            "NaN",
+            "\u0661\u0662", // Arabic-Indic digits
+            "\u0000",
+            "${file:\u0000}",
+            "${env:}",
+            "${file:/nonexistent/secret}",
+            "",
+            "\u202e");
+    for (RelayMode mode : RelayMode.values()) {
+      for (ConfigKey<?> key : RelayConfigKeys.ALL) {
+        for (String value : hostile) {
+          Map<String, String> raw = mode == RelayMode.CDC ? minimalCdc() : minimalPolling();
+          raw.put(key.name(), value);
+          try {
+            new ConfigLoader(Map.of()).parse(raw, mode);
+          } catch (ConfigException e) {
+            assertThat(e.problems())
+                .as("%s=%s in %s mode", key.name(), value, mode)
+                .isNotEmpty()
+                .allSatisfy(p -> assertThat(p).doesNotContain("\n").isNotBlank());
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void acceptsDaysInDurations() throws ConfigException {
+    Map<String, String> raw = minimalPolling();
+    raw.put("polling.retention", "7d"); // the README's example
+    raw.put("polling.retry.backoff.max", "1D");
+
+    RelayConfig config = parse(raw);
+
+    assertThat(config.polling().retention()).isEqualTo(Duration.ofDays(7));
+    assertThat(config.polling().backoffMax()).isEqualTo(Duration.ofDays(1));
+    assertThat(config.describe()).contains("polling.retention = 7d");
+  }
+
+  @Test
+  void acceptsTheLargestServerIdMariaDbAllows() throws ConfigException {
+    Map<String, String> raw = minimalCdc();
+    raw.put("cdc.server.id", "4294967295");
+
+    assertThat(parse(raw).cdc().serverId()).isEqualTo(4294967295L);
+  }
+
+  // ---------------------------------------------------------------- Kafka
+
+  @Test
+  void acceptsAcksAllInAnyCaseAndPassesItOnInLowerCase() throws ConfigException {
+    Map<String, String> raw = minimalCdc();
+    raw.put("kafka.producer.acks", "ALL");
+
+    RelayConfig config = parse(raw);
+
+    assertThat(config.producer().asProperties("x")).containsEntry("acks", "all");
+    assertThat(config.describe()).contains("kafka.producer.acks = all");
+  }
+
+  @Test
+  void listsEveryMalformedBootstrapServerAtOnce() {
+    Map<String, String> raw = minimalCdc();
+    raw.put("kafka.bootstrap.servers", "k1,k2:0,k3:9092");
+    raw.put("cdc.batch.size", "0");
+
+    assertThat(failure(raw).problems())
+        .containsExactlyInAnyOrder(
+            "kafka.bootstrap.servers: 'k1' has no port: write host:port, e.g. k1:9092",
+            "kafka.bootstrap.servers: 'k2:0' has port '0': a port is a number from 1 to 65535",
+            "cdc.batch.size: must be between 1 and 65536, got 0");
+  }
+
+  @Test
+  void leavesTheResolutionOfBootstrapHostsToStartup() throws ConfigException {
+    Map<String, String> raw = minimalCdc();
+    raw.put("kafka.bootstrap.servers", "kafka.invalid:9092");
+
+    assertThat(parse(raw).producer().bootstrapServers()).isEqualTo("kafka.invalid:9092");
+  }
+
+  // ---------------------------------------------------------------- Debezium settings
+
+  @Test
+  void warnsAboutADebeziumSettingDebeziumDoesNotDefineAndSuggestsTheNearest()
+      throws ConfigException {
+    Map<String, String> raw = minimalCdc();
+    raw.put("debezium.snapshot.mdoe", "initial");
+    raw.put("debezium.snapshot.mode", "initial");
+    raw.put("debezium.totally.unrelated", "x");
+
+    RelayConfig config = parse(raw);
+
+    assertThat(config.warnings())
+        .containsExactly(
+            "debezium.snapshot.mdoe is not a setting of Debezium's MariaDB connector or engine,"
+                + " and Debezium ignores it: did you mean debezium.snapshot.mode?",
+            "debezium.totally.unrelated is not a setting of Debezium's MariaDB connector or"
+                + " engine, and Debezium ignores it: check the spelling against the Debezium"
+                + " documentation");
+    assertThat(config.cdc().debeziumOverrides()).containsKey("snapshot.mdoe");
+  }
+
+  @Test
+  void knowsDebeziumsConnectorEngineStoreAndPatternSettings() throws ConfigException {
+    Map<String, String> raw = minimalCdc();
+    raw.put("debezium.snapshot.mode", "initial");
+    raw.put("debezium.binary.handling.mode", "hex"); // common, not in the connector's ALL_FIELDS
+    raw.put("debezium.connect.keep.alive.interval.ms", "60000"); // binlog connectors
+    raw.put("debezium.record.processing.order", "ORDERED"); // the async engine
+    raw.put("debezium.errors.max.retries", "3");
+    raw.put("debezium.topic.delimiter", "."); // topic naming
+    raw.put("debezium.schema.history.internal.skip.unparseable.ddl", "true");
+    raw.put("debezium.offset.storage.jdbc.connection.retry.max.attempts", "5"); // JDBC store
+    raw.put("debezium.column.mask.with.12.chars", "shop.orders.card");
+    raw.put("debezium.column.mask.hash.SHA-256.with.salt.CzQ", "shop.orders.email");
+    raw.put("debezium.snapshot.select.statement.overrides.shop.orders", "SELECT 1");
+    raw.put("debezium.transforms", "route");
+    raw.put("debezium.transforms.route.type", "org.apache.kafka.connect.transforms.RegexRouter");
+    raw.put("debezium.converters", "bool");
+    raw.put("debezium.bool.type", "io.debezium.connector.binlog.converters.TinyIntOneToBoolean");
+    raw.put("debezium.database.ssl.mode", "required");
+    raw.put("debezium.database.useSSL", "true"); // a JDBC driver property, passed on
+    raw.put("debezium.driver.connectTimeout", "5000");
+
+    assertThat(parse(raw).warnings()).isEmpty();
+  }
+
+  @Test
+  void warnsAboutADriverPassThroughOnlyWhenItIsATypoOfADebeziumSetting() throws ConfigException {
+    Map<String, String> raw = minimalCdc();
+    raw.put("debezium.database.sll.mode", "required");
+
+    assertThat(parse(raw).warnings())
+        .containsExactly(
+            "debezium.database.sll.mode is not a Debezium setting, so Debezium passes it to the"
+                + " JDBC driver as sll.mode: did you mean debezium.database.ssl.mode?");
+  }
+
+  @Test
+  void checksDebeziumSettingsAgainstTheMySqlConnectorForMySql() throws ConfigException {
+    Map<String, String> raw = minimalCdc();
+    raw.put("source.flavor", "mysql");
+    raw.put("debezium.snapshot.mdoe", "initial");
+
+    assertThat(parse(raw).warnings())
+        .singleElement()
+        .asString()
+        .startsWith("debezium.snapshot.mdoe is not a setting of Debezium's MySQL connector");
+  }
+
+  @Test
+  void doesNotWarnAboutDebeziumSettingsTheRelayRefuses() {
+    Map<String, String> raw = minimalCdc();
+    raw.put("debezium.offset.storage", "x");
+
+    assertThat(failure(raw).warnings()).isEmpty();
+  }
+
+  // ---------------------------------------------------------------- the file
+
+  @Test
+  void warnsAboutAKeyGivenTwiceWithItsLinesAndKeepsTheLast(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("relay.properties");
+    StringBuilder text = new StringBuilder();
+    minimalCdc().forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
+    text.append("relay.name=first\n# relay.name=commented\nrelay.name = second\n");
+    Files.writeString(file, text);
+
+    RelayConfig config = new ConfigLoader(Map.of()).load(file, null);
+
+    assertThat(config.name()).isEqualTo("second");
+    assertThat(config.warnings())
+        .containsExactly(
+            "relay.name is given 2 times in "
+                + file
+                + " (lines 7, 9): the last one counts; remove the others");
+  }
+
+  @Test
+  void reportsADuplicateKeyAlongsideTheProblemsItMayCause(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("relay.properties");
+    StringBuilder text = new StringBuilder();
+    minimalCdc().forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
+    text.append("cdc.batch.size=100\ncdc.batch.size=0\n");
+    Files.writeString(file, text);
+
+    ConfigException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            ConfigException.class, () -> new ConfigLoader(Map.of()).load(file, null));
+
+    assertThat(e.problems()).containsExactly("cdc.batch.size: must be between 1 and 65536, got 0");
+    assertThat(e.warnings()).singleElement().asString().startsWith("cdc.batch.size is given 2");
+  }
+
+  @Test
+  void ignoresAUtf8ByteOrderMark(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("relay.properties");
+    StringBuilder text = new StringBuilder("\uFEFF");
+    minimalCdc().forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
+    Files.writeString(file, text, StandardCharsets.UTF_8);
+
+    RelayConfig config = new ConfigLoader(Map.of()).load(file, null);
+
+    assertThat(config.warnings()).isEmpty();
+    assertThat(config.source().host()).isEqualTo("db.internal");
+  }
+
+  @Test
+  void saysWhichLineIsNotUtf8(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("relay.properties");
+    Files.write(
+        file,
+        "source.host=db\nsource.user=r\u00e9lay\nsource.password=\n"
+            .getBytes(StandardCharsets.ISO_8859_1));
+
+    ConfigException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            ConfigException.class, () -> new ConfigLoader(Map.of()).load(file, null));
+
+    assertThat(e.problems())
+        .containsExactly(file + " is not UTF-8 text (line 2): save it as UTF-8");
+  }
+
+  @Test
+  void treatsABackslashInAValueAsAnEscapeButReadsSecretFilesAsTheyAre(@TempDir Path dir)
+      throws Exception {
+    // What the README warns about: in the properties file \n is a newline and a lone \ vanishes.
+    Path secret = dir.resolve("pw");
+    Files.writeString(secret, "C:\\new\\pw\n");
+    Path file = dir.resolve("relay.properties");
+    StringBuilder text = new StringBuilder();
+    minimalCdc().forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
+    text.append("source.user=dom\\ain\\\\user\n");
+    text.append("source.password=${file:").append(secret).append("}\n");
+    Files.writeString(file, text);
+
+    RelayConfig config = new ConfigLoader(Map.of()).load(file, null);
+
+    assertThat(config.source().user()).isEqualTo("domain\\user");
+    assertThat(config.source().password().reveal()).isEqualTo("C:\\new\\pw");
+  }
+
+  @Test
+  void reportsASecretFileThatDoesNotExist() {
+    Map<String, String> raw = minimalCdc();
+    raw.put("source.password", "${file:/nonexistent/db-password}");
+
+    assertThat(failure(raw).problems())
+        .containsExactly(
+            "source.password refers to ${file:/nonexistent/db-password}, which does not exist");
+  }
+
+  // ---------------------------------------------------------------- --mode
+
+  @Test
+  void tellsWhenTheCommandLineModeOverridesTheFilesMode(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("relay.properties");
+    StringBuilder text = new StringBuilder();
+    minimalCdc().forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
+    text.append("mode=cdc\n");
+    Files.writeString(file, text);
+    ConfigLoader loader = new ConfigLoader(Map.of());
+
+    assertThat(loader.load(file, RelayMode.POLLING).notices())
+        .containsExactly("mode=polling from --mode overrides mode=cdc in " + file);
+    assertThat(loader.load(file, RelayMode.CDC).notices()).isEmpty();
+    assertThat(loader.load(file, null).notices()).isEmpty();
+  }
+
+  @Test
+  void saysNothingWhenTheFileLeavesTheModeToTheCommandLine() throws ConfigException {
+    assertThat(new ConfigLoader(Map.of()).parse(minimalCdc(), RelayMode.POLLING).notices())
+        .isEmpty();
   }
 }

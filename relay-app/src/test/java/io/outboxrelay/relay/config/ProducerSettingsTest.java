@@ -44,6 +44,8 @@ class ProducerSettingsTest {
   @CsvSource({
     "acks, 1, lets Kafka acknowledge events a broker failure can lose",
     "acks, 0, lets Kafka acknowledge events a broker failure can lose",
+    "acks, One, lets Kafka acknowledge events a broker failure can lose",
+    "acks, al, lets Kafka acknowledge events a broker failure can lose",
     "enable.idempotence, false, allows duplicates and reordering",
     "max.in.flight.requests.per.connection, 6, breaks ordering with idempotence",
     "retries, 0, turns every transient broker error into a failure",
@@ -71,5 +73,15 @@ class ProducerSettingsTest {
 
     assertThat(s.problems()).isEmpty();
     assertThat(s.asProperties("x")).containsEntry(key, value);
+  }
+
+  @ParameterizedTest(name = "acks={0} is taken as all")
+  @CsvSource({"ALL", "All", " all "})
+  void takesAcksAllInAnyCase(String value) {
+    ProducerSettings s = settings(Map.of("acks", value));
+
+    assertThat(s.problems()).isEmpty();
+    assertThat(s.asProperties("x")).containsEntry("acks", "all");
+    assertThat(s.effective("acks")).isEqualTo("all");
   }
 }
