@@ -298,7 +298,7 @@ final class OutboxChangeConsumer
           "cannot publish "
               + id
               + ": "
-              + reason
+              + (reason.endsWith(".") ? reason.substring(0, reason.length() - 1) : reason)
               + ". "
               + PoisonHint.whatToDo(error, beforeSending)
               + ". The position is kept just before this event",

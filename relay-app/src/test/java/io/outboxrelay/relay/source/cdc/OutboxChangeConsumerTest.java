@@ -369,13 +369,13 @@ class OutboxChangeConsumerTest {
         .until(() -> !producers.isEmpty() && producers.get(0).history().size() == 3);
     MockProducer<byte[], byte[]> p = producers.get(0);
     p.completeNext();
-    p.errorNext(new RecordTooLargeException("The request included a message larger than the max"));
+    p.errorNext(new RecordTooLargeException("The request included a message larger than the max."));
 
     assertThatThrownBy(() -> done.get(5, TimeUnit.SECONDS))
         .cause()
         .isInstanceOf(RelayFailure.class)
         .hasMessageContaining("event_id=00000000-0000-0000-0000-000000000002")
-        .hasMessageContaining("topic's max.message.bytes");
+        .hasMessageContaining("larger than the max. Raise the topic's max.message.bytes");
     assertThat(p.closed()).isTrue();
     assertThat(p.completeNext()).as("C was aborted, not left to be sent").isFalse();
     assertThat(committer.marked).containsExactly(1L);
