@@ -141,12 +141,12 @@ public final class KafkaPublisher implements AutoCloseable {
     Map<String, RuntimeException> unavailable = new HashMap<>();
     for (int i = 0; i < records.size(); i++) {
       RoutedRecord record = records.get(i);
-      RuntimeException known = unavailable.get(record.topic());
       if (halted.get()) {
         futures.add(null);
         outcomes[i] = new Outcome(null, new NotSentException());
         continue;
       }
+      RuntimeException known = unavailable.get(record.topic());
       if (known != null) {
         futures.add(null);
         outcomes[i] = new Outcome(null, known);
