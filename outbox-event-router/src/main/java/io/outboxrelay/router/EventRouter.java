@@ -16,9 +16,13 @@ import java.util.concurrent.ConcurrentHashMap;
  *       their order;
  *   <li>headers: {@code id} ({@code event_id}), {@code event_type}, {@code aggregate_type}, {@code
  *       aggregate_id}, as UTF-8 text;
- *   <li>value: the payload bytes exactly as stored: no escaping, no re-serialising. A {@code null}
- *       payload gives a tombstone (null value), as Debezium's router does.
+ *   <li>value: the payload bytes exactly as stored: no escaping, no re-serialising.
  * </ul>
+ *
+ * <p>An event whose payload is NULL is not routed: its record would have a null value, which Kafka
+ * treats as a tombstone, and on a compacted topic a tombstone deletes every earlier record of the
+ * key — the aggregate's history. Such an event is poison ({@link
+ * RoutingException.Reason#NULL_PAYLOAD}).
  *
  * <p>Instances are immutable apart from an internal cache of rendered topic names, and are
  * thread-safe.
@@ -59,10 +63,22 @@ public final class EventRouter {
    *
    * @param event the event; never null
    * @return the record to publish
-   * @throws RoutingException when the event's values make an illegal topic name; retrying cannot
-   *     fix that
+   * @throws RoutingException when the event's values make an illegal topic name, or its payload is
+   *     NULL; retrying cannot fix either
    */
   public RoutedRecord route(OutboxEvent event) {
+    if (event.payload() == null) {
+      throw new RoutingException(
+          RoutingException.Reason.NULL_PAYLOAD,
+          "payload is NULL: event_id="
+              + event.eventId()
+              + " (aggregate_type='"
+              + event.aggregateType()
+              + "', aggregate_id='"
+              + event.aggregateId()
+              + "') would be published as a tombstone, which deletes the aggregate's history on a"
+              + " compacted topic: write a payload (e.g. {}) and make the payload column NOT NULL");
+    }
     String topic = topicFor(event.aggregateType(), event.eventType());
     List<RecordHeader> headers =
         List.of(

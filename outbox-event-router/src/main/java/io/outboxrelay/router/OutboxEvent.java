@@ -16,7 +16,8 @@ import java.util.Objects;
  * @param aggregateId the aggregate id; the Kafka key, so events of one aggregate stay in one
  *     partition and in order; never null
  * @param eventType the event type, e.g. {@code OrderCreated}; never null
- * @param payload the payload bytes (UTF-8 JSON as stored); {@code null} publishes a tombstone
+ * @param payload the payload bytes (UTF-8 JSON as stored); {@code null} when the column is NULL,
+ *     which {@link EventRouter#route} refuses (the record would be a tombstone)
  * @param createdAt when the row was written, or {@code null} when unknown
  */
 public record OutboxEvent(

@@ -12,7 +12,8 @@ import java.util.Objects;
  * @param topic the Kafka topic, already checked to be a legal topic name
  * @param key the record key (the UTF-8 aggregate id); never null
  * @param headers the record headers in publishing order; never null, unmodifiable
- * @param value the record value (the raw payload bytes); {@code null} for a tombstone
+ * @param value the record value (the raw payload bytes); {@link EventRouter} never makes a {@code
+ *     null} (tombstone) value
  */
 public record RoutedRecord(String topic, byte[] key, List<RecordHeader> headers, byte[] value) {
 

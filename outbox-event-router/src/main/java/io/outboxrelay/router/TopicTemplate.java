@@ -3,6 +3,7 @@ package io.outboxrelay.router;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -11,7 +12,8 @@ import java.util.regex.Pattern;
  * <p>Known placeholders: {@code ${aggregate_type}} and {@code ${event_type}}. A template is
  * rejected at parse time when it has an unknown or unterminated placeholder, or when its literal
  * text already makes every topic illegal. A rendered name is checked against Kafka's rules (at most
- * 249 characters of {@code a-z A-Z 0-9 . _ -}, not {@code .} or {@code ..}).
+ * 249 characters of {@code a-z A-Z 0-9 . _ -}, not {@code .} or {@code ..}, not one of Kafka's
+ * internal topics, which brokers refuse to take records for).
  *
  * <p>Instances are immutable and thread-safe.
  */
@@ -30,6 +32,13 @@ public final class TopicTemplate {
   public static final int MAX_TOPIC_LENGTH = 249;
 
   private static final Pattern LEGAL = Pattern.compile("[a-zA-Z0-9._-]*");
+
+  /**
+   * Kafka's internal topics (its {@code Topic.isInternal}): legal names, but a broker refuses
+   * records a client sends to them.
+   */
+  private static final Set<String> INTERNAL_TOPICS =
+      Set.of("__consumer_offsets", "__transaction_state", "__share_group_state");
 
   private enum Part {
     LITERAL,
@@ -151,6 +160,7 @@ public final class TopicTemplate {
     String problem = problemWith(name);
     if (problem != null) {
       throw new RoutingException(
+          RoutingException.Reason.ILLEGAL_TOPIC,
           "topic '"
               + name
               + "' made by template '"
@@ -201,6 +211,9 @@ public final class TopicTemplate {
     }
     if (!LEGAL.matcher(name).matches()) {
       return "only a-z A-Z 0-9 . _ - are allowed";
+    }
+    if (INTERNAL_TOPICS.contains(name)) {
+      return "it is one of Kafka's internal topics";
     }
     return null;
   }

@@ -49,11 +49,23 @@ class EventRouterTest {
   }
 
   @Test
-  void turnsANullPayloadIntoATombstone() {
-    RoutedRecord record = EventRouter.withDefaults().route(event("order", "OrderDeleted", null));
+  void refusesANullPayloadBecauseItsRecordWouldBeATombstone() {
+    // A null value is a tombstone: on a compacted topic it deletes the aggregate's history.
+    assertThatThrownBy(() -> EventRouter.withDefaults().route(event("order", "OrderDeleted", null)))
+        .isInstanceOf(RoutingException.class)
+        .hasMessageStartingWith("payload is NULL: event_id=5f0c6b8e-6f7a-4a52-9d4e-0d1b8c7f1a01")
+        .hasMessageContaining("aggregate_id='order-42'")
+        .hasMessageContaining("tombstone")
+        .extracting(e -> ((RoutingException) e).reason())
+        .isEqualTo(RoutingException.Reason.NULL_PAYLOAD);
+  }
 
-    assertThat(record.value()).isNull();
-    assertThat(record.topic()).isEqualTo("outbox.event.order");
+  @Test
+  void publishesAnEmptyPayloadAsAnEmptyValueNotATombstone() {
+    RoutedRecord record =
+        EventRouter.withDefaults().route(event("order", "OrderDeleted", new byte[0]));
+
+    assertThat(record.value()).isNotNull().isEmpty();
   }
 
   @Test

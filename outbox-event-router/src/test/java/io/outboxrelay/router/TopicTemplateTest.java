@@ -29,6 +29,7 @@ class TopicTemplateTest {
         "outbox event.${aggregate_type}",
         "outbox/${event_type}",
         "..",
+        "__consumer_offsets",
         "",
         "   "
       })
@@ -45,7 +46,20 @@ class TopicTemplateTest {
 
     assertThatThrownBy(() -> template.render(aggregateType, "E"))
         .isInstanceOf(RoutingException.class)
-        .hasMessageContaining("not a legal Kafka topic name");
+        .hasMessageContaining("not a legal Kafka topic name")
+        .extracting(e -> ((RoutingException) e).reason())
+        .isEqualTo(RoutingException.Reason.ILLEGAL_TOPIC);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"__consumer_offsets", "__transaction_state", "__share_group_state"})
+  void rejectsKafkasInternalTopicsWhichBrokersRefuseRecordsFor(String aggregateType) {
+    TopicTemplate template = TopicTemplate.parse("${aggregate_type}");
+
+    assertThatThrownBy(() -> template.render(aggregateType, "E"))
+        .isInstanceOf(RoutingException.class)
+        .hasMessageContaining("internal topics");
+    assertThat(template.render("__consumer_offsets2", "E")).isEqualTo("__consumer_offsets2");
   }
 
   @ParameterizedTest

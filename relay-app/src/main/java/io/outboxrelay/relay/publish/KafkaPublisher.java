@@ -12,8 +12,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -86,7 +89,51 @@ public final class KafkaPublisher implements AutoCloseable {
    */
   public List<Outcome> sendAll(List<RoutedRecord> records, Long timestamp, BooleanSupplier giveUp)
       throws InterruptedException {
+    return sendAll(records, timestamp, giveUp, error -> false);
+  }
+
+  /**
+   * Sends the records in order, as {@link #sendAll(List, Long, BooleanSupplier)}, but stops at the
+   * first record Kafka refuses with an error {@code haltOn} accepts: no record after it reaches
+   * Kafka from this call. A refusal known when the record is handed over (the producer's own
+   * checks, the topic's metadata) stops handing over the records after it; a refusal by the broker
+   * closes the producer at once from its acknowledgement callback, which aborts every record still
+   * queued in it. The producer sends a partition's batches one request after another and runs the
+   * callback before it sends the partition's next batch (with more requests in flight the broker
+   * refuses that batch's sequence anyway), so a later record of the same key is never acknowledged
+   * after an earlier one was refused. Records after the refused one fail with {@link
+   * NotSentException} or the producer's abort; records of other partitions already acknowledged
+   * stay acknowledged. The next send uses a new producer.
+   *
+   * @param records the records; may be empty
+   * @param timestamp the records' Kafka timestamp in epoch milliseconds, or {@code null} for the
+   *     producer's clock
+   * @param giveUp as for {@link #sendAll(List, Long, BooleanSupplier)}
+   * @param haltOn which failures stop the sending; called on the producer's I/O thread, so it must
+   *     be quick and thread-safe
+   * @return one outcome per record, in the same order
+   * @throws InterruptedException when interrupted while waiting
+   */
+  public List<Outcome> sendAll(
+      List<RoutedRecord> records,
+      Long timestamp,
+      BooleanSupplier giveUp,
+      Predicate<Throwable> haltOn)
+      throws InterruptedException {
     Producer<byte[], byte[]> p = producer();
+    Thread caller = Thread.currentThread();
+    AtomicBoolean halted = new AtomicBoolean();
+    Callback haltingCallback =
+        (metadata, error) -> {
+          if (error != null && haltOn.test(error) && halted.compareAndSet(false, true)) {
+            // On the caller's thread the producer refused the record inside send(): nothing
+            // after it was handed over. Otherwise the broker refused it and later records may
+            // be queued behind it: they must not follow it to Kafka.
+            if (Thread.currentThread() != caller) {
+              discard(p, error);
+            }
+          }
+        };
     List<Future<RecordMetadata>> futures = new ArrayList<>(records.size());
     Outcome[] outcomes = new Outcome[records.size()];
     // A send that cannot get the topic's metadata blocks max.block.ms; the topic's later records
@@ -94,6 +141,11 @@ public final class KafkaPublisher implements AutoCloseable {
     Map<String, RuntimeException> unavailable = new HashMap<>();
     for (int i = 0; i < records.size(); i++) {
       RoutedRecord record = records.get(i);
+      if (halted.get()) {
+        futures.add(null);
+        outcomes[i] = new Outcome(null, new NotSentException());
+        continue;
+      }
       RuntimeException known = unavailable.get(record.topic());
       if (known != null) {
         futures.add(null);
@@ -101,7 +153,7 @@ public final class KafkaPublisher implements AutoCloseable {
         continue;
       }
       try {
-        Future<RecordMetadata> f = p.send(toProducerRecord(record, timestamp));
+        Future<RecordMetadata> f = p.send(toProducerRecord(record, timestamp), haltingCallback);
         futures.add(f);
         RuntimeException blocked = metadataTimeout(f);
         if (blocked != null) {
@@ -111,6 +163,7 @@ public final class KafkaPublisher implements AutoCloseable {
         futures.add(null);
         outcomes[i] = new Outcome(null, e);
         unavailable.put(record.topic(), e);
+        haltingCallback.onCompletion(null, e);
       }
     }
     long start = System.nanoTime();
@@ -166,6 +219,18 @@ public final class KafkaPublisher implements AutoCloseable {
     }
   }
 
+  /**
+   * The record was not handed to the producer: Kafka refused an earlier record of the same call in
+   * a way that stopped the sending. It is not in Kafka.
+   */
+  public static final class NotSentException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    NotSentException() {
+      super("not sent: Kafka refused an earlier record of this batch", null, false, false);
+    }
+  }
+
   /** The relay stopped waiting for an acknowledgement; the record may or may not be in Kafka. */
   public static final class GaveUpException extends Exception {
     private static final long serialVersionUID = 1L;
@@ -193,6 +258,24 @@ public final class KafkaPublisher implements AutoCloseable {
       producer = factory.get();
     }
     return producer;
+  }
+
+  /**
+   * Closes a producer at once from its own callback, so that nothing still queued in it is sent;
+   * the next send creates a new one.
+   */
+  private void discard(Producer<byte[], byte[]> p, Throwable cause) {
+    synchronized (this) {
+      if (producer == p) {
+        producer = null;
+      }
+    }
+    LOG.info(
+        "[{}] Kafka refused a record ({}); closing the producer at once so that nothing queued"
+            + " after it is sent",
+        context,
+        ErrorClassifier.describe(cause));
+    p.close(Duration.ZERO);
   }
 
   /**

@@ -14,6 +14,7 @@ import io.outboxrelay.relay.publish.Backoff;
 import io.outboxrelay.relay.publish.Disposition;
 import io.outboxrelay.relay.publish.ErrorClassifier;
 import io.outboxrelay.relay.publish.KafkaPublisher;
+import io.outboxrelay.relay.publish.RecordSizeLimit;
 import io.outboxrelay.router.EventRouter;
 import java.io.IOException;
 import java.sql.SQLException;
@@ -95,6 +96,7 @@ public final class CdcSource implements OutboxSource {
     OutboxChangeConsumer consumer =
         new OutboxChangeConsumer(
             EventRouter.withTopicTemplate(config.topicTemplate()),
+            RecordSizeLimit.of(config.producer().asProperties(config.name())),
             publisher,
             new Backoff(
                 cdc.retryBackoffInitial(),

@@ -9,12 +9,14 @@ import io.outboxrelay.relay.publish.Backoff;
 import io.outboxrelay.relay.publish.Disposition;
 import io.outboxrelay.relay.publish.ErrorClassifier;
 import io.outboxrelay.relay.publish.KafkaPublisher;
+import io.outboxrelay.relay.publish.RecordSizeLimit;
 import io.outboxrelay.router.EventRouter;
 import io.outboxrelay.router.OutboxEvent;
 import io.outboxrelay.router.RoutedRecord;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,8 +28,18 @@ import org.slf4j.LoggerFactory;
  * <p>A transient failure is retried here, never thrown (an exception stops the engine): the
  * producer is replaced, and after a capped exponential pause with jitter every record from the
  * first unacknowledged one onwards is sent again, so a key's records stay in order. Records after
- * it that Kafka had already acknowledged become duplicates; they are counted. An event retrying
- * cannot publish follows {@link PoisonAction}. A failure that needs an operator stops the relay.
+ * it that Kafka had already acknowledged become duplicates; they are counted. A failure that needs
+ * an operator stops the relay.
+ *
+ * <p>An event retrying cannot publish (poison) follows {@link PoisonAction}. With {@code fail} the
+ * relay stops at it, and nothing after it may reach Kafka, or a later event of its aggregate would
+ * be published before it once the cause is fixed (and again after every restart until then). So
+ * what can be known before sending is checked first — the event maps and routes (legal topic,
+ * non-NULL payload), and its record fits the producer's size limit — and a batch is sent only up to
+ * its first such event. A record the broker refuses stops the sending at once ({@link
+ * KafkaPublisher#sendAll(List, Long, java.util.function.BooleanSupplier,
+ * java.util.function.Predicate)}): nothing queued after it is sent. With {@code skip} the event is
+ * logged, counted and passed over, and everything else is published.
  *
  * <p>Only the engine's polling thread calls {@link #handleBatch}; not thread-safe otherwise.
  */
@@ -40,8 +52,11 @@ final class OutboxChangeConsumer
   private static final class Item {
     final RecordChangeEvent<SourceRecord> change;
     final OutboxEvent event; // null: nothing to publish (heartbeat, update, delete)
-    RoutedRecord routed;
-    RuntimeException poison;
+    RoutedRecord routed; // null: not to be sent (nothing to publish, or poison)
+    // Why it cannot be published: found before sending (unmappable, unroutable, too large), or
+    // Kafka refused it in an earlier send of this batch.
+    Throwable poison;
+    boolean refusedByKafka;
 
     Item(RecordChangeEvent<SourceRecord> change, OutboxEvent event) {
       this.change = change;
@@ -51,6 +66,7 @@ final class OutboxChangeConsumer
 
   private final ChangeEventMapper mapper = new ChangeEventMapper();
   private final EventRouter router;
+  private final RecordSizeLimit sizeLimit;
   private final KafkaPublisher publisher;
   private final Backoff backoff;
   private final PoisonAction poisonAction;
@@ -60,6 +76,7 @@ final class OutboxChangeConsumer
 
   OutboxChangeConsumer(
       EventRouter router,
+      RecordSizeLimit sizeLimit,
       KafkaPublisher publisher,
       Backoff backoff,
       PoisonAction poisonAction,
@@ -67,6 +84,7 @@ final class OutboxChangeConsumer
       DrainGate gate,
       String context) {
     this.router = router;
+    this.sizeLimit = sizeLimit;
     this.publisher = publisher;
     this.backoff = backoff;
     this.poisonAction = poisonAction;
@@ -110,7 +128,13 @@ final class OutboxChangeConsumer
     Item item = new Item(change, event);
     if (event != null) {
       try {
-        item.routed = router.route(event);
+        RoutedRecord routed = router.route(event);
+        RecordTooLargeException tooLarge = sizeLimit.check(routed);
+        if (tooLarge == null) {
+          item.routed = routed;
+        } else {
+          item.poison = tooLarge;
+        }
       } catch (RuntimeException e) {
         item.poison = e;
       }
@@ -124,27 +148,31 @@ final class OutboxChangeConsumer
     int from = 0;
     int attempt = 0;
     while (from < items.size()) {
-      List<Item> sendable = new ArrayList<>();
+      // With fail the relay stops at the first poison event; nothing after it may be sent.
+      int end = poisonAction == PoisonAction.FAIL ? firstPoison(items, from) : items.size();
+      List<Integer> sent = new ArrayList<>();
       List<RoutedRecord> batch = new ArrayList<>();
-      for (int i = from; i < items.size(); i++) {
+      for (int i = from; i < end; i++) {
         Item it = items.get(i);
         if (it.routed != null) {
-          sendable.add(it);
+          sent.add(i);
           batch.add(it.routed);
         }
       }
       List<KafkaPublisher.Outcome> outcomes =
-          publisher.sendAll(batch, null, gate::shouldAbandonRetries);
+          batch.isEmpty()
+              ? List.of()
+              : publisher.sendAll(batch, null, gate::shouldAbandonRetries, this::stopsSending);
 
       int retryAt = -1;
       Throwable retryCause = null;
-      int next = 0; // index into sendable/outcomes
+      int next = 0; // index into sent and outcomes
       int acknowledged = 0;
-      for (int i = from; i < items.size(); i++) {
+      for (int i = from; i < end; i++) {
         Item it = items.get(i);
         if (it.routed == null) {
           if (it.poison != null) {
-            poison(it, it.poison, committer);
+            refuse(it, it.poison, !it.refusedByKafka, committer); // fail stops before these
           }
           committer.markProcessed(it.change);
           continue;
@@ -156,22 +184,10 @@ final class OutboxChangeConsumer
           acknowledged++;
           continue;
         }
-        Disposition d = ErrorClassifier.classify(outcome.error());
-        if (d == Disposition.DEAD) {
-          poison(it, outcome.error(), committer);
+        if (ErrorClassifier.classify(outcome.error()) != Disposition.RETRY) {
+          refuse(it, outcome.error(), false, committer);
           committer.markProcessed(it.change);
           continue;
-        }
-        if (d == Disposition.STOP) {
-          committer.markBatchFinished();
-          throw new RelayFailure(
-              "Kafka refused event_id="
-                  + it.event.eventId()
-                  + " in a way retrying cannot fix ("
-                  + ErrorClassifier.describe(outcome.error())
-                  + "): fix the Kafka credentials or"
-                  + " ACLs and restart; the relay will resume at this event",
-              outcome.error());
         }
         retryAt = i;
         retryCause = outcome.error();
@@ -179,12 +195,24 @@ final class OutboxChangeConsumer
       }
       metrics.published(acknowledged);
       if (retryAt < 0) {
+        if (end < items.size()) {
+          Item first = items.get(end);
+          refuse(first, first.poison, !first.refusedByKafka, committer); // fail: throws
+        }
         return;
       }
       int alreadyAcked = 0;
       for (int k = next; k < outcomes.size(); k++) {
-        if (outcomes.get(k).acknowledged()) {
+        KafkaPublisher.Outcome outcome = outcomes.get(k);
+        if (outcome.acknowledged()) {
           alreadyAcked++;
+        } else if (ErrorClassifier.classify(outcome.error()) != Disposition.RETRY) {
+          // Refused after the record to retry, whose failure may be the abort this refusal
+          // caused: it is not sent again, and with fail the re-sending stops before it.
+          Item refused = items.get(sent.get(k));
+          refused.routed = null;
+          refused.poison = outcome.error();
+          refused.refusedByKafka = true;
         }
       }
       metrics.resent(alreadyAcked);
@@ -213,12 +241,56 @@ final class OutboxChangeConsumer
     }
   }
 
+  /** The index of the first event from {@code from} on known to be poison, or the size. */
+  private static int firstPoison(List<Item> items, int from) {
+    for (int i = from; i < items.size(); i++) {
+      if (items.get(i).poison != null) {
+        return i;
+      }
+    }
+    return items.size();
+  }
+
+  /**
+   * An event that cannot be published: a failure that needs an operator stops the relay at it;
+   * poison follows the poison action.
+   */
+  private void refuse(
+      Item it,
+      Throwable error,
+      boolean beforeSending,
+      DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
+      throws InterruptedException {
+    if (ErrorClassifier.classify(error) == Disposition.STOP) {
+      committer.markBatchFinished();
+      throw new RelayFailure(
+          "Kafka refused "
+              + describe(it)
+              + " in a way retrying cannot fix ("
+              + ErrorClassifier.describe(error)
+              + "): fix the Kafka credentials or"
+              + " ACLs and restart; the relay will resume at this event",
+          error);
+    }
+    poison(it, error, beforeSending, committer);
+  }
+
+  /**
+   * Which failures stop the sending of the rest of the batch: those that stop the relay at the
+   * failed event, so that nothing after it reaches Kafka before it.
+   */
+  private boolean stopsSending(Throwable error) {
+    Disposition d = ErrorClassifier.classify(error);
+    return d == Disposition.STOP || (d == Disposition.DEAD && poisonAction == PoisonAction.FAIL);
+  }
+
   private void poison(
       Item it,
       Throwable error,
+      boolean beforeSending,
       DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
       throws InterruptedException {
-    String id = it.event != null ? "event_id=" + it.event.eventId() : "a row";
+    String id = describe(it);
     String reason = ErrorClassifier.describe(error);
     if (poisonAction == PoisonAction.FAIL) {
       committer.markBatchFinished(); // commit the position just before the poison event
@@ -226,14 +298,28 @@ final class OutboxChangeConsumer
           "cannot publish "
               + id
               + ": "
-              + reason
-              + ". Fix the cause (e.g. raise"
-              + " kafka.producer.max.request.size and the topic's max.message.bytes) and restart,"
-              + " or set cdc.poison.action=skip to skip such events",
+              + (reason.endsWith(".") ? reason.substring(0, reason.length() - 1) : reason)
+              + ". "
+              + PoisonHint.whatToDo(error, beforeSending)
+              + ". The position is kept just before this event",
           error);
     }
     metrics.poison();
     LOG.error("[{}] skipping {} that cannot be published: {}", context, id, reason);
+  }
+
+  /** The event's id and aggregate, for messages (never its payload). */
+  private static String describe(Item it) {
+    if (it.event == null) {
+      return "a row";
+    }
+    return "event_id="
+        + it.event.eventId()
+        + " (aggregate_type='"
+        + it.event.aggregateType()
+        + "', aggregate_id='"
+        + it.event.aggregateId()
+        + "')";
   }
 
   /** Sleeps for the pause unless a stop passes its deadline first; true when it slept fully. */

@@ -20,7 +20,7 @@ final class ChangeRecords {
           .field("aggregate_type", Schema.STRING_SCHEMA)
           .field("aggregate_id", Schema.STRING_SCHEMA)
           .field("event_type", Schema.STRING_SCHEMA)
-          .field("payload", Schema.STRING_SCHEMA)
+          .field("payload", Schema.OPTIONAL_STRING_SCHEMA)
           .field("created_at", Schema.OPTIONAL_STRING_SCHEMA)
           .field("status", Schema.OPTIONAL_STRING_SCHEMA)
           .build();
@@ -58,6 +58,14 @@ final class ChangeRecords {
         id,
         ENVELOPE.create(
             row(id, aggregateType, aggregateId, "{\"n\":" + id + "}"), source(id), Instant.now()));
+  }
+
+  /** An insert with the given payload ({@code null} for a NULL column). */
+  static RecordChangeEvent<SourceRecord> insert(
+      long id, String aggregateType, String aggregateId, String payload) {
+    return wrap(
+        id,
+        ENVELOPE.create(row(id, aggregateType, aggregateId, payload), source(id), Instant.now()));
   }
 
   static RecordChangeEvent<SourceRecord> update(long id) {

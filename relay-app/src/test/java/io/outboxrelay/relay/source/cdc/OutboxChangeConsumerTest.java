@@ -15,6 +15,7 @@ import io.outboxrelay.relay.config.PoisonAction;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.Backoff;
 import io.outboxrelay.relay.publish.KafkaPublisher;
+import io.outboxrelay.relay.publish.RecordSizeLimit;
 import io.outboxrelay.router.EventRouter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -27,6 +28,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.NetworkException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -63,24 +66,49 @@ class OutboxChangeConsumerTest {
     }
   }
 
+  /**
+   * Closes as {@code KafkaProducer.close(Duration.ZERO)} does: the records not yet acknowledged are
+   * aborted, never sent.
+   */
+  static final class AbortingMockProducer extends MockProducer<byte[], byte[]> {
+    AbortingMockProducer(boolean autoComplete) {
+      super(autoComplete, null, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    @Override
+    public void close(Duration timeout) {
+      super.close(timeout);
+      while (errorNext(new KafkaException("Producer is closed forcefully."))) {
+        // abort every record still queued
+      }
+    }
+  }
+
+  /** The default producer's limits: 1 MiB requests, 32 MiB of buffer. */
+  private static final RecordSizeLimit DEFAULT_LIMIT = RecordSizeLimit.of(1_048_576, 33_554_432L);
+
   private final List<MockProducer<byte[], byte[]>> producers = new CopyOnWriteArrayList<>();
   private final RelayMetrics metrics = new RelayMetrics();
   private final DrainGate gate = new DrainGate();
   private KafkaPublisher publisher;
 
   private OutboxChangeConsumer consumer(boolean autoComplete, PoisonAction action) {
+    return consumer(autoComplete, action, DEFAULT_LIMIT);
+  }
+
+  private OutboxChangeConsumer consumer(
+      boolean autoComplete, PoisonAction action, RecordSizeLimit limit) {
     publisher =
         new KafkaPublisher(
             () -> {
-              MockProducer<byte[], byte[]> p =
-                  new MockProducer<>(
-                      autoComplete, null, new ByteArraySerializer(), new ByteArraySerializer());
+              MockProducer<byte[], byte[]> p = new AbortingMockProducer(autoComplete);
               producers.add(p);
               return p;
             },
             "test");
     return new OutboxChangeConsumer(
         EventRouter.withDefaults(),
+        limit,
         publisher,
         new Backoff(Duration.ofMillis(10), Duration.ofMillis(20), 2, 0, new Random(1)),
         action,
@@ -243,6 +271,193 @@ class OutboxChangeConsumerTest {
     assertThat(committer.marked).containsExactly(1L, 2L, 3L, 4L);
     assertThat(metrics.snapshot().poison()).isEqualTo(2);
     assertThat(metrics.snapshot().retries()).isZero();
+  }
+
+  @Test
+  void sendsNothingAfterAnEventTooLargeForTheProducerAndStopsWithTheSizeHint() throws Exception {
+    // Regression: the whole batch was sent before outcomes were read, so C (aggregate a, after
+    // the poison B) was in Kafka before B, and again after every restart.
+    String large = "{\"blob\":\"" + "x".repeat(5_000) + "\"}";
+    OutboxChangeConsumer consumer =
+        consumer(true, PoisonAction.FAIL, RecordSizeLimit.of(2_000, 33_554_432L));
+    Committer committer = new Committer();
+
+    assertThatThrownBy(
+            () ->
+                consumer.handleBatch(
+                    List.of(
+                        insert(1, "order", "a"),
+                        insert(2, "order", "a", large),
+                        insert(3, "order", "a"),
+                        insert(4, "order", "b")),
+                    committer))
+        .isInstanceOf(RelayFailure.class)
+        .hasMessageContaining("event_id=00000000-0000-0000-0000-000000000002")
+        .hasMessageContaining("aggregate_id='a'")
+        .hasMessageContaining("more than the producer's max.request.size of 2000")
+        .hasMessageContaining("Raise kafka.producer.max.request.size")
+        .hasMessageContaining("cdc.poison.action=skip")
+        .hasMessageNotContaining("router.topic.template");
+
+    assertThat(keys(producers.get(0))).containsExactly("a");
+    assertThat(committer.marked).containsExactly(1L);
+    assertThat(committer.batchesFinished).isEqualTo(1);
+  }
+
+  @Test
+  void sendsNothingAfterAnEventWithAnIllegalTopicAndNamesTheTemplateNotTheSize() throws Exception {
+    OutboxChangeConsumer consumer = consumer(true, PoisonAction.FAIL);
+    Committer committer = new Committer();
+
+    assertThatThrownBy(
+            () ->
+                consumer.handleBatch(
+                    List.of(
+                        insert(1, "order", "a"),
+                        heartbeat(2),
+                        insert(3, "bad topic", "a"),
+                        insert(4, "order", "a")),
+                    committer))
+        .isInstanceOf(RelayFailure.class)
+        .hasMessageContaining("event_id=00000000-0000-0000-0000-000000000003")
+        .hasMessageContaining("not a legal Kafka topic name")
+        .hasMessageContaining("router.topic.template")
+        .hasMessageNotContaining("max.request.size");
+
+    assertThat(keys(producers.get(0))).containsExactly("a");
+    assertThat(committer.marked).containsExactly(1L, 2L);
+  }
+
+  @Test
+  void treatsANullPayloadAsPoisonInsteadOfPublishingATombstone() throws Exception {
+    OutboxChangeConsumer failing = consumer(true, PoisonAction.FAIL);
+    Committer committer = new Committer();
+
+    assertThatThrownBy(
+            () ->
+                failing.handleBatch(
+                    List.of(insert(1, "order", "a"), insert(2, "order", "a", null)), committer))
+        .isInstanceOf(RelayFailure.class)
+        .hasMessageContaining("payload is NULL")
+        .hasMessageContaining("cdc.poison.action=skip")
+        .hasMessageNotContaining("max.request.size");
+    assertThat(committer.marked).containsExactly(1L);
+
+    OutboxChangeConsumer skipping = consumer(true, PoisonAction.SKIP);
+    Committer afterSkip = new Committer();
+    skipping.handleBatch(
+        List.of(insert(2, "order", "a", null), insert(3, "order", "a")), afterSkip);
+    MockProducer<byte[], byte[]> p = producers.get(producers.size() - 1);
+    assertThat(p.history()).hasSize(1).allMatch(r -> r.value() != null);
+    assertThat(afterSkip.marked).containsExactly(2L, 3L);
+    assertThat(metrics.snapshot().poison()).isEqualTo(1);
+  }
+
+  @Test
+  void aRecordTheBrokerRefusesClosesTheProducerSoNothingQueuedBehindItIsSent() throws Exception {
+    // The broker refuses B (its topic's max.message.bytes is below the producer's limit) after
+    // C, of the same aggregate, was handed to the producer: C must never follow it to Kafka.
+    OutboxChangeConsumer consumer = consumer(false, PoisonAction.FAIL);
+    Committer committer = new Committer();
+    CompletableFuture<Void> done =
+        handleInBackground(
+            consumer,
+            committer,
+            List.of(insert(1, "order", "a"), insert(2, "order", "a"), insert(3, "order", "a")));
+    await()
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> !producers.isEmpty() && producers.get(0).history().size() == 3);
+    MockProducer<byte[], byte[]> p = producers.get(0);
+    p.completeNext();
+    p.errorNext(new RecordTooLargeException("The request included a message larger than the max."));
+
+    assertThatThrownBy(() -> done.get(5, TimeUnit.SECONDS))
+        .cause()
+        .isInstanceOf(RelayFailure.class)
+        .hasMessageContaining("event_id=00000000-0000-0000-0000-000000000002")
+        .hasMessageContaining("larger than the max. Raise the topic's max.message.bytes");
+    assertThat(p.closed()).isTrue();
+    assertThat(p.completeNext()).as("C was aborted, not left to be sent").isFalse();
+    assertThat(committer.marked).containsExactly(1L);
+  }
+
+  @Test
+  void resendsOnlyWhatPrecedesARecordTheBrokerRefusedThenStopsAtIt() throws Exception {
+    OutboxChangeConsumer consumer = consumer(false, PoisonAction.FAIL);
+    Committer committer = new Committer();
+    CompletableFuture<Void> done =
+        handleInBackground(
+            consumer,
+            committer,
+            List.of(insert(1, "order", "x"), insert(2, "order", "a"), insert(3, "order", "a")));
+    await()
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> !producers.isEmpty() && producers.get(0).history().size() == 3);
+    MockProducer<byte[], byte[]> first = producers.get(0);
+    // x was not acknowledged when the refusal of a's first event aborted what was queued.
+    first.errorNext(new NetworkException("connection lost"));
+    first.errorNext(new InvalidTopicException("Cannot append to internal topic"));
+
+    await()
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> producers.size() == 2 && producers.get(1).history().size() == 1);
+    producers.get(1).completeNext();
+
+    assertThatThrownBy(() -> done.get(5, TimeUnit.SECONDS))
+        .cause()
+        .isInstanceOf(RelayFailure.class)
+        .hasMessageContaining("event_id=00000000-0000-0000-0000-000000000002")
+        .hasMessageContaining("router.topic.template");
+    assertThat(keys(producers.get(1))).containsExactly("x");
+    assertThat(committer.marked).containsExactly(1L);
+  }
+
+  @Test
+  void skipsARecordTheBrokerRefusesWithoutHoldingBackTheRest() throws Exception {
+    OutboxChangeConsumer consumer = consumer(false, PoisonAction.SKIP);
+    Committer committer = new Committer();
+    CompletableFuture<Void> done =
+        handleInBackground(
+            consumer,
+            committer,
+            List.of(insert(1, "order", "a"), insert(2, "order", "a"), insert(3, "order", "a")));
+    await()
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> !producers.isEmpty() && producers.get(0).history().size() == 3);
+    MockProducer<byte[], byte[]> p = producers.get(0);
+    p.completeNext();
+    p.errorNext(new RecordTooLargeException("too large for the topic"));
+    p.completeNext();
+    done.get(5, TimeUnit.SECONDS);
+
+    assertThat(p.closed()).isFalse();
+    assertThat(committer.marked).containsExactly(1L, 2L, 3L);
+    assertThat(metrics.snapshot().poison()).isEqualTo(1);
+    assertThat(metrics.snapshot().published()).isEqualTo(2);
+  }
+
+  @Test
+  void aRefusalThatNeedsAnOperatorStopsTheSendingInEitherMode() throws Exception {
+    OutboxChangeConsumer consumer = consumer(false, PoisonAction.SKIP);
+    Committer committer = new Committer();
+    CompletableFuture<Void> done =
+        handleInBackground(
+            consumer,
+            committer,
+            List.of(insert(1, "order", "a"), insert(2, "order", "a"), insert(3, "order", "a")));
+    await()
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> !producers.isEmpty() && producers.get(0).history().size() == 3);
+    MockProducer<byte[], byte[]> p = producers.get(0);
+    p.completeNext();
+    p.errorNext(new org.apache.kafka.common.errors.ClusterAuthorizationException("denied"));
+
+    assertThatThrownBy(() -> done.get(5, TimeUnit.SECONDS))
+        .cause()
+        .isInstanceOf(RelayFailure.class)
+        .hasMessageContaining("ClusterAuthorizationException");
+    assertThat(p.completeNext()).isFalse();
+    assertThat(committer.marked).containsExactly(1L);
   }
 
   @Test

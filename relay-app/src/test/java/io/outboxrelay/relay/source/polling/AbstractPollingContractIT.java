@@ -375,6 +375,36 @@ abstract class AbstractPollingContractIT {
   }
 
   @Test
+  void buriesAnEventWithANullPayloadInsteadOfPublishingATombstone() throws Exception {
+    // A null value is a tombstone: on a compacted topic it would delete the aggregate's history.
+    db.admin(
+        db.flavor() == io.outboxrelay.relay.config.SourceFlavor.POSTGRESQL
+            ? "ALTER TABLE outbox_events ALTER COLUMN payload DROP NOT NULL"
+            : "ALTER TABLE outbox_events MODIFY payload LONGTEXT NULL");
+    Ledger ledger = ledger(RelaySettings.topicPrefix(name));
+    inProcess(settings());
+    TestEvent nullPayload =
+        new TestEvent(java.util.UUID.randomUUID().toString(), "order", "n", "Happened", 1, null);
+    try (Connection c = db.app()) {
+      OutboxWriter.writeTransaction(c, List.of(nullPayload, TestEvent.of("order", "n", 2)));
+    }
+    for (int i = 1; i <= 20; i++) {
+      write(ledger, List.of(TestEvent.of("order", "other-" + (i % 4), i)));
+    }
+
+    Ledger.Result result = awaitAll(ledger);
+    assertThat(result.lost()).as(result.summary()).isZero();
+    assertThat(result.unexpected()).as("nothing of aggregate 'n' reached Kafka").isZero();
+    Object[] row =
+        row(
+            "SELECT status, attempts, last_error FROM outbox_events WHERE aggregate_id = 'n' ORDER BY id");
+    assertThat(row[0]).isEqualTo("DEAD");
+    assertThat(((Number) row[1]).intValue()).isEqualTo(1);
+    assertThat((String) row[2]).contains("payload is NULL: event_id=" + nullPayload.eventId());
+    assertThat(count("aggregate_id = 'n' AND status = 'PENDING'")).isEqualTo(1);
+  }
+
+  @Test
   void eventsBlockedBehindADeadEventNeverHoldBackOtherAggregates() throws Exception {
     // More followers of a DEAD event than one claim window holds, all older than the rest: a
     // claim that looked only at the oldest pending rows would find nothing to take, forever.
