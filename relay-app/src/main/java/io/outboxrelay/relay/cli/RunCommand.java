@@ -20,6 +20,9 @@ import picocli.CommandLine.Spec;
  * {@code outbox-relay run}: runs the relay until SIGTERM/SIGINT (graceful drain, exit 0) or a fatal
  * failure (exit 1). A configuration or database set-up problem exits with 2 before anything is
  * published.
+ *
+ * <p>A failure is one ERROR line that says what to do; its stack trace goes to DEBUG (logger {@code
+ * io.outboxrelay}, {@code -Doutbox.relay.log.level=DEBUG}), so the console stays readable.
  */
 @Command(
     name = "run",
@@ -53,7 +56,8 @@ final class RunCommand implements Callable<Integer> {
         LOG.error("[{}] not started: fix the problems above and start again", context);
         return ExitCodes.CONFIG;
       } catch (RelayFailure e) {
-        LOG.error("[{}] {}", context, e.getMessage(), e.getCause());
+        LOG.error("[{}] {}", context, e.getMessage());
+        LOG.debug("[{}] stack trace of the failure above", context, e);
         return ExitCodes.FAILURE;
       }
       while (!stopRequested.await(200, TimeUnit.MILLISECONDS)) {
@@ -66,11 +70,8 @@ final class RunCommand implements Callable<Integer> {
           relay.termination().join();
         } catch (CompletionException e) {
           Throwable cause = e.getCause();
-          LOG.error(
-              "[{}] stopping after a fatal error: {}",
-              context,
-              cause.getMessage(),
-              cause.getCause());
+          LOG.error("[{}] stopping after a fatal error: {}", context, cause.getMessage());
+          LOG.debug("[{}] stack trace of the fatal error above", context, cause);
         }
         return ExitCodes.FAILURE;
       }
