@@ -56,9 +56,13 @@ final class RunCommand implements Callable<Integer> {
         LOG.error("[{}] not started: fix the problems above and start again", context);
         return ExitCodes.CONFIG;
       } catch (RelayFailure e) {
-        LOG.error("[{}] {}", context, e.getMessage());
-        LOG.debug("[{}] stack trace of the failure above", context, e);
-        return ExitCodes.FAILURE;
+        return failed(context, e);
+      } catch (CompletionException e) {
+        // The source failed while starting (e.g. a purged binlog position): the cause says why.
+        if (e.getCause() instanceof RelayFailure failure) {
+          return failed(context, failure);
+        }
+        throw e;
       }
       while (!stopRequested.await(200, TimeUnit.MILLISECONDS)) {
         if (relay.termination().isDone()) {
@@ -78,5 +82,11 @@ final class RunCommand implements Callable<Integer> {
       LOG.info("[{}] stop requested", context);
     }
     return ExitCodes.OK;
+  }
+
+  private static int failed(String context, RelayFailure failure) {
+    LOG.error("[{}] {}", context, failure.getMessage());
+    LOG.debug("[{}] stack trace of the failure above", context, failure);
+    return ExitCodes.FAILURE;
   }
 }

@@ -1,16 +1,21 @@
 package io.outboxrelay.relay.source.cdc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.outboxrelay.localstack.FreePorts;
 import io.outboxrelay.localstack.LocalStack;
 import io.outboxrelay.localstack.MariaDbServer;
 import io.outboxrelay.relay.testing.OutboxDatabase;
+import io.outboxrelay.relay.testing.OutboxWriter;
 import io.outboxrelay.relay.testing.RelayProcess;
 import io.outboxrelay.relay.testing.RelaySettings;
+import io.outboxrelay.relay.testing.TestEvent;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -143,6 +148,37 @@ class CdcStartupChecksIT {
       assertThat(relay.log())
           .contains("cannot connect to mariadb 127.0.0.1:")
           .contains("and that the database is up");
+      assertThat(relay.stackTraceLines()).as(relay.log()).isEmpty();
+    }
+  }
+
+  @Test
+  void printsOneLineWithoutStackTraceWhenTheStoredPositionIsGone() throws Exception {
+    try (OutboxDatabase db = database(LocalStack.shared().mariaDb())) {
+      Path config =
+          RelaySettings.cdc(db, bootstrap(), "gone").writeTo(dir.resolve("gone.properties"));
+      try (RelayProcess first = RelayProcess.run("gone-1", dir, config)) {
+        try (Connection c = db.app()) {
+          OutboxWriter.writeTransaction(c, List.of(TestEvent.of("order", "o-1", 1)));
+        }
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> db.adminQuery("SELECT offset_val FROM outbox_relay_offsets") != null);
+        first.process().terminate();
+        assertThat(first.waitFor(Duration.ofSeconds(60))).isZero();
+      }
+      // A position in a binlog file the server no longer has, as after a purge: the engine fails
+      // while the relay starts.
+      String position = (String) db.adminQuery("SELECT offset_val FROM outbox_relay_offsets");
+      String gone =
+          position
+              .replaceAll("\"gtids\":\"[^\"]*\",?", "")
+              .replaceAll("\"file\":\"[^\"]*\"", "\"file\":\"mariadb-bin.999999\"");
+      db.admin("UPDATE outbox_relay_offsets SET offset_val = '" + gone + "'");
+
+      RelayProcess relay = runExpectingExit("gone-2", config, 1);
+
+      assertThat(relay.log()).contains(" ERROR ").contains("no longer available");
       assertThat(relay.stackTraceLines()).as(relay.log()).isEmpty();
     }
   }
