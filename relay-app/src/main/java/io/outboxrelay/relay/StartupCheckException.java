@@ -4,8 +4,9 @@ import java.util.List;
 
 /**
  * The source database is not set up the way the chosen mode needs (binlog off, wrong format,
- * missing grants or tables). Carries every problem found, one line each, saying what to change. The
- * process exits with code 2.
+ * missing grants or tables, columns of the wrong type), or the configuration cannot reach it (a
+ * refused user, an unknown database, a host that does not resolve). Carries every problem found,
+ * one line each, saying what to change. The process exits with code 2.
  */
 public final class StartupCheckException extends Exception {
 

@@ -9,7 +9,10 @@ public final class ExitCodes {
   /** A fatal runtime error; the log says what to do. */
   public static final int FAILURE = 1;
 
-  /** Bad usage, bad configuration, or a source database not set up for the mode. */
+  /**
+   * Bad usage, bad configuration, a source database not set up for the mode, or one that refuses
+   * the relay's user or cannot be found (a {@code source.host} that does not resolve).
+   */
   public static final int CONFIG = 2;
 
   private ExitCodes() {}

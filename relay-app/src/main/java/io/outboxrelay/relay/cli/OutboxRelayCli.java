@@ -1,6 +1,8 @@
 package io.outboxrelay.relay.cli;
 
 import java.util.concurrent.Callable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -16,6 +18,8 @@ import picocli.CommandLine.Spec;
     subcommands = {RunCommand.class, ValidateCommand.class, CommandLine.HelpCommand.class},
     footer = {"", "Exit codes: 0 ok, 1 fatal runtime error, 2 bad usage or configuration."})
 public final class OutboxRelayCli implements Callable<Integer> {
+
+  private static final Logger LOG = LoggerFactory.getLogger(OutboxRelayCli.class);
 
   @Spec CommandSpec spec;
 
@@ -42,6 +46,16 @@ public final class OutboxRelayCli implements Callable<Integer> {
   static CommandLine commandLine() {
     CommandLine cli = new CommandLine(new OutboxRelayCli());
     cli.setCaseInsensitiveEnumValuesAllowed(true);
+    // What the commands do not handle is a bug: one line, and the stack trace at DEBUG.
+    cli.setExecutionExceptionHandler(
+        (e, commandLine, parseResult) -> {
+          LOG.error(
+              "failed unexpectedly: {} (JAVA_OPTS=-Doutbox.relay.log.level=DEBUG shows the stack"
+                  + " trace)",
+              e.toString());
+          LOG.debug("stack trace of the failure above", e);
+          return ExitCodes.FAILURE;
+        });
     return cli;
   }
 

@@ -20,6 +20,9 @@ import picocli.CommandLine.Spec;
  * {@code outbox-relay run}: runs the relay until SIGTERM/SIGINT (graceful drain, exit 0) or a fatal
  * failure (exit 1). A configuration or database set-up problem exits with 2 before anything is
  * published.
+ *
+ * <p>A failure is one ERROR line that says what to do; its stack trace goes to DEBUG (logger {@code
+ * io.outboxrelay}, {@code -Doutbox.relay.log.level=DEBUG}), so the console stays readable.
  */
 @Command(
     name = "run",
@@ -55,8 +58,13 @@ final class RunCommand implements Callable<Integer> {
         LOG.error("[{}] not started: fix the problems above and start again", context);
         return ExitCodes.CONFIG;
       } catch (RelayFailure e) {
-        LOG.error("[{}] {}", context, e.getMessage(), e.getCause());
-        return ExitCodes.FAILURE;
+        return failed(context, e);
+      } catch (CompletionException e) {
+        // The source failed while starting (e.g. a purged binlog position): the cause says why.
+        if (e.getCause() instanceof RelayFailure failure) {
+          return failed(context, failure);
+        }
+        throw e;
       }
       while (!stopRequested.await(200, TimeUnit.MILLISECONDS)) {
         if (relay.termination().isDone()) {
@@ -68,16 +76,19 @@ final class RunCommand implements Callable<Integer> {
           relay.termination().join();
         } catch (CompletionException e) {
           Throwable cause = e.getCause();
-          LOG.error(
-              "[{}] stopping after a fatal error: {}",
-              context,
-              cause.getMessage(),
-              cause.getCause());
+          LOG.error("[{}] stopping after a fatal error: {}", context, cause.getMessage());
+          LOG.debug("[{}] stack trace of the fatal error above", context, cause);
         }
         return ExitCodes.FAILURE;
       }
       LOG.info("[{}] stop requested", context);
     }
     return ExitCodes.OK;
+  }
+
+  private static int failed(String context, RelayFailure failure) {
+    LOG.error("[{}] {}", context, failure.getMessage());
+    LOG.debug("[{}] stack trace of the failure above", context, failure);
+    return ExitCodes.FAILURE;
   }
 }

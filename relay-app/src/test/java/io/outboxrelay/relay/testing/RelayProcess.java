@@ -85,6 +85,19 @@ public final class RelayProcess implements AutoCloseable {
   }
 
   /**
+   * The lines of the log that belong to a stack trace: a frame ({@code \tat ...}), a cause or a
+   * folded tail. The console should show none: stack traces are logged at DEBUG only.
+   *
+   * @return the lines, empty when the log has no stack trace
+   */
+  public List<String> stackTraceLines() {
+    return log()
+        .lines()
+        .filter(l -> l.startsWith("\tat ") || l.startsWith("Caused by:") || l.startsWith("\t..."))
+        .toList();
+  }
+
+  /**
    * Waits for the process to exit.
    *
    * @param timeout how long to wait

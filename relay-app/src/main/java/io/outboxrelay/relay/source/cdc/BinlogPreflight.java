@@ -1,15 +1,21 @@
 package io.outboxrelay.relay.source.cdc;
 
 import io.outboxrelay.relay.config.CdcConfig;
+import io.outboxrelay.relay.config.RelayMode;
 import io.outboxrelay.relay.config.SourceConfig;
+import io.outboxrelay.relay.source.ModeOverlap;
+import io.outboxrelay.relay.source.OutboxColumns;
+import io.outboxrelay.relay.source.SourceConnections;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.slf4j.Logger;
@@ -19,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * Startup checks for CDC mode, run as the relay's own database user before the engine starts. Each
  * missing thing becomes one line saying what to change: binlog enabled, {@code binlog_format=ROW},
  * {@code binlog_row_image=FULL}, durable binlog settings, the replication grants, read access to
- * the outbox table and its columns, and access to the position tables. Stateless.
+ * the outbox table, its columns and their types, and access to the position tables. A wrong
+ * password or a host that does not resolve is one of these problems too. Warns when a polling relay
+ * seems to publish from the same table. Stateless.
  */
 final class BinlogPreflight {
 
@@ -44,13 +52,27 @@ final class BinlogPreflight {
   static Result check(SourceConfig source, CdcConfig cdc) throws SQLException {
     List<String> problems = new ArrayList<>();
     List<String> warnings = new ArrayList<>();
-    try (Connection c =
-        DriverManager.getConnection(source.jdbcUrl(), source.user(), source.password().reveal())) {
+    Connection connection;
+    try {
+      connection =
+          DriverManager.getConnection(source.jdbcUrl(), source.user(), source.password().reveal());
+    } catch (SQLException e) {
+      // A refused user or a host that does not resolve is the configuration's fault: exit 2.
+      String problem = SourceConnections.configurationProblem(source, e);
+      if (problem == null) {
+        throw e;
+      }
+      return new Result(List.of(problem), warnings);
+    }
+    try (Connection c = connection) {
       checkBinlog(c, source, cdc, problems, warnings);
       checkGrants(c, source, problems);
-      checkOutboxTable(c, source, problems);
+      Set<String> columns = checkOutboxTable(c, source, problems);
       checkStorageTable(c, source, cdc.offsetsTable(), problems);
       checkStorageTable(c, source, cdc.schemaHistoryTable(), problems);
+      if (problems.isEmpty()) {
+        ModeOverlap.pollingTraces(c, source, columns).ifPresent(warnings::add);
+      }
     }
     return new Result(problems, warnings);
   }
@@ -176,23 +198,19 @@ final class BinlogPreflight {
     }
   }
 
-  private static void checkOutboxTable(Connection c, SourceConfig source, List<String> problems)
-      throws SQLException {
+  /** Checks the outbox table and returns its columns (lower case; empty when unreadable). */
+  private static Set<String> checkOutboxTable(
+      Connection c, SourceConfig source, List<String> problems) throws SQLException {
     String table = source.database() + "." + source.table();
     try (Statement st = c.createStatement()) {
       st.executeQuery("SELECT * FROM " + table + " LIMIT 0").close();
     } catch (SQLException e) {
-      problems.add(tableProblem(e, table, source, "SELECT", "config/mysql/outbox-schema.sql"));
-      return;
+      problems.add(tableProblem(c, e, table, source, "SELECT", "config/mysql/outbox-schema.sql"));
+      return Set.of();
     }
-    Set<String> columns = new TreeSet<>();
-    try (ResultSet rs = c.getMetaData().getColumns(source.database(), null, source.table(), null)) {
-      while (rs.next()) {
-        columns.add(rs.getString("COLUMN_NAME").toLowerCase(Locale.ROOT));
-      }
-    }
+    Map<String, OutboxColumns.Column> columns = OutboxColumns.read(c, source);
     List<String> missing = new ArrayList<>(REQUIRED_COLUMNS);
-    missing.removeAll(columns);
+    missing.removeAll(columns.keySet());
     if (!missing.isEmpty()) {
       problems.add(
           "table "
@@ -202,6 +220,8 @@ final class BinlogPreflight {
               + ": create it as in"
               + " config/mysql/outbox-schema.sql");
     }
+    problems.addAll(OutboxColumns.typeProblems(columns, source.flavor(), RelayMode.CDC, table));
+    return columns.keySet();
   }
 
   private static void checkStorageTable(
@@ -227,7 +247,7 @@ final class BinlogPreflight {
       }
       problems.add(
           tableProblem(
-              e, table, source, "SELECT, INSERT, DELETE", "config/mysql/relay-grants.sql"));
+              c, e, table, source, "SELECT, INSERT, DELETE", "config/mysql/relay-storage.sql"));
     }
   }
 
@@ -249,23 +269,56 @@ final class BinlogPreflight {
   }
 
   private static String tableProblem(
-      SQLException e, String table, SourceConfig source, String privileges, String fix) {
+      Connection c,
+      SQLException e,
+      String table,
+      SourceConfig source,
+      String privileges,
+      String fix)
+      throws SQLException {
     if (e.getErrorCode() == 1146) {
       return "table " + table + " does not exist: create it with " + fix;
     }
+    String grant =
+        "GRANT "
+            + privileges
+            + " ON "
+            + table
+            + " TO '"
+            + source.user()
+            + "'@'<host>' (see config/mysql/relay-grants.sql)";
     if (e.getErrorCode() == 1142 || e.getErrorCode() == 1044) {
-      return "user '"
-          + source.user()
-          + "' may not use "
-          + table
-          + ": GRANT "
-          + privileges
-          + " ON "
-          + table
-          + " (see config/mysql/relay-grants.sql)";
+      // The server answers "command denied" for a table that does not exist too, unless the user
+      // has some privilege on it; the catalog shows the table only in that case, so a table it
+      // does not show may be missing or merely hidden.
+      if (!visible(c, table)) {
+        return "table "
+            + table
+            + " does not exist or user '"
+            + source.user()
+            + "' cannot see it: create it with "
+            + fix
+            + ", or "
+            + grant;
+      }
+      return "user '" + source.user() + "' may not use " + table + ": " + grant;
     }
     LOG.debug("table check failed", e);
     return "cannot read " + table + ": " + e.getMessage();
+  }
+
+  private static boolean visible(Connection c, String table) throws SQLException {
+    int dot = table.indexOf('.');
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND"
+                + " TABLE_NAME = ?")) {
+      ps.setString(1, table.substring(0, dot));
+      ps.setString(2, table.substring(dot + 1));
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() && rs.getLong(1) > 0;
+      }
+    }
   }
 
   private static boolean truthy(String v) {

@@ -2,8 +2,12 @@ package io.outboxrelay.relay.source.polling;
 
 import io.outboxrelay.relay.config.Ordering;
 import io.outboxrelay.relay.config.PollingConfig;
+import io.outboxrelay.relay.config.RelayConfigKeys;
+import io.outboxrelay.relay.config.RelayMode;
 import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.config.SourceFlavor;
+import io.outboxrelay.relay.source.ModeOverlap;
+import io.outboxrelay.relay.source.OutboxColumns;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
@@ -13,13 +17,16 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
 /**
  * Startup checks for polling mode, run as the relay's user: a database version with {@code SKIP
- * LOCKED}, the outbox table with every column polling uses, and the rights to read and update it
- * (and to delete from it when retention is on). Each problem is one line saying what to change.
+ * LOCKED}, the outbox table with every column polling uses and the types the router can read
+ * ({@link OutboxColumns}), and the rights to read and update it (and to delete from it when
+ * retention is on). Each problem is one line saying what to change.
  */
 final class PollingPreflight {
 
@@ -85,15 +92,10 @@ final class PollingPreflight {
               + "'");
       return problems;
     }
-    Set<String> columns = new TreeSet<>();
     String catalog = source.flavor() == SourceFlavor.POSTGRESQL ? null : source.database();
-    try (ResultSet rs = meta.getColumns(catalog, null, table, null)) {
-      while (rs.next()) {
-        columns.add(rs.getString("COLUMN_NAME").toLowerCase(Locale.ROOT));
-      }
-    }
+    Map<String, OutboxColumns.Column> columns = OutboxColumns.read(c, source);
     List<String> missing = new ArrayList<>(COLUMNS);
-    missing.removeAll(columns);
+    missing.removeAll(columns.keySet());
     if (missing.equals(List.of("last_error"))) {
       problems.add(
           "table "
@@ -105,6 +107,7 @@ final class PollingPreflight {
     } else if (!missing.isEmpty()) {
       problems.add("table " + table + " lacks columns " + missing + ": create it as in " + ddl);
     }
+    problems.addAll(OutboxColumns.typeProblems(columns, source.flavor(), RelayMode.POLLING, table));
     if (source.flavor() != SourceFlavor.POSTGRESQL) {
       // The claim names these indexes in hints; without them every claim would fail.
       Set<String> indexes = new TreeSet<>();
@@ -155,6 +158,19 @@ final class PollingPreflight {
     }
     c.rollback();
     return problems;
+  }
+
+  /**
+   * Traces of a CDC relay streaming the same table ({@link ModeOverlap#cdcTraces}), logged at WARN:
+   * the two would publish every event twice. None on PostgreSQL, which has no CDC mode.
+   */
+  static Optional<String> cdcTraces(Connection c, SourceConfig source, String relayName) {
+    if (source.flavor() == SourceFlavor.POSTGRESQL) {
+      return Optional.empty();
+    }
+    // Where a CDC relay keeps its position; polling mode reads no cdc.* settings of its own.
+    return ModeOverlap.cdcTraces(
+        c, source, relayName, RelayConfigKeys.CDC_OFFSETS_TABLE.defaultValue());
   }
 
   /** The MariaDB/MySQL migration that makes the bookkeeping columns fixed-width. */

@@ -8,6 +8,7 @@ import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.KafkaPublisher;
+import io.outboxrelay.relay.source.SourceConnections;
 import io.outboxrelay.router.EventRouter;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -83,7 +84,7 @@ public final class PollingSource implements OutboxSource {
   public synchronized void start() throws StartupCheckException {
     PollingConfig polling = config.polling();
     String context = config.logContext();
-    try (Connection c = connect()) {
+    try (Connection c = SourceConnections.open(config.source())) {
       c.setAutoCommit(false);
       List<String> problems = PollingPreflight.check(c, config.source(), polling);
       if (!problems.isEmpty()) {
@@ -93,6 +94,8 @@ public final class PollingSource implements OutboxSource {
         for (String advice : PollingPreflight.advice(c, config.source())) {
           LOG.warn("[{}] {}", context, advice);
         }
+        PollingPreflight.cdcTraces(c, config.source(), config.name())
+            .ifPresent(w -> LOG.warn("[{}] {}", context, w));
       } catch (SQLException e) {
         // Advice only: a user who may not read information_schema runs all the same.
         LOG.debug(

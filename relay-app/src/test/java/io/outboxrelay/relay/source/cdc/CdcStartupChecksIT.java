@@ -1,15 +1,21 @@
 package io.outboxrelay.relay.source.cdc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.outboxrelay.localstack.FreePorts;
 import io.outboxrelay.localstack.LocalStack;
 import io.outboxrelay.localstack.MariaDbServer;
 import io.outboxrelay.relay.testing.OutboxDatabase;
+import io.outboxrelay.relay.testing.OutboxWriter;
 import io.outboxrelay.relay.testing.RelayProcess;
 import io.outboxrelay.relay.testing.RelaySettings;
+import io.outboxrelay.relay.testing.TestEvent;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -83,6 +89,150 @@ class CdcStartupChecksIT {
 
       assertThat(relay.log())
           .contains("startup check failed: user '" + db.relayUser() + "' lacks REPLICATION SLAVE");
+    }
+  }
+
+  @Test
+  void refusesAWrongPasswordWithOneLineAndNoStackTrace() {
+    MariaDbServer server = LocalStack.shared().mariaDb();
+    try (OutboxDatabase db = database(server)) {
+      Path config =
+          RelaySettings.cdc(db, bootstrap(), "wrongpw")
+              .with("source.password", "not-the-password")
+              .writeTo(dir.resolve("wrongpw.properties"));
+
+      RelayProcess relay = runExpectingExit("wrongpw", config, 2);
+
+      assertThat(relay.log())
+          .contains(
+              "startup check failed: mariadb 127.0.0.1:"
+                  + server.port()
+                  + "/"
+                  + db.name()
+                  + " refused user '"
+                  + db.relayUser()
+                  + "' (wrong password, or no such user for this host): check source.user and"
+                  + " source.password")
+          .doesNotContain("not-the-password");
+      assertThat(relay.stackTraceLines()).as(relay.log()).isEmpty();
+    }
+  }
+
+  @Test
+  void refusesAHostThatDoesNotResolve() throws Exception {
+    try (OutboxDatabase db = database(LocalStack.shared().mariaDb())) {
+      Path config =
+          RelaySettings.cdc(db, bootstrap(), "nohost")
+              .with("source.host", "db.invalid")
+              .writeTo(dir.resolve("nohost.properties"));
+
+      RelayProcess relay = runExpectingExit("nohost", config, 2);
+
+      assertThat(relay.log())
+          .contains(
+              "startup check failed: source.host 'db.invalid' does not resolve to an address");
+      assertThat(relay.stackTraceLines()).as(relay.log()).isEmpty();
+    }
+  }
+
+  @Test
+  void printsOneLineWithoutStackTraceWhenTheDatabaseIsDown() {
+    try (OutboxDatabase db = database(LocalStack.shared().mariaDb())) {
+      Path config =
+          RelaySettings.cdc(db, bootstrap(), "dbdown")
+              .with("source.port", String.valueOf(FreePorts.findFreePort()))
+              .writeTo(dir.resolve("dbdown.properties"));
+
+      RelayProcess relay = runExpectingExit("dbdown", config, 1);
+
+      assertThat(relay.log())
+          .contains("cannot connect to mariadb 127.0.0.1:")
+          .contains("and that the database is up");
+      assertThat(relay.stackTraceLines()).as(relay.log()).isEmpty();
+    }
+  }
+
+  @Test
+  void printsOneLineWithoutStackTraceWhenTheStoredPositionIsGone() throws Exception {
+    try (OutboxDatabase db = database(LocalStack.shared().mariaDb())) {
+      Path config =
+          RelaySettings.cdc(db, bootstrap(), "gone").writeTo(dir.resolve("gone.properties"));
+      try (RelayProcess first = RelayProcess.run("gone-1", dir, config)) {
+        try (Connection c = db.app()) {
+          OutboxWriter.writeTransaction(c, List.of(TestEvent.of("order", "o-1", 1)));
+        }
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> db.adminQuery("SELECT offset_val FROM outbox_relay_offsets") != null);
+        first.process().terminate();
+        assertThat(first.waitFor(Duration.ofSeconds(60))).isZero();
+      }
+      // A position in a binlog file the server no longer has, as after a purge: the engine fails
+      // while the relay starts.
+      String position = (String) db.adminQuery("SELECT offset_val FROM outbox_relay_offsets");
+      String gone =
+          position
+              .replaceAll("\"gtids\":\"[^\"]*\",?", "")
+              .replaceAll("\"file\":\"[^\"]*\"", "\"file\":\"mariadb-bin.999999\"");
+      db.admin("UPDATE outbox_relay_offsets SET offset_val = '" + gone + "'");
+
+      RelayProcess relay = runExpectingExit("gone-2", config, 1);
+
+      assertThat(relay.log()).contains(" ERROR ").contains("no longer available");
+      assertThat(relay.stackTraceLines()).as(relay.log()).isEmpty();
+    }
+  }
+
+  @Test
+  void saysATableThatIsMissingMayBeMissingOrInvisibleRatherThanBlamingTheGrant() {
+    try (OutboxDatabase db = database(LocalStack.shared().mariaDb())) {
+      // As when the table was never created: no grant could name it, and the server answers
+      // "SELECT command denied" (1142), as it does for a table the user may not read.
+      db.admin(
+          "REVOKE SELECT ON outbox_events FROM '" + db.relayUser() + "'@'127.0.0.1'",
+          "DROP TABLE outbox_events");
+      Path config =
+          RelaySettings.cdc(db, bootstrap(), "notable").writeTo(dir.resolve("notable.properties"));
+
+      RelayProcess relay = runExpectingExit("notable", config, 2);
+
+      assertThat(relay.log())
+          .contains(
+              "startup check failed: table "
+                  + db.name()
+                  + ".outbox_events does not exist or user '"
+                  + db.relayUser()
+                  + "' cannot see it: create it with config/mysql/outbox-schema.sql, or GRANT"
+                  + " SELECT ON "
+                  + db.name()
+                  + ".outbox_events");
+    }
+  }
+
+  @Test
+  void refusesOutboxColumnsOfATypeTheRelayCannotRead() {
+    try (OutboxDatabase db = database(LocalStack.shared().mariaDb())) {
+      db.admin(
+          "ALTER TABLE outbox_events MODIFY aggregate_id INT NOT NULL,"
+              + " MODIFY payload BLOB NOT NULL");
+      Path config =
+          RelaySettings.cdc(db, bootstrap(), "coltypes").writeTo(dir.resolve("types.properties"));
+
+      RelayProcess relay = runExpectingExit("coltypes", config, 2);
+
+      String table = db.name() + ".outbox_events";
+      assertThat(relay.log())
+          .contains(
+              "startup check failed: column "
+                  + table
+                  + ".aggregate_id is int(11), which is not text: make it VARCHAR(255) as in"
+                  + " config/mysql/outbox-schema.sql")
+          .contains(
+              "startup check failed: column "
+                  + table
+                  + ".payload is blob, which is not text: make it JSON or LONGTEXT")
+          .doesNotContain("column " + table + ".event_id")
+          .doesNotContain("column " + table + ".aggregate_type");
     }
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.outboxrelay.localstack.LocalStack;
 import io.outboxrelay.relay.testing.OutboxDatabase;
+import io.outboxrelay.relay.testing.PostgresOutboxDatabase;
 import io.outboxrelay.relay.testing.RelayProcess;
 import io.outboxrelay.relay.testing.RelaySettings;
 import java.nio.file.Path;
@@ -88,6 +89,103 @@ class PollingStartupChecksIT {
               "table outbox_events has no index ix_outbox_events_aggregate (aggregate_type,"
                   + " aggregate_id, status, id), which the ordering checks read")
           .contains("config/mysql/migrations/001-add-last-error.sql");
+    }
+  }
+
+  @Test
+  void refusesAnUnknownUserOnPostgresqlWithExitTwoAndNoStackTrace() {
+    // The local PostgreSQL trusts connections from 127.0.0.1, so it ignores a wrong password; an
+    // unknown role is refused the same way (SQLSTATE 28000 instead of 28P01).
+    try (PostgresOutboxDatabase db = PostgresOutboxDatabase.create()) {
+      Path config =
+          RelaySettings.polling(db, LocalStack.shared().kafka().bootstrapServers(), "pgnouser")
+              .with("source.user", "no_such_role")
+              .writeTo(dir.resolve("pgnouser.properties"));
+
+      RelayProcess relay = exits("pgnouser", 2, "run", "--config", config.toString());
+
+      assertThat(relay.log())
+          .contains(
+              "startup check failed: postgresql "
+                  + db.host()
+                  + ":"
+                  + db.port()
+                  + "/"
+                  + db.name()
+                  + " refused user 'no_such_role' (wrong password, or no such user for this host):"
+                  + " check source.user and source.password");
+      assertThat(relay.stackTraceLines()).as(relay.log()).isEmpty();
+    }
+  }
+
+  @Test
+  void refusesAnUnknownDatabaseOnMariaDbWithExitTwo() {
+    try (OutboxDatabase db = database()) {
+      Path config =
+          RelaySettings.polling(db, LocalStack.shared().kafka().bootstrapServers(), "nodb")
+              .with("source.database", "no_such_db")
+              .writeTo(dir.resolve("nodb.properties"));
+
+      RelayProcess relay = exits("nodb", 2, "run", "--config", config.toString());
+
+      assertThat(relay.log()).contains("startup check failed: ").contains("no_such_db");
+      assertThat(relay.stackTraceLines()).as(relay.log()).isEmpty();
+    }
+  }
+
+  @Test
+  void refusesOutboxColumnsOfATypeTheRelayCannotReadOnMariaDb() {
+    try (OutboxDatabase db = database()) {
+      db.admin(
+          "ALTER TABLE outbox_events MODIFY event_id BINARY(16) NOT NULL,"
+              + " MODIFY aggregate_id INT NOT NULL, MODIFY payload BLOB NOT NULL");
+      Path config =
+          RelaySettings.polling(db, LocalStack.shared().kafka().bootstrapServers(), "mytypes")
+              .writeTo(dir.resolve("mytypes.properties"));
+
+      RelayProcess relay = exits("mytypes", 2, "run", "--config", config.toString());
+
+      assertThat(relay.log())
+          .contains(
+              "startup check failed: column outbox_events.event_id is binary(16), which is not"
+                  + " text: make it CHAR(36) as in config/mysql/outbox-schema.sql")
+          .contains(
+              "startup check failed: column outbox_events.aggregate_id is int(11), which is not"
+                  + " text: make it VARCHAR(255)")
+          .contains(
+              "startup check failed: column outbox_events.payload is blob, which is not text:"
+                  + " make it JSON or LONGTEXT")
+          .doesNotContain("column outbox_events.id ")
+          .doesNotContain("column outbox_events.event_type");
+    }
+  }
+
+  @Test
+  void refusesOutboxColumnsOfATypeTheRelayCannotReadOnPostgresql() {
+    try (PostgresOutboxDatabase db = PostgresOutboxDatabase.create()) {
+      db.admin(
+          "ALTER TABLE outbox_events ALTER COLUMN id DROP IDENTITY",
+          "ALTER TABLE outbox_events ALTER COLUMN id TYPE text,"
+              + " ALTER COLUMN aggregate_id TYPE integer USING 0,"
+              + " ALTER COLUMN payload TYPE bytea USING convert_to(payload::text, 'UTF8')");
+      Path config =
+          RelaySettings.polling(db, LocalStack.shared().kafka().bootstrapServers(), "pgtypes")
+              .writeTo(dir.resolve("pgtypes.properties"));
+
+      RelayProcess relay = exits("pgtypes", 2, "run", "--config", config.toString());
+
+      assertThat(relay.log())
+          .contains(
+              "startup check failed: column outbox_events.id is text, which is not an integer:"
+                  + " make it bigint GENERATED ALWAYS AS IDENTITY as in"
+                  + " config/postgresql/outbox-schema.sql")
+          .contains(
+              "startup check failed: column outbox_events.aggregate_id is integer, which is not"
+                  + " text: make it varchar(255)")
+          .contains(
+              "startup check failed: column outbox_events.payload is bytea, which is not text:"
+                  + " make it jsonb, json or text")
+          .doesNotContain("column outbox_events.event_id");
     }
   }
 }
