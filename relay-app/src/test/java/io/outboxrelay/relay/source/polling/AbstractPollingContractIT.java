@@ -340,9 +340,14 @@ abstract class AbstractPollingContractIT {
       broker.stop();
       long linesBefore = relay.log().lines().count();
       backlog(ledger, 300, seq, random); // the same aggregates, during the outage
-      relay
-          .process()
-          .awaitLogLine(".*Kafka \\(.*\\) is unreachable since .*", Duration.ofSeconds(30));
+      await("the relay finds Kafka down")
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  count("status = 'DEAD'") > 0
+                      || relay.log().contains("Kafka (" + broker.bootstrapServers() + ") is"));
+      assertThat(count("status = 'DEAD'")).as("events DEAD while Kafka was down").isZero();
+      assertThat(relay.log()).contains("is unreachable since");
       // Twice what the retry schedule allows: nothing goes DEAD, no attempt is left counted.
       await()
           .during(Duration.ofSeconds(20))
