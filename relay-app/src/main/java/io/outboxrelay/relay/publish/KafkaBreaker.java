@@ -97,7 +97,7 @@ public final class KafkaBreaker implements AutoCloseable {
    * @param context the log prefix
    * @param target what is asked, for log lines (the bootstrap servers)
    * @param whileWaiting what the relay does not do until Kafka has answered once, for the WARN
-   * @param probeInterval the pause between two probes while Kafka does not answer
+   * @param probeInterval the pause between two probes while Kafka does not answer; at least 1 ms
    * @param clock the wall clock, for log lines only
    */
   public KafkaBreaker(
@@ -111,7 +111,10 @@ public final class KafkaBreaker implements AutoCloseable {
     this.context = Objects.requireNonNull(context, "context");
     this.target = Objects.requireNonNull(target, "target");
     this.whileWaiting = Objects.requireNonNull(whileWaiting, "whileWaiting");
-    this.probeInterval = Objects.requireNonNull(probeInterval, "probeInterval");
+    if (probeInterval.toMillis() < 1) {
+      throw new IllegalArgumentException("probeInterval must be at least 1 ms: " + probeInterval);
+    }
+    this.probeInterval = probeInterval;
     this.clock = Objects.requireNonNull(clock, "clock");
     this.since = clock.instant();
   }
