@@ -4,11 +4,15 @@ import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.RelayMode;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.metrics.StatsReporter;
+import io.outboxrelay.relay.publish.BootstrapServers;
+import io.outboxrelay.relay.publish.KafkaBreaker;
+import io.outboxrelay.relay.publish.KafkaProbe;
 import io.outboxrelay.relay.publish.KafkaPublisher;
 import io.outboxrelay.relay.source.cdc.CdcSource;
 import io.outboxrelay.relay.source.polling.PollingSource;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -16,20 +20,26 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One relay: a source (CDC or polling), the Kafka publisher and the throughput line, with a
- * lifecycle usable in-process (tests, embedding) and from the CLI.
+ * One relay: a source (CDC or polling), the Kafka publisher, the breaker that knows whether Kafka
+ * answers, and the throughput line, with a lifecycle usable in-process (tests, embedding) and from
+ * the CLI.
  *
- * <p>{@link #start()} returns once the relay is ready; {@link #close()} drains gracefully (stop
- * intake, wait for in-flight acknowledgements up to {@code relay.shutdown.timeout}, commit
- * positions, close the producer and the source) and is idempotent. Thread-safe.
+ * <p>{@link #start()} returns once the relay is ready, which includes Kafka having answered once;
+ * {@link #close()} drains gracefully (stop intake, wait for in-flight acknowledgements up to {@code
+ * relay.shutdown.timeout}, commit positions, close the producer and the source) and is idempotent.
+ * Thread-safe.
  */
 public final class Relay implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(Relay.class);
 
+  /** How often Kafka is asked whether it answers, while it does not. */
+  private static final Duration PROBE_INTERVAL = Duration.ofSeconds(1);
+
   private final RelayConfig config;
   private final RelayMetrics metrics = new RelayMetrics();
   private final KafkaPublisher publisher;
+  private final KafkaBreaker kafka;
   private final OutboxSource source;
   private StatsReporter stats;
   private boolean closed;
@@ -39,10 +49,19 @@ public final class Relay implements AutoCloseable {
     Map<String, Object> producerProps = config.producer().asProperties(config.name());
     this.publisher =
         new KafkaPublisher(() -> new KafkaProducer<>(producerProps), config.logContext());
+    boolean cdc = config.mode() == RelayMode.CDC;
+    this.kafka =
+        new KafkaBreaker(
+            new KafkaProbe(producerProps, config.name() + "-probe"),
+            config.logContext(),
+            config.producer().bootstrapServers(),
+            cdc ? "the CDC engine waits" : "not claiming events",
+            PROBE_INTERVAL,
+            Clock.systemUTC());
     this.source =
-        config.mode() == RelayMode.CDC
-            ? new CdcSource(config, publisher, metrics)
-            : new PollingSource(config, publisher, metrics);
+        cdc
+            ? new CdcSource(config, publisher, kafka, metrics)
+            : new PollingSource(config, publisher, kafka, metrics);
   }
 
   /**
@@ -57,25 +76,56 @@ public final class Relay implements AutoCloseable {
 
   /**
    * Starts the relay and returns once it is ready: every event committed from now on will be
-   * published.
+   * published. Waits, without limit, until Kafka has answered once (warning while it does not); the
+   * source's startup checks run meanwhile.
    *
-   * @throws StartupCheckException when the source database is not set up for the mode
+   * @throws StartupCheckException when no bootstrap server resolves, or the source database is not
+   *     set up for the mode
    * @throws RelayFailure when the relay cannot start
    * @throws InterruptedException when interrupted while starting
    */
   public void start() throws StartupCheckException, InterruptedException {
     LOG.info("[{}] starting with configuration:\n{}", config.logContext(), config.describe());
     try {
+      checkBootstrapServers();
+      kafka.start(); // asks Kafka while the source runs its checks
       source.start();
     } catch (StartupCheckException | RuntimeException | InterruptedException e) {
+      kafka.close();
       publisher.close(Duration.ZERO);
       throw e;
+    }
+    if (config.mode() == RelayMode.CDC) {
+      kafka.releaseProbe(); // CDC retries sends itself; it needed the breaker only to start
     }
     synchronized (this) {
       stats =
           new StatsReporter(
               metrics, config.logContext(), config.statsInterval(), Clock.systemUTC());
     }
+  }
+
+  /**
+   * Fails when no bootstrap server resolves: the relay could never reach Kafka, so it says so at
+   * once rather than retrying forever.
+   */
+  private void checkBootstrapServers() throws StartupCheckException {
+    String servers = config.producer().bootstrapServers();
+    List<String> unresolvable = BootstrapServers.unresolvable(servers);
+    if (unresolvable.isEmpty()) {
+      return;
+    }
+    if (unresolvable.size() == BootstrapServers.count(servers)) {
+      throw new StartupCheckException(
+          List.of(
+              "kafka.bootstrap.servers: no bootstrap server resolves to an address ("
+                  + String.join(", ", unresolvable)
+                  + "): check the host names and this machine's DNS"));
+    }
+    LOG.warn(
+        "[{}] kafka.bootstrap.servers: {} do not resolve to an address; using the others",
+        config.logContext(),
+        String.join(", ", unresolvable));
   }
 
   /**
@@ -112,6 +162,7 @@ public final class Relay implements AutoCloseable {
         config.logContext(),
         timeout.toMillis());
     source.stop(timeout);
+    kafka.close();
     publisher.close(Duration.ofSeconds(5));
     synchronized (this) {
       if (stats != null) {

@@ -8,6 +8,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.bridge.SLF4JBridgeHandler;
@@ -46,13 +47,27 @@ final class RunCommand implements Callable<Integer> {
     SLF4JBridgeHandler.install(); // the binlog client logs through java.util.logging
 
     CountDownLatch stopRequested = new CountDownLatch(1);
-    Signals.onTerminate(stopRequested::countDown);
+    // A signal while the relay starts (it may wait for Kafka without limit) interrupts the start.
+    Thread starter = Thread.currentThread();
+    AtomicBoolean starting = new AtomicBoolean(true);
+    Signals.onTerminate(
+        () -> {
+          stopRequested.countDown();
+          synchronized (starting) {
+            if (starting.get()) {
+              starter.interrupt();
+            }
+          }
+        });
     String context = config.logContext();
     config.notices().forEach(n -> LOG.info("[{}] {}", context, n));
     config.warnings().forEach(w -> LOG.warn("[{}] {}", context, w));
     try (Relay relay = Relay.create(config)) {
       try {
         relay.start();
+      } catch (InterruptedException e) {
+        LOG.info("[{}] stop requested before the relay was ready", context);
+        return ExitCodes.OK;
       } catch (StartupCheckException e) {
         e.problems().forEach(p -> LOG.error("[{}] startup check failed: {}", context, p));
         LOG.error("[{}] not started: fix the problems above and start again", context);
@@ -65,6 +80,11 @@ final class RunCommand implements Callable<Integer> {
           return failed(context, failure);
         }
         throw e;
+      } finally {
+        synchronized (starting) {
+          starting.set(false);
+          Thread.interrupted(); // a signal that came as the start ended is seen below
+        }
       }
       while (!stopRequested.await(200, TimeUnit.MILLISECONDS)) {
         if (relay.termination().isDone()) {

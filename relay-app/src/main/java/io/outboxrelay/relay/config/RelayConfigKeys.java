@@ -387,7 +387,8 @@ public final class RelayConfigKeys {
           .doc(
               "Claims an event may have. After a failed publish on the last one (or a lease that"
                   + " expired on it) the event goes DEAD with the reason in last_error. Attempts are"
-                  + " counted when claimed, so an event whose worker keeps dying also ends.")
+                  + " counted when claimed, so an event whose worker keeps dying also ends; a"
+                  + " claim whose publish failed because Kafka was unreachable is not counted.")
           .build();
 
   public static final ConfigKey<Duration> POLLING_BACKOFF_INITIAL =

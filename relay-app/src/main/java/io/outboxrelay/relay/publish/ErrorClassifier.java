@@ -12,10 +12,17 @@ import java.util.Set;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.BrokerNotAvailableException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.DisconnectException;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.InvalidTimestampException;
 import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.LeaderNotAvailableException;
+import org.apache.kafka.common.errors.NetworkException;
+import org.apache.kafka.common.errors.NotEnoughReplicasAfterAppendException;
+import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.RetriableException;
@@ -24,7 +31,7 @@ import org.apache.kafka.common.errors.UnsupportedVersionException;
 
 /**
  * The only code that inspects third-party exceptions to decide between {@link Disposition#RETRY},
- * {@link Disposition#DEAD} and {@link Disposition#STOP}.
+ * {@link Disposition#UNAVAILABLE}, {@link Disposition#DEAD} and {@link Disposition#STOP}.
  *
  * <p>It walks the cause chain from the outermost exception inwards; the first exception with a
  * definite meaning decides. Wrappers without one (ExecutionException, a plain KafkaException,
@@ -104,6 +111,19 @@ public final class ErrorClassifier {
     }
     if (t instanceof InvalidConfigurationException) {
       return Disposition.STOP;
+    }
+    // Kafka, or the leader of the event's partition, cannot take writes now: not the event's fault.
+    // A TimeoutException stays RETRY: "not present in metadata" may mean a missing topic as well as
+    // a broker that is down, so the caller asks whether Kafka answers at all (KafkaBreaker).
+    if (t instanceof KafkaUnavailableException
+        || t instanceof NetworkException
+        || t instanceof DisconnectException
+        || t instanceof BrokerNotAvailableException
+        || t instanceof LeaderNotAvailableException
+        || t instanceof NotLeaderOrFollowerException
+        || t instanceof NotEnoughReplicasException
+        || t instanceof NotEnoughReplicasAfterAppendException) {
+      return Disposition.UNAVAILABLE;
     }
     if (t instanceof RetriableException) {
       return Disposition.RETRY;

@@ -4,6 +4,7 @@ import io.outboxrelay.router.RecordHeader;
 import io.outboxrelay.router.RoutedRecord;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,7 +55,13 @@ public final class KafkaPublisher implements AutoCloseable {
     }
   }
 
-  /** How often a batch that Kafka does not acknowledge is reported while the producer retries. */
+  /**
+   * When a batch that Kafka does not acknowledge is first reported while the producer retries: an
+   * operator learns of an outage within seconds (Kafka's own per-reconnect warnings are off).
+   */
+  private static final long FIRST_WARNING_NANOS = Duration.ofSeconds(10).toNanos();
+
+  /** How often that report repeats. */
   private static final long WARN_EVERY_NANOS = Duration.ofSeconds(30).toNanos();
 
   private final Supplier<Producer<byte[], byte[]>> factory;
@@ -75,8 +82,8 @@ public final class KafkaPublisher implements AutoCloseable {
 
   /**
    * Sends the records in order and waits until each is acknowledged or has failed. While Kafka does
-   * not answer, a warning is logged every 30 seconds; the producer itself keeps retrying until its
-   * {@code delivery.timeout.ms}.
+   * not answer, a warning is logged after 10 seconds and then every 30; the producer itself keeps
+   * retrying until its {@code delivery.timeout.ms}.
    *
    * @param records the records; may be empty
    * @param timestamp the records' Kafka timestamp in epoch milliseconds, or {@code null} for the
@@ -84,7 +91,8 @@ public final class KafkaPublisher implements AutoCloseable {
    * @param giveUp polled about once a second while waiting; when it returns true the records not
    *     yet acknowledged are reported as failed with {@link GaveUpException} (they may still reach
    *     Kafka)
-   * @return one outcome per record, in the same order
+   * @return one outcome per record, in the same order; when the producer cannot be created, every
+   *     record fails with {@link KafkaUnavailableException}
    * @throws InterruptedException when interrupted while waiting
    */
   public List<Outcome> sendAll(List<RoutedRecord> records, Long timestamp, BooleanSupplier giveUp)
@@ -120,7 +128,15 @@ public final class KafkaPublisher implements AutoCloseable {
       BooleanSupplier giveUp,
       Predicate<Throwable> haltOn)
       throws InterruptedException {
-    Producer<byte[], byte[]> p = producer();
+    Outcome[] outcomes = new Outcome[records.size()];
+    Producer<byte[], byte[]> p;
+    try {
+      p = producer();
+    } catch (KafkaUnavailableException e) {
+      // Nothing was sent: every record fails the same way, and the next send tries again.
+      Arrays.fill(outcomes, new Outcome(null, e));
+      return List.of(outcomes);
+    }
     Thread caller = Thread.currentThread();
     AtomicBoolean halted = new AtomicBoolean();
     Callback haltingCallback =
@@ -135,7 +151,6 @@ public final class KafkaPublisher implements AutoCloseable {
           }
         };
     List<Future<RecordMetadata>> futures = new ArrayList<>(records.size());
-    Outcome[] outcomes = new Outcome[records.size()];
     // A send that cannot get the topic's metadata blocks max.block.ms; the topic's later records
     // in this batch would block as long each, so they fail at once with the same error.
     Map<String, RuntimeException> unavailable = new HashMap<>();
@@ -167,7 +182,7 @@ public final class KafkaPublisher implements AutoCloseable {
       }
     }
     long start = System.nanoTime();
-    long nextWarning = start + WARN_EVERY_NANOS;
+    long nextWarning = start + FIRST_WARNING_NANOS;
     for (int i = 0; i < futures.size(); i++) {
       Future<RecordMetadata> f = futures.get(i);
       while (f != null && outcomes[i] == null) {
@@ -255,7 +270,14 @@ public final class KafkaPublisher implements AutoCloseable {
       throw new IllegalStateException("publisher is closed");
     }
     if (producer == null) {
-      producer = factory.get();
+      try {
+        producer = factory.get();
+      } catch (RuntimeException e) {
+        // Unresolvable bootstrap servers, a broken security setup: the relay's problem, not the
+        // records'.
+        throw new KafkaUnavailableException(
+            "cannot create the Kafka producer (" + ErrorClassifier.describe(e) + ")", e);
+      }
     }
     return producer;
   }

@@ -10,10 +10,15 @@ import java.sql.SQLTransientConnectionException;
 import java.util.concurrent.ExecutionException;
 import java.util.stream.Stream;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.BrokerNotAvailableException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.DisconnectException;
 import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.LeaderNotAvailableException;
 import org.apache.kafka.common.errors.NetworkException;
+import org.apache.kafka.common.errors.NotEnoughReplicasAfterAppendException;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
@@ -21,6 +26,7 @@ import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.UnknownServerException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -33,10 +39,27 @@ class ErrorClassifierTest {
 
   static Stream<Arguments> table() {
     return Stream.of(
-        // transient: retry
+        // transient: retry, counting an attempt unless Kafka as a whole does not answer
         row(new TimeoutException("Expiring 3 record(s)"), Disposition.RETRY),
-        row(new NetworkException("disconnected"), Disposition.RETRY),
-        row(new NotEnoughReplicasException("isr"), Disposition.RETRY),
+        row(
+            new TimeoutException("Topic t not present in metadata after 10000 ms."),
+            Disposition.RETRY),
+        row(new UnknownTopicOrPartitionException("no such topic"), Disposition.RETRY),
+        // Kafka cannot take writes: the relay's problem, never counted against the event
+        row(new NetworkException("disconnected"), Disposition.UNAVAILABLE),
+        row(new DisconnectException("disconnected"), Disposition.UNAVAILABLE),
+        row(new NotEnoughReplicasException("isr"), Disposition.UNAVAILABLE),
+        row(new NotEnoughReplicasAfterAppendException("isr"), Disposition.UNAVAILABLE),
+        row(new NotLeaderOrFollowerException("moved"), Disposition.UNAVAILABLE),
+        row(new LeaderNotAvailableException("election"), Disposition.UNAVAILABLE),
+        row(new BrokerNotAvailableException("down"), Disposition.UNAVAILABLE),
+        row(
+            new KafkaUnavailableException(
+                "cannot create the Kafka producer",
+                new KafkaException(
+                    "Failed to construct kafka producer",
+                    new org.apache.kafka.common.config.ConfigException("No resolvable bootstrap"))),
+            Disposition.UNAVAILABLE),
         row(new OutOfOrderSequenceException("seq"), Disposition.RETRY),
         row(new UnknownServerException("?"), Disposition.RETRY),
         row(new KafkaException("unknown"), Disposition.RETRY),

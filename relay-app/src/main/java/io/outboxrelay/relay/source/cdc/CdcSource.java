@@ -13,6 +13,7 @@ import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.Backoff;
 import io.outboxrelay.relay.publish.Disposition;
 import io.outboxrelay.relay.publish.ErrorClassifier;
+import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
 import io.outboxrelay.relay.publish.RecordSizeLimit;
 import io.outboxrelay.router.EventRouter;
@@ -33,11 +34,12 @@ import org.slf4j.LoggerFactory;
  * CDC mode: runs the embedded Debezium engine on its own thread and publishes through {@link
  * OutboxChangeConsumer}.
  *
- * <p>Start: the {@link BinlogPreflight startup checks}, then the engine, then a wait until the
- * binlog reader is connected ({@link StreamingProbe}); only then is the source ready. Stop
- * (SIGTERM): no new batch is published, the batch in flight is given up to the shutdown timeout to
- * be acknowledged, its position is committed, then the engine and its connections are closed. A
- * clean stop and restart therefore publishes no duplicates.
+ * <p>Start: the {@link BinlogPreflight startup checks}, a wait until Kafka has answered once
+ * ({@link KafkaBreaker}), then the engine, then a wait until the binlog reader is connected ({@link
+ * StreamingProbe}); only then is the source ready. Stop (SIGTERM): no new batch is published, the
+ * batch in flight is given up to the shutdown timeout to be acknowledged, its position is
+ * committed, then the engine and its connections are closed. A clean stop and restart therefore
+ * publishes no duplicates.
  *
  * <p>Thread-safe for the {@link OutboxSource} calls.
  */
@@ -61,6 +63,7 @@ public final class CdcSource implements OutboxSource {
 
   private final RelayConfig config;
   private final KafkaPublisher publisher;
+  private final KafkaBreaker kafka;
   private final RelayMetrics metrics;
   private final DrainGate gate = new DrainGate();
   private final CompletableFuture<Void> termination = new CompletableFuture<>();
@@ -73,14 +76,18 @@ public final class CdcSource implements OutboxSource {
    *
    * @param config the relay configuration, in CDC mode
    * @param publisher the publisher, owned by the caller
+   * @param kafka whether Kafka answers, owned and started by the caller: the engine starts once
+   *     Kafka has answered
    * @param metrics where to count
    */
-  public CdcSource(RelayConfig config, KafkaPublisher publisher, RelayMetrics metrics) {
+  public CdcSource(
+      RelayConfig config, KafkaPublisher publisher, KafkaBreaker kafka, RelayMetrics metrics) {
     if (config.cdc() == null) {
       throw new IllegalArgumentException("not a CDC configuration");
     }
     this.config = config;
     this.publisher = publisher;
+    this.kafka = kafka;
     this.metrics = metrics;
   }
 
@@ -92,6 +99,10 @@ public final class CdcSource implements OutboxSource {
     String context = config.logContext();
     CdcConfig cdc = config.cdc();
     runPreflight(context, cdc);
+    // The engine would only queue events for a Kafka that does not answer.
+    if (!kafka.awaitClosed(() -> state.get() == State.STARTING)) {
+      return;
+    }
 
     OutboxChangeConsumer consumer =
         new OutboxChangeConsumer(

@@ -184,7 +184,7 @@ final class OutboxChangeConsumer
           acknowledged++;
           continue;
         }
-        if (ErrorClassifier.classify(outcome.error()) != Disposition.RETRY) {
+        if (!sendAgain(outcome.error())) {
           refuse(it, outcome.error(), false, committer);
           committer.markProcessed(it.change);
           continue;
@@ -206,7 +206,7 @@ final class OutboxChangeConsumer
         KafkaPublisher.Outcome outcome = outcomes.get(k);
         if (outcome.acknowledged()) {
           alreadyAcked++;
-        } else if (ErrorClassifier.classify(outcome.error()) != Disposition.RETRY) {
+        } else if (!sendAgain(outcome.error())) {
           // Refused after the record to retry, whose failure may be the abort this refusal
           // caused: it is not sent again, and with fail the re-sending stops before it.
           Item refused = items.get(sent.get(k));
@@ -320,6 +320,15 @@ final class OutboxChangeConsumer
         + "', aggregate_id='"
         + it.event.aggregateId()
         + "')";
+  }
+
+  /**
+   * Whether a failed record is sent again: a transient failure of the record, or Kafka being
+   * unavailable to the relay as a whole. Anything else is a refusal.
+   */
+  private static boolean sendAgain(Throwable error) {
+    Disposition d = ErrorClassifier.classify(error);
+    return d == Disposition.RETRY || d == Disposition.UNAVAILABLE;
   }
 
   /** Sleeps for the pause unless a stop passes its deadline first; true when it slept fully. */

@@ -385,14 +385,21 @@ final class OutboxStore {
     }
   }
 
-  /** What to do with one event that was not published. */
+  /**
+   * What to do with one event that was not published.
+   *
+   * @param retryIn for RETRY and RELEASE, how long after the database's now the event is due again
+   */
   record Failure(long id, Kind kind, Duration retryIn, String reason) {
     enum Kind {
-      /** Retry after {@code retryIn}. */
+      /** Retry after {@code retryIn}; the claim's attempt counts. */
       RETRY,
       /** Poison: DEAD now. */
       DEAD,
-      /** Not this event's fault (the relay is stopping): back to PENDING, attempt not counted. */
+      /**
+       * Not this event's fault (Kafka is down, the relay is stopping): back to PENDING, due after
+       * {@code retryIn}, and the claim's attempt taken back.
+       */
       RELEASE
     }
   }
@@ -408,7 +415,9 @@ final class OutboxStore {
           switch (kind) {
             case RETRY -> "status = 'PENDING', next_attempt_at = " + dialect.nowPlus();
             case DEAD -> "status = 'DEAD'";
-            case RELEASE -> "status = 'PENDING', attempts = attempts - 1";
+            case RELEASE ->
+                "status = 'PENDING', attempts = attempts - 1, next_attempt_at = "
+                    + dialect.nowPlus();
           };
       try (PreparedStatement ps =
           connection.prepareStatement(
@@ -421,7 +430,7 @@ final class OutboxStore {
                   + ", last_error = ? WHERE id = ? AND claim_token = ?")) {
         for (Failure f : ofKind) {
           int i = 1;
-          if (kind == Failure.Kind.RETRY) {
+          if (kind != Failure.Kind.DEAD) {
             dialect.bindDuration(ps, i++, f.retryIn());
           }
           ps.setString(i++, truncate(f.reason()));

@@ -7,6 +7,7 @@ import io.outboxrelay.relay.config.PollingConfig;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.metrics.RelayMetrics;
+import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
 import io.outboxrelay.relay.source.SourceConnections;
 import io.outboxrelay.router.EventRouter;
@@ -35,6 +36,7 @@ public final class PollingSource implements OutboxSource {
 
   private final RelayConfig config;
   private final KafkaPublisher publisher;
+  private final KafkaBreaker kafka;
   private final RelayMetrics metrics;
   private final SqlDialect dialect;
   private final CompletableFuture<Void> termination = new CompletableFuture<>();
@@ -48,14 +50,18 @@ public final class PollingSource implements OutboxSource {
    *
    * @param config the relay configuration, in polling mode
    * @param publisher the publisher, owned by the caller
+   * @param kafka whether Kafka answers, owned by the caller and started by it: the source claims
+   *     nothing until Kafka has answered once, and pauses claiming while the breaker is open
    * @param metrics where to count
    */
-  public PollingSource(RelayConfig config, KafkaPublisher publisher, RelayMetrics metrics) {
+  public PollingSource(
+      RelayConfig config, KafkaPublisher publisher, KafkaBreaker kafka, RelayMetrics metrics) {
     if (config.polling() == null) {
       throw new IllegalArgumentException("not a polling configuration");
     }
     this.config = config;
     this.publisher = publisher;
+    this.kafka = kafka;
     this.metrics = metrics;
     this.dialect = SqlDialect.of(config.source().flavor());
   }
@@ -81,7 +87,7 @@ public final class PollingSource implements OutboxSource {
   }
 
   @Override
-  public synchronized void start() throws StartupCheckException {
+  public synchronized void start() throws StartupCheckException, InterruptedException {
     PollingConfig polling = config.polling();
     String context = config.logContext();
     try (Connection c = SourceConnections.open(config.source())) {
@@ -113,6 +119,10 @@ public final class PollingSource implements OutboxSource {
               + " source.password, and that the database is up",
           e);
     }
+    // Claimed events would only wait for Kafka, holding their leases: claim once it has answered.
+    if (!kafka.awaitClosed(() -> !stopped.get())) {
+      return;
+    }
     EventRouter router = EventRouter.withTopicTemplate(config.topicTemplate());
     for (int i = 1; i <= polling.workers(); i++) {
       PollingWorker w =
@@ -122,6 +132,7 @@ public final class PollingSource implements OutboxSource {
               polling,
               this::openStore,
               publisher,
+              kafka,
               router,
               metrics,
               this::fail);

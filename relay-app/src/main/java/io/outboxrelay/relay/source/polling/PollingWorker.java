@@ -6,6 +6,7 @@ import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.Backoff;
 import io.outboxrelay.relay.publish.Disposition;
 import io.outboxrelay.relay.publish.ErrorClassifier;
+import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
 import io.outboxrelay.router.EventRouter;
 import io.outboxrelay.router.RoutedRecord;
@@ -22,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * One polling worker: claim a batch (short transaction), publish it after the claim committed, then
  * finish it (one fenced transaction). Claims again at once when a claim found anything; otherwise
  * pauses (with jitter) for {@link #idlePause}, which grows to {@code polling.interval} while the
- * table stays idle.
+ * table stays idle. Claims nothing while the {@link KafkaBreaker} is open: when a batch shows that
+ * Kafka is down, its events go back to PENDING without counting an attempt and the breaker opens.
  *
  * <p>Runs on its own thread and owns its connection; {@link #stop()} may be called from any thread
  * and lets the batch in flight finish.
@@ -34,6 +36,13 @@ final class PollingWorker implements Runnable {
   /** Time kept back from the lease for the finishing transaction. */
   private static final Duration FINISH_MARGIN = Duration.ofSeconds(5);
 
+  /**
+   * How long after the database's now an event released during a Kafka outage is due again. The
+   * breaker holds this process's claims back until Kafka answers; the pause spares other relay
+   * processes on the table a claim that would fail the same way.
+   */
+  static final Duration RELEASE_DELAY = Duration.ofSeconds(1);
+
   /** Opens the worker's store, connecting anew after a failure. */
   interface StoreFactory {
     OutboxStore open() throws SQLException;
@@ -44,6 +53,7 @@ final class PollingWorker implements Runnable {
   private final PollingConfig config;
   private final StoreFactory stores;
   private final KafkaPublisher publisher;
+  private final KafkaBreaker breaker;
   private final EventRouter router;
   private final RelayMetrics metrics;
   private final Backoff retryBackoff;
@@ -65,6 +75,7 @@ final class PollingWorker implements Runnable {
       PollingConfig config,
       StoreFactory stores,
       KafkaPublisher publisher,
+      KafkaBreaker breaker,
       EventRouter router,
       RelayMetrics metrics,
       Consumer<RelayFailure> onFatal) {
@@ -73,6 +84,7 @@ final class PollingWorker implements Runnable {
     this.config = config;
     this.stores = stores;
     this.publisher = publisher;
+    this.breaker = breaker;
     this.router = router;
     this.metrics = metrics;
     this.onFatal = onFatal;
@@ -100,6 +112,10 @@ final class PollingWorker implements Runnable {
       while (running) {
         Duration pause;
         try {
+          if (breaker.isOpen()) {
+            breaker.awaitClosed(() -> running); // Kafka is down: claim nothing
+            continue;
+          }
           if (store == null) {
             store = stores.open();
           }
@@ -207,6 +223,7 @@ final class PollingWorker implements Runnable {
     long published = System.nanoTime();
 
     List<Long> acknowledged = new ArrayList<>(routed.size());
+    List<Unsent> unsent = new ArrayList<>();
     RelayFailure stop = null;
     for (int i = 0; i < routed.size(); i++) {
       ClaimedEvent c = routed.get(i);
@@ -220,11 +237,9 @@ final class PollingWorker implements Runnable {
       String reason = ErrorClassifier.describe(o.error());
       switch (d) {
         case DEAD -> failures.add(poison(c, o.error()));
-        case RETRY -> failures.add(retry(c, reason));
+        case RETRY, UNAVAILABLE -> unsent.add(new Unsent(c, d, reason));
         case STOP -> {
-          failures.add(
-              new OutboxStore.Failure(
-                  c.event().id(), OutboxStore.Failure.Kind.RELEASE, null, reason));
+          failures.add(release(c, Duration.ZERO, reason));
           if (stop == null) {
             stop =
                 new RelayFailure(
@@ -236,6 +251,9 @@ final class PollingWorker implements Runnable {
           }
         }
       }
+    }
+    if (!unsent.isEmpty()) {
+      failures.addAll(reschedule(unsent, acknowledged.isEmpty(), claimedAt));
     }
     OutboxStore.Finish finish = finishWithRetries(claim.token(), acknowledged, failures, claimedAt);
     metrics.batch(published - publishStart, System.nanoTime() - published);
@@ -255,6 +273,70 @@ final class PollingWorker implements Runnable {
       throw stop;
     }
     return true;
+  }
+
+  /** An event Kafka did not take, for a reason that may pass. */
+  private record Unsent(ClaimedEvent event, Disposition disposition, String reason) {}
+
+  /**
+   * Decides whose problem the transient failures of a batch are. Kafka is down when the breaker is
+   * already open, or when nothing of the batch reached Kafka and Kafka does not answer a metadata
+   * request either: then every such event goes back to PENDING without counting an attempt, and the
+   * breaker opens, which pauses claiming. Otherwise Kafka works, so a failure that persists belongs
+   * to the event (its topic does not exist, its partition does not take it) and counts as an
+   * attempt; only a partition that is briefly without a leader or replicas never counts.
+   */
+  private List<OutboxStore.Failure> reschedule(
+      List<Unsent> unsent, boolean nothingAcknowledged, long claimedAt)
+      throws InterruptedException {
+    boolean kafkaDown = breaker.isOpen();
+    if (!kafkaDown && nothingAcknowledged) {
+      // Leave the finish its margin: the probe gets what is left of the lease before it.
+      long leaseEnd = claimedAt + config.lease().toNanos();
+      long budget = leaseEnd - FINISH_MARGIN.toNanos() / 2 - System.nanoTime();
+      kafkaDown = !breaker.answers(Duration.ofNanos(Math.max(0, budget)));
+    }
+    List<OutboxStore.Failure> failures = new ArrayList<>(unsent.size());
+    if (kafkaDown) {
+      breaker.open(unsent.get(0).reason());
+      for (Unsent u : unsent) {
+        failures.add(release(u.event(), RELEASE_DELAY, "Kafka unavailable: " + u.reason()));
+      }
+      LOG.debug(
+          "[{}] {}: {} events back to PENDING, attempts not counted: Kafka is unavailable",
+          context,
+          name,
+          unsent.size());
+      return failures;
+    }
+    List<Long> partitionDown = new ArrayList<>();
+    String partitionReason = null;
+    Duration pause = retryBackoff.delay(1);
+    for (Unsent u : unsent) {
+      if (u.disposition() == Disposition.UNAVAILABLE) {
+        partitionDown.add(u.event().event().id());
+        partitionReason = partitionReason == null ? u.reason() : partitionReason;
+        failures.add(release(u.event(), pause, u.reason()));
+      } else {
+        failures.add(retry(u.event(), u.reason()));
+      }
+    }
+    if (!partitionDown.isEmpty()) {
+      LOG.warn(
+          "[{}] {}: {} events not published ({}) while Kafka answers: attempts not counted; next"
+              + " attempt in {} ms (ids {})",
+          context,
+          name,
+          partitionDown.size(),
+          partitionReason,
+          pause.toMillis(),
+          partitionDown.size() > 20 ? partitionDown.subList(0, 20) + "..." : partitionDown);
+    }
+    return failures;
+  }
+
+  private static OutboxStore.Failure release(ClaimedEvent c, Duration in, String reason) {
+    return new OutboxStore.Failure(c.event().id(), OutboxStore.Failure.Kind.RELEASE, in, reason);
   }
 
   /**

@@ -3,7 +3,7 @@ package io.outboxrelay.relay.source.polling;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.localstack.FreePorts;
+import io.outboxrelay.localstack.KafkaBroker;
 import io.outboxrelay.localstack.LocalStack;
 import io.outboxrelay.localstack.TopicReader;
 import io.outboxrelay.relay.Relay;
@@ -26,6 +26,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -58,6 +59,9 @@ abstract class AbstractPollingContractIT {
   /** A ledger for this database (PostgreSQL compares jsonb payloads as JSON). */
   protected abstract Ledger ledger(String topicPrefix);
 
+  /** A broker that creates no topic by itself; started on first use, shared by a class's tests. */
+  private static KafkaBroker withoutAutoCreate;
+
   @TempDir Path dir;
   protected SourceDatabase db;
   protected String name;
@@ -84,8 +88,33 @@ abstract class AbstractPollingContractIT {
     db.close();
   }
 
+  @AfterAll
+  static void stopBrokerWithoutAutoCreate() {
+    synchronized (AbstractPollingContractIT.class) {
+      if (withoutAutoCreate != null) {
+        withoutAutoCreate.close();
+        withoutAutoCreate = null;
+      }
+    }
+  }
+
   private String bootstrap() {
     return LocalStack.shared().kafka().bootstrapServers();
+  }
+
+  /**
+   * The bootstrap servers of a broker that answers but creates no topic by itself, so a send to a
+   * topic that does not exist fails while Kafka works: the transient failure that belongs to the
+   * event and counts as an attempt.
+   */
+  private static String brokerWithoutAutoCreate() {
+    synchronized (AbstractPollingContractIT.class) {
+      if (withoutAutoCreate == null) {
+        withoutAutoCreate =
+            KafkaBroker.builder().brokerProperty("auto.create.topics.enable", "false").start();
+      }
+      return withoutAutoCreate.bootstrapServers();
+    }
   }
 
   private RelaySettings settings() {
@@ -114,14 +143,23 @@ abstract class AbstractPollingContractIT {
   }
 
   private TopicReader reader() {
+    return reader(bootstrap());
+  }
+
+  private TopicReader reader(String bootstrapServers) {
     return TopicReader.forPattern(
-        bootstrap(), Pattern.compile(Pattern.quote(RelaySettings.topicPrefix(name)) + ".*"));
+        bootstrapServers, Pattern.compile(Pattern.quote(RelaySettings.topicPrefix(name)) + ".*"));
   }
 
   private Ledger.Result awaitAll(Ledger ledger) {
-    reader().readUntil(ledger::allArrived, Duration.ofSeconds(120));
+    return awaitAll(ledger, bootstrap());
+  }
+
+  private Ledger.Result awaitAll(Ledger ledger, String bootstrapServers) {
+    reader(bootstrapServers).readUntil(ledger::allArrived, Duration.ofSeconds(120));
     Ledger.Result result =
-        ledger.check(reader().readAll(Duration.ofSeconds(2), Duration.ofSeconds(60)));
+        ledger.check(
+            reader(bootstrapServers).readAll(Duration.ofSeconds(2), Duration.ofSeconds(60)));
     LOG.info("{} on {}: {}", name, db.flavor(), result.summary());
     return result;
   }
@@ -280,11 +318,82 @@ abstract class AbstractPollingContractIT {
   }
 
   @Test
+  void aKafkaOutageLongerThanTheRetryScheduleCostsNoAttemptAndLosesNothing() throws Exception {
+    try (KafkaBroker broker = KafkaBroker.builder().start()) {
+      Ledger ledger = ledger(RelaySettings.topicPrefix(name));
+      // Three attempts of at most 3 s each with backoffs under a second: the old relay buried the
+      // events written during the outage within about 12 s.
+      RelayProcess relay =
+          process(
+              "relay",
+              shortLease(RelaySettings.polling(db, broker.bootstrapServers(), name))
+                  .with("polling.workers", "2")
+                  .with("polling.max.attempts", "3")
+                  .with("polling.retry.backoff.initial", "200ms")
+                  .with("polling.retry.backoff.multiplier", "2")
+                  .with("polling.retry.backoff.max", "1s"));
+      long[] seq = new long[30];
+      Random random = new Random(5);
+      backlog(ledger, 200, seq, random);
+      reader(broker.bootstrapServers()).readUntil(ledger::allArrived, Duration.ofSeconds(60));
+
+      broker.stop();
+      long linesBefore = relay.log().lines().count();
+      backlog(ledger, 300, seq, random); // the same aggregates, during the outage
+      await("the relay finds Kafka down")
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  count("status = 'DEAD'") > 0
+                      || relay.log().contains("Kafka (" + broker.bootstrapServers() + ") is"));
+      assertThat(count("status = 'DEAD'")).as("events DEAD while Kafka was down").isZero();
+      assertThat(relay.log()).contains("is unreachable since");
+      // Twice what the retry schedule allows: nothing goes DEAD, no attempt is left counted.
+      await()
+          .during(Duration.ofSeconds(20))
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(200))
+          .until(
+              () ->
+                  count("status = 'DEAD'") == 0
+                      && count("status <> 'PUBLISHED' AND attempts > 0") == 0);
+      List<String> outageLog = relay.log().lines().skip(linesBefore).toList();
+      LOG.info("{}: the relay's log during the outage:\n{}", name, String.join("\n", outageLog));
+      broker.start();
+
+      Ledger.Result result = awaitAll(ledger, broker.bootstrapServers());
+      assertThat(result.lost()).as(result.summary()).isZero();
+      assertThat(result.duplicates()).as(result.summary()).isZero();
+      assertThat(result.outOfOrder()).as(result.summary()).isZero();
+      assertThat(result.mismatches()).as(result.summary()).isEmpty();
+      await().atMost(Duration.ofSeconds(30)).until(() -> count("status = 'PUBLISHED'") == 500);
+      assertThat(count("status = 'DEAD'")).isZero();
+      assertThat(count("attempts >= 3")).as("attempts left after the outage").isZero();
+      relay
+          .process()
+          .awaitLogLine(
+              ".*Kafka \\(.*\\) answers again after \\d+ s unreachable; claiming resumes.*",
+              Duration.ofSeconds(30));
+      // One WARN of the relay's own says it all; Kafka's clients stay quiet.
+      assertThat(outageLog.stream().filter(l -> l.contains("NetworkClient")))
+          .as(String.join("\n", outageLog))
+          .isEmpty();
+      assertThat(outageLog.stream().filter(l -> l.contains(" WARN ")))
+          .as(String.join("\n", outageLog))
+          .hasSize(1)
+          .allSatisfy(l -> assertThat(l).contains("is unreachable since"));
+      assertThat(outageLog.stream().filter(l -> !l.contains("StatsReporter")))
+          .as("nothing else but the throughput line: %s", String.join("\n", outageLog))
+          .hasSize(1);
+    }
+  }
+
+  @Test
   void retriesOnTheDatabaseClockScheduleThenBuriesTheEventWithItsReason() throws Exception {
-    // No broker listens here: every send fails after max.block.ms.
-    String nowhere = "127.0.0.1:" + FreePorts.findFreePort();
+    // Kafka answers, but the event's topic does not exist and the broker creates none: every send
+    // fails after max.block.ms, a failure that belongs to the event.
     inProcess(
-        RelaySettings.polling(db, nowhere, name)
+        RelaySettings.polling(db, brokerWithoutAutoCreate(), name)
             .with("kafka.producer.max.block.ms", "300")
             .with("kafka.producer.delivery.timeout.ms", "1000")
             .with("kafka.producer.request.timeout.ms", "500")
@@ -318,7 +427,10 @@ abstract class AbstractPollingContractIT {
 
     Object[] dead = row("SELECT attempts, last_error FROM outbox_events");
     assertThat(((Number) dead[0]).intValue()).isEqualTo(3);
-    assertThat((String) dead[1]).contains("failed 3 of 3 attempts").contains("TimeoutException");
+    assertThat((String) dead[1])
+        .contains("failed 3 of 3 attempts")
+        .contains("TimeoutException")
+        .contains("not present in metadata");
     // After failure k the event waits about backoff(k) by the database clock (±20% jitter), and
     // is not claimed again before its next_attempt_at.
     for (int k = 1; k <= 2; k++) {
@@ -600,15 +712,16 @@ abstract class AbstractPollingContractIT {
         .isLessThan(300);
 
     // A worker 3 days ahead retries by the database clock: about 1 s after a failure, not never.
-    String nowhere = "127.0.0.1:" + FreePorts.findFreePort();
+    // The event's topic does not exist on a broker that creates none.
+    String noTopics = brokerWithoutAutoCreate();
     for (RelayProcess p : processes) {
       p.process().terminate();
       p.waitFor(Duration.ofSeconds(60));
     }
     write(new Ledger("x"), List.of(TestEvent.of("retry", "late-1", 1)));
     skewedProcess(
-        "ahead-no-kafka",
-        RelaySettings.polling(db, nowhere, name)
+        "ahead-no-topic",
+        RelaySettings.polling(db, noTopics, name)
             .with("kafka.producer.max.block.ms", "300")
             .with("kafka.producer.delivery.timeout.ms", "1000")
             .with("kafka.producer.request.timeout.ms", "500")
