@@ -11,7 +11,6 @@ import io.outboxrelay.relay.config.CdcConfig;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.Backoff;
-import io.outboxrelay.relay.publish.Disposition;
 import io.outboxrelay.relay.publish.ErrorClassifier;
 import io.outboxrelay.relay.publish.KafkaPublisher;
 import io.outboxrelay.router.EventRouter;
@@ -197,20 +196,19 @@ public final class CdcSource implements OutboxSource {
       }
     }
     String detail = error == null ? message : ErrorClassifier.describe(error);
-    if (error != null
-        && ErrorClassifier.classify(error) == Disposition.STOP
-        && detail.contains("no longer available")) {
+    if (error != null && ErrorClassifier.isBinlogPositionUnavailable(error)) {
       return new RelayFailure(
           "the binlog position stored in "
               + config.cdc().offsetsTable()
-              + " was purged from "
+              + " for relay.name '"
+              + config.name()
+              + "' can no longer be read from "
               + config.source().describe()
-              + " while the relay was down, so events may have been"
-              + " missed: publish the outbox rows created since then with polling mode, then"
+              + " (its binlog was purged, or reset, while the relay was down), so events may have"
+              + " been missed: publish the outbox rows created since then with polling mode, then"
               + " delete this relay's row from "
               + config.cdc().offsetsTable()
-              + " to start from"
-              + " the current position ("
+              + " to start from the current position (README: CDC mode, Failures) ("
               + detail
               + ")",
           error);
