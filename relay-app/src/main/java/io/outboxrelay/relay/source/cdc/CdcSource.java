@@ -9,6 +9,7 @@ import io.outboxrelay.relay.RelayFailure;
 import io.outboxrelay.relay.StartupCheckException;
 import io.outboxrelay.relay.config.CdcConfig;
 import io.outboxrelay.relay.config.RelayConfig;
+import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.Backoff;
 import io.outboxrelay.relay.publish.ErrorClassifier;
@@ -19,6 +20,8 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -90,6 +93,7 @@ public final class CdcSource implements OutboxSource {
     String context = config.logContext();
     CdcConfig cdc = config.cdc();
     runPreflight(context, cdc);
+    checkStoredPosition(context);
 
     OutboxChangeConsumer consumer =
         new OutboxChangeConsumer(
@@ -213,7 +217,82 @@ public final class CdcSource implements OutboxSource {
               + ")",
           error);
     }
+    if (detail.contains("schema isn't known to this connector")) {
+      // Debezium's own check, without an error code: the fallback for what
+      // checkStoredPosition cannot see (a schema history deleted or incomplete).
+      return new RelayFailure(
+          "the schema history of relay.name '"
+              + config.name()
+              + "' in "
+              + config.cdc().schemaHistoryTable()
+              + " does not describe "
+              + config.source().database()
+              + "."
+              + config.source().table()
+              + ": its stored position belongs to another table (source.table changed) or the"
+              + " history is incomplete. Start fresh: a new relay.name, or delete this relay's row"
+              + " from "
+              + config.cdc().offsetsTable()
+              + " (README: CDC mode, Failures) ("
+              + detail
+              + ")",
+          error);
+    }
     return new RelayFailure("the CDC engine failed: " + detail, error);
+  }
+
+  /**
+   * Refuses a stored position that belongs to another table, and says when the relay resumes inside
+   * a transaction (Debezium then skips its events already published, silently: the relay drops
+   * Debezium's line per skipped event, which would print row values).
+   */
+  private void checkStoredPosition(String context) throws StartupCheckException {
+    SourceConfig source = config.source();
+    Optional<StoredPosition> stored;
+    try {
+      stored = StoredPosition.read(source, config.cdc(), config.name());
+    } catch (SQLException e) {
+      LOG.warn(
+          "[{}] cannot read the stored position in {}: {}",
+          context,
+          config.cdc().offsetsTable(),
+          e.getMessage());
+      return;
+    }
+    if (stored.isEmpty()) {
+      return;
+    }
+    StoredPosition position = stored.get();
+    if (position.belongsToAnotherTable(source.database(), source.table())) {
+      state.set(State.STOPPED);
+      throw new StartupCheckException(
+          List.of(
+              "the position stored in "
+                  + config.cdc().offsetsTable()
+                  + " for relay.name '"
+                  + config.name()
+                  + "' belongs to "
+                  + String.join(", ", position.tables())
+                  + ", not to "
+                  + source.database()
+                  + "."
+                  + source.table()
+                  + " (source.table changed?): to capture "
+                  + source.table()
+                  + " use a new relay.name (it starts from the current binlog position), or"
+                  + " delete this relay's row from "
+                  + config.cdc().offsetsTable()
+                  + " (README: CDC mode, Failures)"));
+    }
+    if (position.eventsToSkip() > 0) {
+      LOG.info(
+          "[{}] resuming at {}: the first {} binlog events of the transaction there (and {} rows"
+              + " of the next) were published before the stop and are skipped",
+          context,
+          position.describe(),
+          position.eventsToSkip(),
+          position.rowsToSkip());
+    }
   }
 
   @Override
