@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.connect.source.SourceRecord;
@@ -127,7 +128,12 @@ public final class CdcSource implements OutboxSource {
     long deadline = System.nanoTime() + cdc.startupTimeout().toNanos();
     while (!probe.isStreaming()) {
       if (termination.isDone()) {
-        termination.join(); // throws the engine's failure
+        try {
+          termination.join();
+        } catch (CompletionException e) {
+          // the engine failed before streaming: its failure, not the future's wrapper
+          throw e.getCause() instanceof RelayFailure failure ? failure : e;
+        }
       }
       if (System.nanoTime() > deadline) {
         stop(Duration.ofSeconds(5));
