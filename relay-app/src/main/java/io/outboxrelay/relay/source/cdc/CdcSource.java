@@ -292,8 +292,8 @@ public final class CdcSource implements OutboxSource {
     }
     if (position.eventsToSkip() > 0) {
       LOG.info(
-          "[{}] resuming at {}: the first {} binlog events of the transaction there (and {} rows"
-              + " of the next) were published before the stop and are skipped",
+          "[{}] resuming at {}: {} binlog events of the transaction there, and {} row(s) of the"
+              + " next, were published before the stop and are skipped",
           context,
           position.describe(),
           position.eventsToSkip(),
