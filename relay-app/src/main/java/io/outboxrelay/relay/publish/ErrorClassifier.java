@@ -169,6 +169,33 @@ public final class ErrorClassifier {
   }
 
   /**
+   * Whether a failure says that the binlog position the reader asked for cannot be read from the
+   * server: error 1236 from the binlog client or a driver (a purged binlog file or GTID, a binlog
+   * that was reset), or Debezium's own check of a stored position, which carries no error code.
+   *
+   * @param error the failure; may be wrapped any number of times
+   * @return true when the stored position is unusable
+   */
+  public static boolean isBinlogPositionUnavailable(Throwable error) {
+    Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    for (Throwable t = error; t != null && seen.add(t); t = t.getCause()) {
+      if (t instanceof ServerException se
+          && se.getErrorCode() == ER_MASTER_FATAL_ERROR_READING_BINLOG) {
+        return true;
+      }
+      if (t instanceof SQLException sql
+          && sql.getErrorCode() == ER_MASTER_FATAL_ERROR_READING_BINLOG) {
+        return true;
+      }
+      String message = t.getMessage();
+      if (message != null && message.contains("is no longer available on the server")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
    * Whether the database rolled the transaction back (a deadlock or a serialization failure:
    * SQLState class 40) and the connection is still good, so the transaction may simply run again.
    *

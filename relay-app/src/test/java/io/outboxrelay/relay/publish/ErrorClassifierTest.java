@@ -152,4 +152,33 @@ class ErrorClassifierTest {
                 new SQLException("Lock wait timeout exceeded", "HY000", 1205)))
         .isFalse();
   }
+
+  @org.junit.jupiter.api.Test
+  void recognisesAnUnreadableBinlogPositionByItsErrorCodeThroughWrappers() {
+    ServerException gtidPurged =
+        new ServerException(
+            "Could not find GTID state requested by slave in any binlog files. Probably the slave"
+                + " state is too old and required binlog files have been purged.",
+            1236,
+            "HY000");
+    Throwable wrapped =
+        new org.apache.kafka.connect.errors.ConnectException(
+            "An exception occurred in the change event producer. This connector will be stopped.",
+            new io.debezium.DebeziumException("Could not find GTID state ...", gtidPurged));
+
+    assertThat(ErrorClassifier.isBinlogPositionUnavailable(wrapped)).isTrue();
+    assertThat(
+            ErrorClassifier.isBinlogPositionUnavailable(
+                new SQLException("Could not find first log file name", "HY000", 1236)))
+        .isTrue();
+    assertThat(
+            ErrorClassifier.isBinlogPositionUnavailable(
+                new RuntimeException("... but this is no longer available on the server.")))
+        .isTrue();
+    assertThat(
+            ErrorClassifier.isBinlogPositionUnavailable(
+                new ServerException("Access denied", 1045, "28000")))
+        .isFalse();
+    assertThat(ErrorClassifier.isBinlogPositionUnavailable(new KafkaException("purged"))).isFalse();
+  }
 }

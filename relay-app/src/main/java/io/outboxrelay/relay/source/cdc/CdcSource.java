@@ -9,9 +9,9 @@ import io.outboxrelay.relay.RelayFailure;
 import io.outboxrelay.relay.StartupCheckException;
 import io.outboxrelay.relay.config.CdcConfig;
 import io.outboxrelay.relay.config.RelayConfig;
+import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.Backoff;
-import io.outboxrelay.relay.publish.Disposition;
 import io.outboxrelay.relay.publish.ErrorClassifier;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
@@ -22,8 +22,11 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.connect.source.SourceRecord;
@@ -99,6 +102,7 @@ public final class CdcSource implements OutboxSource {
     String context = config.logContext();
     CdcConfig cdc = config.cdc();
     runPreflight(context, cdc);
+    checkStoredPosition(context);
     // The engine would only queue events for a Kafka that does not answer.
     if (!kafka.awaitClosed(() -> state.get() == State.STARTING)) {
       return;
@@ -137,7 +141,12 @@ public final class CdcSource implements OutboxSource {
     long deadline = System.nanoTime() + cdc.startupTimeout().toNanos();
     while (!probe.isStreaming()) {
       if (termination.isDone()) {
-        termination.join(); // throws the engine's failure
+        try {
+          termination.join();
+        } catch (CompletionException e) {
+          // the engine failed before streaming: its failure, not the future's wrapper
+          throw e.getCause() instanceof RelayFailure failure ? failure : e;
+        }
       }
       if (System.nanoTime() > deadline) {
         stop(Duration.ofSeconds(5));
@@ -210,25 +219,99 @@ public final class CdcSource implements OutboxSource {
       }
     }
     String detail = error == null ? message : ErrorClassifier.describe(error);
-    if (error != null
-        && ErrorClassifier.classify(error) == Disposition.STOP
-        && detail.contains("no longer available")) {
+    if (error != null && ErrorClassifier.isBinlogPositionUnavailable(error)) {
       return new RelayFailure(
           "the binlog position stored in "
               + config.cdc().offsetsTable()
-              + " was purged from "
+              + " for relay.name '"
+              + config.name()
+              + "' can no longer be read from "
               + config.source().describe()
-              + " while the relay was down, so events may have been"
-              + " missed: publish the outbox rows created since then with polling mode, then"
+              + " (its binlog was purged, or reset, while the relay was down), so events may have"
+              + " been missed: publish the outbox rows created since then with polling mode, then"
               + " delete this relay's row from "
               + config.cdc().offsetsTable()
-              + " to start from"
-              + " the current position ("
+              + " to start from the current position (README: CDC mode, Failures) ("
+              + detail
+              + ")",
+          error);
+    }
+    if (detail.contains("schema isn't known to this connector")) {
+      // Debezium's own check, without an error code: the fallback for what
+      // checkStoredPosition cannot see (a schema history deleted or incomplete).
+      return new RelayFailure(
+          "the schema history of relay.name '"
+              + config.name()
+              + "' in "
+              + config.cdc().schemaHistoryTable()
+              + " does not describe "
+              + config.source().database()
+              + "."
+              + config.source().table()
+              + ": its stored position belongs to another table (source.table changed) or the"
+              + " history is incomplete. Start fresh: a new relay.name, or delete this relay's row"
+              + " from "
+              + config.cdc().offsetsTable()
+              + " (README: CDC mode, Failures) ("
               + detail
               + ")",
           error);
     }
     return new RelayFailure("the CDC engine failed: " + detail, error);
+  }
+
+  /**
+   * Refuses a stored position that belongs to another table, and says when the relay resumes inside
+   * a transaction (Debezium then skips its events already published, silently: the relay drops
+   * Debezium's line per skipped event, which would print row values).
+   */
+  private void checkStoredPosition(String context) throws StartupCheckException {
+    SourceConfig source = config.source();
+    Optional<StoredPosition> stored;
+    try {
+      stored = StoredPosition.read(source, config.cdc(), config.name());
+    } catch (SQLException e) {
+      LOG.warn(
+          "[{}] cannot read the stored position in {}: {}",
+          context,
+          config.cdc().offsetsTable(),
+          e.getMessage());
+      return;
+    }
+    if (stored.isEmpty()) {
+      return;
+    }
+    StoredPosition position = stored.get();
+    if (position.belongsToAnotherTable(source.database(), source.table())) {
+      state.set(State.STOPPED);
+      throw new StartupCheckException(
+          List.of(
+              "the position stored in "
+                  + config.cdc().offsetsTable()
+                  + " for relay.name '"
+                  + config.name()
+                  + "' belongs to "
+                  + String.join(", ", position.tables())
+                  + ", not to "
+                  + source.database()
+                  + "."
+                  + source.table()
+                  + " (source.table changed?): to capture "
+                  + source.table()
+                  + " use a new relay.name (it starts from the current binlog position), or"
+                  + " delete this relay's row from "
+                  + config.cdc().offsetsTable()
+                  + " (README: CDC mode, Failures)"));
+    }
+    if (position.eventsToSkip() > 0) {
+      LOG.info(
+          "[{}] resuming at {}: {} binlog events of the transaction there, and {} row(s) of the"
+              + " next, were published before the stop and are skipped",
+          context,
+          position.describe(),
+          position.eventsToSkip(),
+          position.rowsToSkip());
+    }
   }
 
   @Override

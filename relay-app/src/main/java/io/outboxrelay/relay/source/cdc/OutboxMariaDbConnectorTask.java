@@ -8,7 +8,7 @@ import io.debezium.pipeline.ChangeEventSourceCoordinator;
 import java.util.List;
 import org.apache.kafka.connect.source.SourceRecord;
 
-/** Debezium's MariaDB task, polling through a {@link QueueTap} when one can be installed. */
+/** Debezium's MariaDB task, polling through a {@link TappedPoll}. */
 public class OutboxMariaDbConnectorTask extends MariaDbConnectorTask {
 
   private final TappedPoll poll = new TappedPoll();
@@ -21,13 +21,12 @@ public class OutboxMariaDbConnectorTask extends MariaDbConnectorTask {
       Configuration config) {
     ChangeEventSourceCoordinator<MariaDbPartition, MariaDbOffsetContext> coordinator =
         super.start(config);
-    poll.install(this, MariaDbConnectorTask.class, config);
+    poll.install(this, MariaDbConnectorTask.class, config, coordinator);
     return coordinator;
   }
 
   @Override
   protected List<SourceRecord> doPoll() throws InterruptedException {
-    List<SourceRecord> records = poll.poll();
-    return records != null ? records : super.doPoll();
+    return poll.poll(super::doPoll);
   }
 }

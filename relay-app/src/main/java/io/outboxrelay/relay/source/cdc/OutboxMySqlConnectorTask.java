@@ -8,7 +8,7 @@ import io.debezium.pipeline.ChangeEventSourceCoordinator;
 import java.util.List;
 import org.apache.kafka.connect.source.SourceRecord;
 
-/** Debezium's MySQL task, polling through a {@link QueueTap} when one can be installed. */
+/** Debezium's MySQL task, polling through a {@link TappedPoll}. */
 public class OutboxMySqlConnectorTask extends MySqlConnectorTask {
 
   private final TappedPoll poll = new TappedPoll();
@@ -21,13 +21,12 @@ public class OutboxMySqlConnectorTask extends MySqlConnectorTask {
       Configuration config) {
     ChangeEventSourceCoordinator<MySqlPartition, MySqlOffsetContext> coordinator =
         super.start(config);
-    poll.install(this, MySqlConnectorTask.class, config);
+    poll.install(this, MySqlConnectorTask.class, config, coordinator);
     return coordinator;
   }
 
   @Override
   public List<SourceRecord> doPoll() throws InterruptedException {
-    List<SourceRecord> records = poll.poll();
-    return records != null ? records : super.doPoll();
+    return poll.poll(super::doPoll);
   }
 }

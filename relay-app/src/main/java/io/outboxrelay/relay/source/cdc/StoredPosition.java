@@ -1,0 +1,169 @@
+package io.outboxrelay.relay.source.cdc;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.debezium.relational.TableId;
+import io.outboxrelay.relay.config.CdcConfig;
+import io.outboxrelay.relay.config.SourceConfig;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The binlog position a relay stored in a previous run, read before the engine starts: the tables
+ * its schema history holds, and whether it points inside a transaction.
+ *
+ * <p>Why: the position and schema history are keyed by {@code relay.name} alone. Started under the
+ * same name for another {@code source.table}, Debezium would recover a history without that table
+ * and fail at its first row ("schema isn't known to this connector"); the relay refuses to start
+ * instead, saying why. Stateless apart from what it read; not thread-safe.
+ *
+ * <p>Reads Debezium's JDBC stores: an offsets row per logical name, whose key is the JSON {@code
+ * ["<engine name>",{"server":"<relay.name>"}]}, and history records, JSON documents in chunks,
+ * whose {@code source.server} is the relay's name and whose {@code tableChanges} name the tables.
+ */
+final class StoredPosition {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final JsonNode offset;
+  private final Set<String> tables;
+
+  private StoredPosition(JsonNode offset, Set<String> tables) {
+    this.offset = offset;
+    this.tables = tables;
+  }
+
+  /**
+   * Reads the stored position of a relay.
+   *
+   * @param source the source settings
+   * @param cdc the CDC settings (table names)
+   * @param relayName the relay's name
+   * @return the position, or empty when there is none (a first start, or the row was deleted)
+   * @throws SQLException when the tables cannot be read
+   */
+  static Optional<StoredPosition> read(SourceConfig source, CdcConfig cdc, String relayName)
+      throws SQLException {
+    try (Connection c =
+            DriverManager.getConnection(
+                source.jdbcUrl(), source.user(), source.password().reveal());
+        Statement st = c.createStatement()) {
+      JsonNode offset = null;
+      try (ResultSet rs =
+          st.executeQuery("SELECT offset_key, offset_val FROM " + cdc.offsetsTable())) {
+        while (rs.next()) {
+          if (relayName.equals(serverOf(parse(rs.getString(1)).path(1)))) {
+            offset = parse(rs.getString(2));
+          }
+        }
+      }
+      if (offset == null) {
+        return Optional.empty();
+      }
+      return Optional.of(new StoredPosition(offset, historyTables(st, cdc, relayName)));
+    } catch (SQLException e) {
+      if (e.getErrorCode() == 1146) { // no such table yet: Debezium creates it at the first start
+        return Optional.empty();
+      }
+      throw e;
+    }
+  }
+
+  private static Set<String> historyTables(Statement st, CdcConfig cdc, String relayName)
+      throws SQLException {
+    Map<String, StringBuilder> records = new LinkedHashMap<>();
+    try (ResultSet rs =
+        st.executeQuery(
+            "SELECT id, history_data FROM "
+                + cdc.schemaHistoryTable()
+                + " ORDER BY id, history_data_seq")) {
+      while (rs.next()) {
+        records.computeIfAbsent(rs.getString(1), id -> new StringBuilder()).append(rs.getString(2));
+      }
+    }
+    Set<String> tables = new TreeSet<>();
+    for (StringBuilder text : records.values()) {
+      JsonNode record = parse(text.toString());
+      if (relayName.equals(serverOf(record.path("source")))) {
+        for (JsonNode change : record.path("tableChanges")) {
+          TableId id = TableId.parse(change.path("id").asText(""));
+          if (id != null && id.table() != null) {
+            tables.add(id.catalog() + "." + id.table());
+          }
+        }
+      }
+    }
+    return tables;
+  }
+
+  private static String serverOf(JsonNode node) {
+    JsonNode server = node.path("server");
+    return server.isTextual() ? server.asText() : null;
+  }
+
+  private static JsonNode parse(String text) {
+    if (text == null) {
+      return JSON.missingNode();
+    }
+    try {
+      return JSON.readTree(text);
+    } catch (IOException e) {
+      return JSON.missingNode(); // not Debezium's: not ours to judge
+    }
+  }
+
+  /**
+   * The tables the relay's schema history knows, as {@code database.table}; empty when it holds
+   * none (then nothing can be concluded).
+   */
+  Set<String> tables() {
+    return tables;
+  }
+
+  /**
+   * Whether the stored position belongs to another table than {@code database.table}: the history
+   * knows tables, and not this one (names compare without regard to case, as Debezium's filters
+   * do).
+   */
+  boolean belongsToAnotherTable(String database, String table) {
+    String wanted = database + "." + table;
+    return !tables.isEmpty() && tables.stream().noneMatch(wanted::equalsIgnoreCase);
+  }
+
+  /**
+   * Where the position is, for log lines: {@code file:position} and the GTIDs when there are.
+   *
+   * @return e.g. {@code mariadb-bin.000003:4567, GTIDs 0-1-42}
+   */
+  String describe() {
+    String gtids = offset.path("gtids").asText("");
+    return offset.path("file").asText("?")
+        + ":"
+        + offset.path("pos").asText("?")
+        + (gtids.isEmpty() ? "" : ", GTIDs " + gtids);
+  }
+
+  /**
+   * How many binlog events of the transaction the position points into were published before the
+   * stop; Debezium skips them on restart.
+   *
+   * @return 0 when the position is between transactions
+   */
+  long eventsToSkip() {
+    return offset.path("event").asLong(0);
+  }
+
+  /** How many rows of the next event after {@link #eventsToSkip()} events were published. */
+  long rowsToSkip() {
+    return offset.path("row").asLong(0);
+  }
+}
