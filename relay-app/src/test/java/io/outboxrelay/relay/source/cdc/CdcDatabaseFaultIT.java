@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.outboxrelay.localstack.ConsumedRecord;
+import io.outboxrelay.localstack.KafkaBroker;
 import io.outboxrelay.localstack.LocalStack;
 import io.outboxrelay.localstack.MariaDbServer;
 import io.outboxrelay.localstack.TopicReader;
@@ -142,6 +143,44 @@ class CdcDatabaseFaultIT {
       assertOutageToldOnceWithoutStackTraces(relay);
       relay.process().terminate();
       assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
+    }
+  }
+
+  /**
+   * Regression guard for the short keepalive: with Kafka down, Debezium's queue fills and the
+   * binlog reader waits longer than the keepalive interval, so the client takes the connection for
+   * silent and reconnects once the queue drains. That must lose nothing, keep the order, and not be
+   * reported as a database outage.
+   */
+  @Test
+  void losesNothingAndBlamesNotTheDatabaseWhenTheReaderWaitsForKafkaLongerThanTheKeepalive()
+      throws Exception {
+    try (KafkaBroker broker = KafkaBroker.builder().start()) {
+      bootstrap = broker.bootstrapServers();
+      Path config =
+          RelaySettings.cdc(db, bootstrap, name)
+              .with("cdc.batch.size", "50") // a queue of 200 events: full within a second
+              .writeTo(dir.resolve("relay.properties"));
+      try (RelayProcess relay = RelayProcess.run("relay", dir, config)) {
+        try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2)) {
+          awaitPublished(400);
+          broker.stop();
+          Thread.sleep(8_000); // the reader waits on the full queue for most of it
+          broker.start();
+          int writtenBefore = ledger.size();
+          awaitPublished(writtenBefore + 400);
+          writer.stop(Duration.ofSeconds(60));
+        }
+        Ledger.Result result = awaitAll();
+        assertNothingLostOrReordered(result);
+        String log = relay.log();
+        assertThat(log)
+            .as("the client reconnected after the wait")
+            .contains("Stopped reading binlog");
+        assertThat(OUTAGE_WARN.matcher(log).find()).as(log).isFalse();
+        relay.process().terminate();
+        assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
+      }
     }
   }
 
