@@ -48,14 +48,14 @@ final class DebeziumProperties {
    * Debezium also asks the server for a heartbeat after 0.8 of this without events ({@code
    * master_heartbeat_period}), so a healthy idle connection is never silent that long.
    *
-   * <p>The client's keepalive thread is what brings the stream back after any loss: a server that
-   * was killed or restarted closes the socket, and the reader just ends; a frozen server or a dead
-   * network path sends nothing. Either way the keepalive thread sees no event for this long, closes
-   * the socket and reconnects from the GTID set (or position) of the last complete transaction,
-   * retrying every interval while the server refuses. The task and its offsets stay as they are.
-   * With Debezium's one minute, a killed database meant up to two minutes without publishing; with
-   * three seconds a loss is noticed 3-6 s after the last event, and the stream is back within 3 s
-   * of the server accepting connections.
+   * <p>The client's keepalive thread is what brings the stream back after any loss. A server that
+   * was killed or restarted closes the socket and the reader simply ends; a frozen server or a dead
+   * network path sends nothing. Either way nothing arrives, and once nothing has for this long the
+   * keepalive thread closes the socket and reconnects from the GTID set (or position) of the last
+   * complete transaction, retrying every interval while the server refuses. The task and its
+   * offsets stay as they are. With Debezium's one minute, a killed database meant up to two minutes
+   * without publishing; with three seconds the first attempt comes 3-6 s after the last event
+   * received, and the stream is back within 3 s of the server accepting connections.
    *
    * <p>The price: the client cannot tell a silent server from its own reader waiting on a full
    * Debezium queue (the relay stuck on Kafka for longer than this). It then reconnects too, after
@@ -148,16 +148,7 @@ final class DebeziumProperties {
     p.setProperty("record.processing.threads", "1");
 
     String jdbcUrl =
-        source.flavor().jdbcPrefix()
-            + source.host()
-            + ":"
-            + source.port()
-            + "/"
-            + source.database()
-            + "?connectTimeout="
-            + source.connectTimeout().toMillis()
-            + "&socketTimeout="
-            + POSITION_STORE_SOCKET_TIMEOUT.toMillis();
+        source.jdbcUrl() + "&socketTimeout=" + POSITION_STORE_SOCKET_TIMEOUT.toMillis();
     p.setProperty("offset.storage", "io.debezium.storage.jdbc.offset.JdbcOffsetBackingStore");
     p.setProperty("offset.storage.jdbc.connection.url", jdbcUrl);
     p.setProperty("offset.storage.jdbc.connection.user", source.user());
