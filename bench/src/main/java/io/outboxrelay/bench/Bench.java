@@ -14,16 +14,20 @@ import java.util.Set;
 /**
  * Runs the benchmarks and prints a table. Usage: {@code Bench [--only group,...] [--events N]
  * [--drain-workers 1,4,8] [--rate R] [--seconds S] [--claim-events N] [--consumer-events N]
- * [--binlog-row-image FULL|MINIMAL] [--profile DIR]}, groups {@link #GROUPS} (all by default).
- * {@code --events} is the relay's backlog (raw, cdc, polling-drain), {@code --drain-workers} the
- * polling drains' worker counts (repeat one to see the spread), {@code --rate} and {@code
- * --seconds} its steady load (cdc, polling-latency). Run it on a quiet machine: figures of a
- * machine that is also running tests are meaningless.
+ * [--recovery-faults id,...] [--recovery-rate R] [--recovery-seconds S] [--binlog-row-image
+ * FULL|MINIMAL] [--profile DIR]}, groups {@link #GROUPS} (all by default). {@code --events} is the
+ * relay's backlog (raw, cdc, polling-drain), {@code --drain-workers} the polling drains' worker
+ * counts (repeat one to see the spread), {@code --rate} and {@code --seconds} its steady load (cdc,
+ * polling-latency). The recovery group injects each fault of {@link RecoveryBench#faults()} (or
+ * those named) under {@code --recovery-rate} events/s, with {@code --recovery-seconds} of load
+ * before and after it. Run it on a quiet machine: figures of a machine that is also running tests
+ * are meaningless.
  */
 public final class Bench {
 
   static final List<String> GROUPS =
-      List.of("raw", "cdc", "polling-drain", "polling-latency", "claims", "idempotency");
+      List.of(
+          "raw", "cdc", "polling-drain", "polling-latency", "claims", "idempotency", "recovery");
 
   private Bench() {}
 
@@ -35,6 +39,9 @@ public final class Bench {
     int consumerEvents = 10_000;
     int rate = 2_000;
     int seconds = 30;
+    List<RecoveryBench.Fault> recoveryFaults = RecoveryBench.faults();
+    int recoveryRate = 1_000;
+    int recoverySeconds = 20;
     String rowImage = "FULL";
     Map<String, String> relayEnv = new HashMap<>();
     Map<String, String> relaySettings = new HashMap<>();
@@ -48,6 +55,20 @@ public final class Bench {
         case "--consumer-events" -> consumerEvents = Integer.parseInt(args[++i]);
         case "--rate" -> rate = Integer.parseInt(args[++i]);
         case "--seconds" -> seconds = Integer.parseInt(args[++i]);
+        case "--recovery-faults" -> {
+          Set<String> ids = Set.of(args[++i].split(","));
+          recoveryFaults =
+              RecoveryBench.faults().stream().filter(f -> ids.contains(f.id())).toList();
+          if (recoveryFaults.size() != ids.size()) {
+            throw new IllegalArgumentException(
+                "unknown fault in --recovery-faults "
+                    + ids
+                    + "; faults: "
+                    + RecoveryBench.faults().stream().map(RecoveryBench.Fault::id).toList());
+          }
+        }
+        case "--recovery-rate" -> recoveryRate = Integer.parseInt(args[++i]);
+        case "--recovery-seconds" -> recoverySeconds = Integer.parseInt(args[++i]);
         case "--binlog-row-image" -> rowImage = args[++i].toUpperCase(java.util.Locale.ROOT);
         case "--relay-heap" -> relayEnv.put("OUTBOX_RELAY_HEAP", args[++i]);
         case "--relay-java-opts" -> relayEnv.put("JAVA_OPTS", args[++i]);
@@ -99,6 +120,11 @@ public final class Bench {
         Quiet.await(mariaDb, "claims");
         System.err.println("claim strategies: naive vs SKIP LOCKED, 20 workers, no Kafka...");
         new ClaimBench(mariaDb).run(table, claimEvents);
+      }
+      if (only.contains("recovery")) {
+        System.err.println("recovery: faults under a steady load, each on its own MariaDB...");
+        new RecoveryBench(kafka, work, relayEnv, relaySettings)
+            .run(table, recoveryFaults, recoveryRate, Duration.ofSeconds(recoverySeconds));
       }
       if (only.contains("idempotency")) {
         Quiet.await(mariaDb, "idempotency");

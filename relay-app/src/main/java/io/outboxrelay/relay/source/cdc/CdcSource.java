@@ -24,6 +24,7 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -73,6 +74,7 @@ public final class CdcSource implements OutboxSource {
   private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
   private volatile DebeziumEngine<RecordChangeEvent<SourceRecord>> engine;
   private volatile Thread engineThread;
+  private volatile BinlogConnectionWatch watch;
 
   /**
    * Creates the source; nothing happens until {@link #start()}.
@@ -123,9 +125,10 @@ public final class CdcSource implements OutboxSource {
             metrics,
             gate,
             context);
+    Properties properties = DebeziumProperties.build(config);
     engine =
         DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
-            .using(DebeziumProperties.build(config))
+            .using(properties)
             .using(new PositionCommitPolicy(cdc.batchSize(), cdc.commitInterval()))
             .using(this::onEngineCompletion)
             .notifying(consumer)
@@ -161,6 +164,10 @@ public final class CdcSource implements OutboxSource {
       Thread.sleep(20);
     }
     if (state.compareAndSet(State.STARTING, State.STREAMING)) {
+      watch =
+          BinlogConnectionWatch.of(
+              probe, context, config.source(), DebeziumProperties.keepalive(properties));
+      watch.start();
       LOG.info(
           "[{}] ready: streaming inserts into {}.{} from the binlog of {}; every event committed"
               + " from now on will be published",
@@ -326,6 +333,10 @@ public final class CdcSource implements OutboxSource {
       return;
     }
     long deadline = System.nanoTime() + timeout.toNanos();
+    BinlogConnectionWatch w = watch;
+    if (w != null) {
+      w.close(); // a stop closes the binlog connection on purpose
+    }
     try {
       if (!gate.drain(timeout)) {
         LOG.warn(

@@ -4,6 +4,7 @@ import io.outboxrelay.relay.config.CdcConfig;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.config.SourceFlavor;
+import java.time.Duration;
 import java.util.Properties;
 
 /**
@@ -12,6 +13,7 @@ import java.util.Properties;
  * <p>Choices that matter, and why:
  *
  * <ul>
+ *   <li>{@code connect.keep.alive.interval.ms} of {@link #KEEPALIVE}: see there.
  *   <li>{@code snapshot.mode=no_data}: a first start publishes nothing already in the table; it
  *       starts from the binlog position it reads at startup. {@code snapshot.locking.mode=none}:
  *       reading that position needs no global read lock (the default takes {@code FLUSH TABLES WITH
@@ -40,6 +42,43 @@ final class DebeziumProperties {
           + " INTEGER, record_insert_ts TIMESTAMP NOT NULL, record_insert_seq INTEGER NOT NULL,"
           + " PRIMARY KEY (id, history_data_seq))";
 
+  /**
+   * How often the binlog client checks its connection, and how long it may stay silent before the
+   * client counts it as lost and reconnects (Debezium's {@code connect.keep.alive.interval.ms}).
+   * Debezium also asks the server for a heartbeat after 0.8 of this without events ({@code
+   * master_heartbeat_period}), so a healthy idle connection is never silent that long.
+   *
+   * <p>The client's keepalive thread is what brings the stream back after any loss. A server that
+   * was killed or restarted closes the socket and the reader simply ends; a frozen server or a dead
+   * network path sends nothing. Either way nothing arrives, and once nothing has for this long the
+   * keepalive thread closes the socket and reconnects from the GTID set (or position) of the last
+   * complete transaction, retrying every interval while the server refuses. The task and its
+   * offsets stay as they are. With Debezium's one minute, a killed database meant up to two minutes
+   * without publishing; with three seconds the first attempt comes 3-6 s after the last event
+   * received, and the stream is back within 3 s of the server accepting connections.
+   *
+   * <p>The price: the client cannot tell a silent server from its own reader waiting on a full
+   * Debezium queue (the relay stuck on Kafka for longer than this). It then reconnects too, after
+   * the queue drains; the rows of a transaction that were queued before the wait are read again, so
+   * they are published twice (never lost, never out of order). Transactions of one event never
+   * produce such duplicates.
+   */
+  static final Duration KEEPALIVE = Duration.ofSeconds(3);
+
+  /**
+   * The position store's pause between reconnection attempts, and how many it makes before a commit
+   * fails (the next batch commits again; nothing is lost): about ten seconds of trying.
+   */
+  static final Duration POSITION_STORE_RETRY_DELAY = Duration.ofSeconds(1);
+
+  static final int POSITION_STORE_ATTEMPTS = 10;
+
+  /**
+   * Longest a position store statement may wait for the database: a frozen server or a dead path
+   * would otherwise hold a commit (and with it the publishing thread) until TCP gives up.
+   */
+  static final Duration POSITION_STORE_SOCKET_TIMEOUT = Duration.ofSeconds(30);
+
   private DebeziumProperties() {}
 
   static String connectorClass(SourceFlavor flavor) {
@@ -51,6 +90,16 @@ final class DebeziumProperties {
   /** The JMX domain suffix Debezium registers metrics under for this flavor. */
   static String connectorType(SourceFlavor flavor) {
     return flavor == SourceFlavor.MARIADB ? "mariadb" : "mysql";
+  }
+
+  /** The keepalive interval in effect: {@link #KEEPALIVE} unless a {@code debezium.} override. */
+  static Duration keepalive(Properties built) {
+    try {
+      return Duration.ofMillis(
+          Long.parseLong(built.getProperty("connect.keep.alive.interval.ms").trim()));
+    } catch (NumberFormatException e) {
+      return KEEPALIVE; // Debezium refuses the value at start and says why
+    }
   }
 
   static Properties build(RelayConfig config) {
@@ -79,6 +128,8 @@ final class DebeziumProperties {
             + String.join("|", ChangeEventMapper.CAPTURED_COLUMNS)
             + ")");
     p.setProperty("connect.timeout.ms", String.valueOf(source.connectTimeout().toMillis()));
+    p.setProperty("connect.keep.alive", "true");
+    p.setProperty("connect.keep.alive.interval.ms", String.valueOf(KEEPALIVE.toMillis()));
 
     p.setProperty("snapshot.mode", "no_data");
     p.setProperty("snapshot.locking.mode", "none");
@@ -97,18 +148,19 @@ final class DebeziumProperties {
     p.setProperty("record.processing.threads", "1");
 
     String jdbcUrl =
-        source.flavor().jdbcPrefix()
-            + source.host()
-            + ":"
-            + source.port()
-            + "/"
-            + source.database();
+        source.jdbcUrl() + "&socketTimeout=" + POSITION_STORE_SOCKET_TIMEOUT.toMillis();
     p.setProperty("offset.storage", "io.debezium.storage.jdbc.offset.JdbcOffsetBackingStore");
     p.setProperty("offset.storage.jdbc.connection.url", jdbcUrl);
     p.setProperty("offset.storage.jdbc.connection.user", source.user());
     p.setProperty("offset.storage.jdbc.connection.password", source.password().reveal());
     p.setProperty("offset.storage.jdbc.table.name", cdc.offsetsTable());
     p.setProperty("offset.storage.jdbc.table.ddl", OFFSETS_DDL);
+    p.setProperty(
+        "offset.storage.jdbc.connection.wait.retry.delay.ms",
+        String.valueOf(POSITION_STORE_RETRY_DELAY.toMillis()));
+    p.setProperty(
+        "offset.storage.jdbc.connection.retry.max.attempts",
+        String.valueOf(POSITION_STORE_ATTEMPTS));
     p.setProperty("offset.flush.interval.ms", "0");
     p.setProperty("offset.flush.timeout.ms", "30000");
 

@@ -1,0 +1,151 @@
+package io.outboxrelay.relay.source.cdc;
+
+import io.outboxrelay.relay.config.SourceConfig;
+import io.outboxrelay.relay.metrics.OutageLog;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tells the operator when the binlog connection is lost and when it is back, through an {@link
+ * OutageLog}. It only watches: reconnecting is the binlog client's keepalive thread's job (see
+ * {@link DebeziumProperties#KEEPALIVE}).
+ *
+ * <p>Every {@link #PERIOD} it reads Debezium's streaming metrics. The connection counts as lost
+ * once the client has been disconnected for {@link #GRACE} while Debezium's queue had room: with a
+ * full queue the reader waits for the relay (Kafka is slow or down), not for the database, and the
+ * client may reconnect after such a wait, which takes milliseconds once the queue drains. A server
+ * that went silent is disconnected by the client 3-6 s after the last thing it sent; the outage is
+ * then dated from that last receipt.
+ *
+ * <p>Owns one daemon thread between {@link #start()} and {@link #close()}; thread-safe.
+ */
+final class BinlogConnectionWatch implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(BinlogConnectionWatch.class);
+
+  /** How often the metrics are read. */
+  static final Duration PERIOD = Duration.ofMillis(250);
+
+  /** How long the client must stay disconnected before the loss is reported. */
+  static final Duration GRACE = Duration.ofSeconds(1);
+
+  private final Supplier<Optional<StreamingProbe.Sample>> probe;
+  private final OutageLog outages;
+  private final Duration keepalive;
+  private final Clock clock;
+  private ScheduledExecutorService timer;
+  private Instant disconnectedAt; // first reading without a connection, null while connected
+  private long silentSeconds; // how long nothing had been received at that reading
+
+  /**
+   * Creates a watch.
+   *
+   * @param probe reads the streaming metrics
+   * @param outages where outages are told
+   * @param keepalive the binlog client's keepalive interval
+   * @param clock the wall clock
+   */
+  BinlogConnectionWatch(
+      Supplier<Optional<StreamingProbe.Sample>> probe,
+      OutageLog outages,
+      Duration keepalive,
+      Clock clock) {
+    this.probe = probe;
+    this.outages = outages;
+    this.keepalive = keepalive;
+    this.clock = clock;
+  }
+
+  /**
+   * A watch that logs under this class's logger.
+   *
+   * @param probe the streaming metrics
+   * @param context the log prefix
+   * @param source the source database
+   * @param keepalive the binlog client's keepalive interval
+   * @return the watch, not started
+   */
+  static BinlogConnectionWatch of(
+      StreamingProbe probe, String context, SourceConfig source, Duration keepalive) {
+    Clock clock = Clock.systemDefaultZone();
+    OutageLog outages =
+        new OutageLog(
+            LOG,
+            context,
+            "source database " + source.describe() + " (binlog)",
+            "reconnecting every "
+                + keepalive.toSeconds()
+                + " s; events committed meanwhile are published once it is back",
+            OutageLog.REPEAT,
+            clock);
+    return new BinlogConnectionWatch(probe::sample, outages, keepalive, clock);
+  }
+
+  /** Starts watching on a daemon thread. */
+  synchronized void start() {
+    if (timer != null) {
+      return;
+    }
+    timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "cdc-binlog-watch");
+              t.setDaemon(true);
+              return t;
+            });
+    timer.scheduleWithFixedDelay(
+        this::check, PERIOD.toMillis(), PERIOD.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Reads the metrics once and reports what changed; the timer calls it, tests call it. */
+  synchronized void check() {
+    Optional<StreamingProbe.Sample> reading = probe.get();
+    if (reading.isEmpty()) {
+      return; // the streaming metrics are not registered: nothing to tell
+    }
+    StreamingProbe.Sample sample = reading.get();
+    Instant now = clock.instant();
+    if (sample.connected()) {
+      disconnectedAt = null;
+      outages.up("publishing resumes from where it stopped");
+      return;
+    }
+    if (sample.queueFull()) {
+      disconnectedAt = null; // the reader waits for the relay, not for the database
+      return;
+    }
+    if (disconnectedAt == null) {
+      disconnectedAt = now;
+      silentSeconds = Math.max(0, sample.secondsSinceLastEvent());
+    }
+    if (Duration.between(disconnectedAt, now).compareTo(GRACE) < 0) {
+      return;
+    }
+    // A closed connection is seen at once; a silent one only when the client gives up on it, after
+    // at least the keepalive interval without anything received: date that outage from the silence.
+    boolean silent = silentSeconds >= keepalive.toSeconds();
+    Instant from = silent ? disconnectedAt.minusSeconds(silentSeconds) : disconnectedAt;
+    outages.down(
+        from,
+        silent
+            ? "the binlog connection went silent (nothing received, not even the server's"
+                + " heartbeat) and was dropped"
+            : "the binlog connection was closed");
+  }
+
+  /** Stops watching. Idempotent. */
+  @Override
+  public synchronized void close() {
+    if (timer != null) {
+      timer.shutdownNow();
+    }
+  }
+}
