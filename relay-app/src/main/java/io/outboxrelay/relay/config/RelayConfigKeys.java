@@ -248,7 +248,7 @@ public final class RelayConfigKeys {
           .defaultValue(PoisonAction.FAIL)
           .doc(
               "What to do with an event retrying cannot publish (too large, illegal topic, not"
-                  + " authorised): fail stops the relay with exit code 1 at the position before"
+                  + " authorised, a NULL payload): fail stops the relay with exit code 1 at the position before"
                   + " it; skip logs its id and reason at ERROR, counts it and goes on.")
           .build();
 
