@@ -13,7 +13,14 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     description =
         "Moves rows of a transactional outbox table to Apache Kafka, in order per aggregate.",
-    subcommands = {RunCommand.class, ValidateCommand.class, CommandLine.HelpCommand.class},
+    subcommands = {
+      RunCommand.class,
+      ValidateCommand.class,
+      StatusCommand.class,
+      DeadCommand.class,
+      PositionCommand.class,
+      CommandLine.HelpCommand.class
+    },
     footer = {"", "Exit codes: 0 ok, 1 fatal runtime error, 2 bad usage or configuration."})
 public final class OutboxRelayCli implements Callable<Integer> {
 
@@ -25,8 +32,21 @@ public final class OutboxRelayCli implements Callable<Integer> {
    * @param args the arguments
    */
   public static void main(String[] args) {
+    if (args.length > 0 && ADMIN_COMMANDS.contains(args[0])) {
+      // Before anything logs: an operator command's standard output is its answer alone (JSON
+      // with --json), so its log lines, the record of what it changed among them, go to standard
+      // error (see log4j2.xml).
+      System.setProperty(LOG_TARGET_PROPERTY, "SYSTEM_ERR");
+    }
     System.exit(execute(args));
   }
+
+  /** The commands whose logs go to standard error. */
+  private static final java.util.Set<String> ADMIN_COMMANDS =
+      java.util.Set.of("status", "dead", "position");
+
+  /** The system property log4j2.xml reads for the console's target. */
+  static final String LOG_TARGET_PROPERTY = "outbox-relay.log.target";
 
   /**
    * Runs the command line without exiting.
