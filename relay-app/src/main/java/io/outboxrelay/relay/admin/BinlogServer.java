@@ -124,6 +124,33 @@ final class BinlogServer {
   }
 
   /**
+   * Makes binlog readers that are gone let go of their connections. A server notices that a reader
+   * went away only when it next sends it something: after a relay stopped, its {@code Binlog Dump}
+   * thread stays in the process list until the binlog moves or the reader's heartbeat period passes
+   * (Debezium's is most of a minute). This writes one transaction to the binlog that changes
+   * nothing anyone can see: a probe row inserted into and deleted from the offsets table (which the
+   * relay's user may write) in the same transaction. Live readers receive it and go on (the relay
+   * captures only the outbox table); sending to gone ones fails, and their threads end. Commits.
+   */
+  static void wakeReaders(Connection c, String offsetsTable) throws SQLException {
+    String id = java.util.UUID.randomUUID().toString();
+    try (PreparedStatement insert =
+            c.prepareStatement(
+                "INSERT INTO "
+                    + offsetsTable
+                    + " (id, offset_key, offset_val, record_insert_ts, record_insert_seq)"
+                    + " VALUES (?, '[\"outbox-relay probe\"]', '{}', CURRENT_TIMESTAMP, 0)");
+        PreparedStatement delete =
+            c.prepareStatement("DELETE FROM " + offsetsTable + " WHERE id = ?")) {
+      insert.setString(1, id);
+      insert.executeUpdate();
+      delete.setString(1, id);
+      delete.executeUpdate();
+    }
+    c.commit();
+  }
+
+  /**
    * The binlog bytes from {@code from} to {@code to}, or -1 when {@code from}'s file is gone or
    * either file is unknown.
    */

@@ -132,19 +132,19 @@ public final class DeadCommands {
     if (json) {
       Json.print(out, Json.row(row));
     } else {
-      TextTable t = new TextTable("field", "value");
-      t.row("id", row.id())
-          .row("event_id", row.eventId())
-          .row("status", row.status())
-          .row("event_type", row.eventType())
-          .row("aggregate_type", row.aggregateType())
-          .row("aggregate_id", row.aggregateId())
-          .row("attempts", row.attempts())
-          .row("created_at", row.createdAt())
-          .row("next_attempt_at", row.nextAttemptAt())
-          .row("processing_until", row.processingUntil())
-          .row("published_at", row.publishedAt())
-          .row("last_error", TextTable.cell(row.lastError(), 10_000));
+      TextTable t = new TextTable("", "");
+      t.row("id:", row.id())
+          .row("event_id:", row.eventId())
+          .row("status:", row.status())
+          .row("event_type:", row.eventType())
+          .row("aggregate_type:", row.aggregateType())
+          .row("aggregate_id:", row.aggregateId())
+          .row("attempts:", row.attempts())
+          .row("created_at:", row.createdAt())
+          .row("next_attempt_at:", row.nextAttemptAt())
+          .row("processing_until:", row.processingUntil())
+          .row("published_at:", row.publishedAt())
+          .row("last_error:", TextTable.cell(row.lastError(), 10_000));
       t.print(out);
       if (payload) {
         out.println("payload:");

@@ -22,11 +22,12 @@ import org.slf4j.LoggerFactory;
  * <p>The reset is for the binlog purged while the relay was down, which the relay refuses to skip
  * on its own. It writes the server's current position as Debezium's MariaDB connector stores one
  * (see {@link StoredPosition}), replacing the relay's row in one transaction, and only while no
- * binlog reader of the relay's user is connected. Writing the position, rather than deleting the
- * row, pins the point: every event committed after the reset is published, even those committed
- * before the relay is started again (a relay without a stored position starts from wherever the
- * binlog is when it starts). What the reset skips is printed first: the binlog range, and a query
- * for the outbox rows that may have been committed in it.
+ * binlog reader of the relay's user is connected (once readers that are gone have been made to let
+ * go, see {@link BinlogServer#wakeReaders}). Writing the position, rather than deleting the row,
+ * pins the point: every event committed after the reset is published, even those committed before
+ * the relay is started again (a relay without a stored position starts from wherever the binlog is
+ * when it starts). What the reset skips is printed first: the binlog range, and a query for the
+ * outbox rows that may have been committed in it.
  *
  * <p>Not thread-safe; one instance per command.
  */
@@ -192,8 +193,11 @@ public final class PositionCommands {
       try {
         List<BinlogServer.Reader> readers = BinlogServer.readers(c, source.user());
         if (!readers.isEmpty() && yes) {
-          c.rollback();
-          throw AdminException.usage(running(readers) + "; nothing was changed");
+          readers = stillConnected(c);
+          if (!readers.isEmpty()) {
+            c.rollback();
+            throw AdminException.usage(running(readers) + "; nothing was changed");
+          }
         }
         CdcState state = CdcState.read(c, config, yes);
         if (state.stored().isEmpty()) {
@@ -211,7 +215,11 @@ public final class PositionCommands {
         long maxId = maxId(c);
         plan(state, maxId, yes);
         if (!readers.isEmpty()) {
-          out.println("warning: " + running(readers) + " before the reset");
+          out.println(
+              "warning: "
+                  + running(readers)
+                  + " (a relay that stopped a moment ago may still be listed: --yes checks"
+                  + " again)");
         }
         if (!yes) {
           c.rollback();
@@ -245,6 +253,34 @@ public final class PositionCommands {
       }
     } catch (SQLException e) {
       throw Connections.failed("closing the connection to " + source.describe(), NEEDS, e);
+    }
+  }
+
+  /** How long readers that are gone are given to leave the process list. */
+  private static final Duration GONE_WITHIN = Duration.ofSeconds(5);
+
+  /**
+   * The readers still connected once those that are gone had their chance to leave: a probe
+   * transaction every quarter second (see {@link BinlogServer#wakeReaders}). It takes more than
+   * one: the server's first write to a closed connection usually succeeds, and only the answer to
+   * it (a reset) makes the next one fail.
+   */
+  private List<BinlogServer.Reader> stillConnected(Connection c) throws SQLException {
+    c.rollback();
+    long deadline = System.nanoTime() + GONE_WITHIN.toNanos();
+    while (true) {
+      BinlogServer.wakeReaders(c, config.cdc().offsetsTable());
+      try {
+        Thread.sleep(250);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return BinlogServer.readers(c, source.user());
+      }
+      List<BinlogServer.Reader> readers = BinlogServer.readers(c, source.user());
+      c.rollback();
+      if (readers.isEmpty() || System.nanoTime() > deadline) {
+        return readers;
+      }
     }
   }
 

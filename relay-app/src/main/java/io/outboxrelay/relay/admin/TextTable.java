@@ -35,13 +35,16 @@ final class TextTable {
   }
 
   void print(PrintWriter out) {
+    // A table of labels and values has no header line.
+    boolean headed = java.util.Arrays.stream(rows.get(0)).anyMatch(h -> !h.isEmpty());
+    List<String[]> lines = headed ? rows : rows.subList(1, rows.size());
     int[] width = new int[rightAligned.length];
-    for (String[] r : rows) {
+    for (String[] r : lines) {
       for (int i = 0; i < r.length; i++) {
         width[i] = Math.max(width[i], r[i].length());
       }
     }
-    for (String[] r : rows) {
+    for (String[] r : lines) {
       StringBuilder line = new StringBuilder();
       for (int i = 0; i < r.length; i++) {
         String pad = " ".repeat(width[i] - r[i].length());
