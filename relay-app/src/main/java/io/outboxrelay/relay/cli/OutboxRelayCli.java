@@ -1,5 +1,6 @@
 package io.outboxrelay.relay.cli;
 
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -33,20 +34,18 @@ public final class OutboxRelayCli implements Callable<Integer> {
    */
   public static void main(String[] args) {
     if (args.length > 0 && ADMIN_COMMANDS.contains(args[0])) {
-      // Before anything logs: an operator command's standard output is its answer alone (JSON
-      // with --json), so its log lines, the record of what it changed among them, go to standard
-      // error (see log4j2.xml).
-      System.setProperty(LOG_TARGET_PROPERTY, "SYSTEM_ERR");
+      // Before anything logs (see log4j2.xml): an operator command's standard output is its
+      // answer alone (JSON with --json), so its log lines, the record of what it changed among
+      // them, go to standard error; and a refused login is its own one-line error, not also the
+      // driver's WARN.
+      System.setProperty("outbox-relay.log.target", "SYSTEM_ERR");
+      System.setProperty("outbox-relay.jdbc.log.level", "ERROR");
     }
     System.exit(execute(args));
   }
 
-  /** The commands whose logs go to standard error. */
-  private static final java.util.Set<String> ADMIN_COMMANDS =
-      java.util.Set.of("status", "dead", "position");
-
-  /** The system property log4j2.xml reads for the console's target. */
-  static final String LOG_TARGET_PROPERTY = "outbox-relay.log.target";
+  /** The operator commands. */
+  private static final Set<String> ADMIN_COMMANDS = Set.of("status", "dead", "position");
 
   /**
    * Runs the command line without exiting.
