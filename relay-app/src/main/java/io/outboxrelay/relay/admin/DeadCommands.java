@@ -216,24 +216,7 @@ public final class DeadCommands {
     List<OutboxRow> rows;
     try (Connection c = Connections.open(source)) {
       try {
-        OutboxTable table = new OutboxTable(c, dialect, source.table());
-        rows = select(table, selection, !dryRun);
-        if (rows.isEmpty() || dryRun) {
-          c.rollback();
-        } else {
-          int changed = change.apply(table, rows);
-          if (changed != rows.size()) {
-            c.rollback(); // cannot happen under the row locks; never leave half a change
-            throw AdminException.failure(
-                "only "
-                    + changed
-                    + " of "
-                    + rows.size()
-                    + " events were still DEAD when changed; nothing was changed, run again",
-                null);
-          }
-          c.commit();
-        }
+        rows = changeIn(c, selection, dryRun, change);
       } catch (SQLException e) {
         rollbackQuietly(c);
         if ("23514".equals(e.getSQLState())) { // PostgreSQL: the status CHECK of an older table
@@ -283,6 +266,31 @@ public final class DeadCommands {
       out.println("dry run: nothing changed; run again without --dry-run to " + verb);
     }
     out.flush();
+  }
+
+  /** Selects the rows and, unless a dry run, changes them and commits; returns the rows. */
+  private List<OutboxRow> changeIn(
+      Connection c, DeadSelection selection, boolean dryRun, Change change)
+      throws SQLException, AdminException {
+    OutboxTable table = new OutboxTable(c, dialect, source.table());
+    List<OutboxRow> rows = select(table, selection, !dryRun);
+    if (rows.isEmpty() || dryRun) {
+      c.rollback();
+      return rows;
+    }
+    int changed = change.apply(table, rows);
+    if (changed != rows.size()) {
+      // Cannot happen under the row locks; never leave half a change.
+      throw AdminException.failure(
+          "only "
+              + changed
+              + " of "
+              + rows.size()
+              + " events were still DEAD when changed; nothing was changed, run again",
+          null);
+    }
+    c.commit();
+    return rows;
   }
 
   private List<OutboxRow> select(OutboxTable table, DeadSelection selection, boolean lock)

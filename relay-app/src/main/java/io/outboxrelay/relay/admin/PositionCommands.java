@@ -191,59 +191,7 @@ public final class PositionCommands {
     }
     try (Connection c = Connections.open(source)) {
       try {
-        List<BinlogServer.Reader> readers = BinlogServer.readers(c, source.user());
-        if (!readers.isEmpty() && yes) {
-          readers = stillConnected(c);
-          if (!readers.isEmpty()) {
-            c.rollback();
-            throw AdminException.usage(running(readers) + "; nothing was changed");
-          }
-        }
-        CdcState state = CdcState.read(c, config, yes);
-        if (state.stored().isEmpty()) {
-          c.rollback();
-          out.println(
-              "relay "
-                  + config.name()
-                  + " has no stored position in "
-                  + config.cdc().offsetsTable()
-                  + ": it starts from the server's current position when it starts; nothing to"
-                  + " reset");
-          out.flush();
-          return;
-        }
-        long maxId = maxId(c);
-        plan(state, maxId, yes);
-        if (!readers.isEmpty()) {
-          out.println(
-              "warning: "
-                  + running(readers)
-                  + " (a relay that stopped a moment ago may still be listed: --yes checks"
-                  + " again)");
-        }
-        if (!yes) {
-          c.rollback();
-          out.println("dry run: nothing changed; add --yes to write the new position");
-          out.flush();
-          return;
-        }
-        write(c, state);
-        c.commit();
-        LOG.info(
-            "operator {} reset the position of relay {} in {} on {} from {} to {}",
-            operator.name(),
-            config.name(),
-            config.cdc().offsetsTable(),
-            source.describe(),
-            state.stored().get().position(),
-            state.current());
-        out.println(
-            "reset: relay "
-                + config.name()
-                + " now starts at "
-                + state.current()
-                + "; start it, and it publishes every event committed from now on");
-        out.flush();
+        reset(c, yes);
       } catch (SQLException e) {
         rollbackQuietly(c);
         throw Connections.failed("resetting the position of relay " + config.name(), NEEDS, e);
@@ -254,6 +202,56 @@ public final class PositionCommands {
     } catch (SQLException e) {
       throw Connections.failed("closing the connection to " + source.describe(), NEEDS, e);
     }
+    out.flush();
+  }
+
+  private void reset(Connection c, boolean yes) throws SQLException, AdminException {
+    List<BinlogServer.Reader> readers = BinlogServer.readers(c, source.user());
+    if (!readers.isEmpty() && yes) {
+      readers = stillConnected(c);
+      if (!readers.isEmpty()) {
+        throw AdminException.usage(running(readers) + "; nothing was changed");
+      }
+    }
+    CdcState state = CdcState.read(c, config, yes);
+    if (state.stored().isEmpty()) {
+      c.rollback();
+      out.println(
+          "relay "
+              + config.name()
+              + " has no stored position in "
+              + config.cdc().offsetsTable()
+              + ": it starts from the server's current position when it starts; nothing to reset");
+      return;
+    }
+    plan(state, maxId(c), yes);
+    if (!readers.isEmpty()) {
+      out.println(
+          "warning: "
+              + running(readers)
+              + " (a relay that stopped a moment ago may still be listed: --yes checks again)");
+    }
+    if (!yes) {
+      c.rollback();
+      out.println("dry run: nothing changed; add --yes to write the new position");
+      return;
+    }
+    write(c, state);
+    c.commit();
+    LOG.info(
+        "operator {} reset the position of relay {} in {} on {} from {} to {}",
+        operator.name(),
+        config.name(),
+        config.cdc().offsetsTable(),
+        source.describe(),
+        state.stored().get().position(),
+        state.current());
+    out.println(
+        "reset: relay "
+            + config.name()
+            + " now starts at "
+            + state.current()
+            + "; start it, and it publishes every event committed from there on");
   }
 
   /** How long readers that are gone are given to leave the process list. */
