@@ -13,7 +13,7 @@ CREATE TABLE outbox_events (
   -- status, claim_token and processing_until are fixed-width and NOT NULL so that a claim
   -- overwrites them in place: InnoDB rewrites a record whose size changes (a NULL filled or
   -- emptied, a VARCHAR that grows or shrinks), which measured several times slower per row.
-  status           CHAR(10) CHARACTER SET ascii COLLATE ascii_bin NOT NULL DEFAULT 'PENDING',  -- PENDING, PROCESSING, PUBLISHED, DEAD
+  status           CHAR(10) CHARACTER SET ascii COLLATE ascii_bin NOT NULL DEFAULT 'PENDING',  -- PENDING, PROCESSING, PUBLISHED, DEAD, SKIPPED
   attempts         INT             NOT NULL DEFAULT 0,
   next_attempt_at  TIMESTAMP(6)    NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
   claim_token      CHAR(36) CHARACTER SET ascii COLLATE ascii_bin NOT NULL DEFAULT '',         -- '' when no claim owns the row

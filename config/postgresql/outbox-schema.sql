@@ -10,7 +10,7 @@ CREATE TABLE outbox_events (
   created_at       timestamptz  NOT NULL DEFAULT clock_timestamp(),
   -- Polling bookkeeping (the application never sets these).
   status           varchar(16)  NOT NULL DEFAULT 'PENDING'
-                   CHECK (status IN ('PENDING', 'PROCESSING', 'PUBLISHED', 'DEAD')),
+                   CHECK (status IN ('PENDING', 'PROCESSING', 'PUBLISHED', 'DEAD', 'SKIPPED')),
   attempts         integer      NOT NULL DEFAULT 0,
   next_attempt_at  timestamptz  NOT NULL DEFAULT clock_timestamp(),
   claim_token      uuid         NULL,                  -- NULL when no claim owns the row

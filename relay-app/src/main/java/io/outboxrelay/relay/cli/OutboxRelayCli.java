@@ -1,5 +1,6 @@
 package io.outboxrelay.relay.cli;
 
+import java.util.Set;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,7 +16,14 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     description =
         "Moves rows of a transactional outbox table to Apache Kafka, in order per aggregate.",
-    subcommands = {RunCommand.class, ValidateCommand.class, CommandLine.HelpCommand.class},
+    subcommands = {
+      RunCommand.class,
+      ValidateCommand.class,
+      StatusCommand.class,
+      DeadCommand.class,
+      PositionCommand.class,
+      CommandLine.HelpCommand.class
+    },
     footer = {"", "Exit codes: 0 ok, 1 fatal runtime error, 2 bad usage or configuration."})
 public final class OutboxRelayCli implements Callable<Integer> {
 
@@ -29,8 +37,19 @@ public final class OutboxRelayCli implements Callable<Integer> {
    * @param args the arguments
    */
   public static void main(String[] args) {
+    if (args.length > 0 && ADMIN_COMMANDS.contains(args[0])) {
+      // Before anything logs (see log4j2.xml): an operator command's standard output is its
+      // answer alone (JSON with --json), so its log lines, the record of what it changed among
+      // them, go to standard error; and a refused login is its own one-line error, not also the
+      // driver's WARN.
+      System.setProperty("outbox-relay.log.target", "SYSTEM_ERR");
+      System.setProperty("outbox-relay.jdbc.log.level", "ERROR");
+    }
     System.exit(execute(args));
   }
+
+  /** The operator commands. */
+  private static final Set<String> ADMIN_COMMANDS = Set.of("status", "dead", "position");
 
   /**
    * Runs the command line without exiting.

@@ -235,10 +235,9 @@ public final class CdcSource implements OutboxSource {
               + "' can no longer be read from "
               + config.source().describe()
               + " (its binlog was purged, or reset, while the relay was down), so events may have"
-              + " been missed: publish the outbox rows created since then with polling mode, then"
-              + " delete this relay's row from "
-              + config.cdc().offsetsTable()
-              + " to start from the current position (README: CDC mode, Failures) ("
+              + " been missed: run 'outbox-relay position reset --to-current' to see what a reset"
+              + " skips and which rows to publish with polling mode, then again with --yes"
+              + " (README: Operating) ("
               + detail
               + ")",
           error);

@@ -78,4 +78,9 @@ final class MySqlDialect implements SqlDialect {
   public String forUpdateSkipLocked() {
     return "FOR UPDATE SKIP LOCKED";
   }
+
+  @Override
+  public void bindEventId(PreparedStatement ps, int index, String eventId) throws SQLException {
+    ps.setString(index, eventId);
+  }
 }

@@ -76,4 +76,9 @@ final class PostgresDialect implements SqlDialect {
   public String forUpdateSkipLocked() {
     return "FOR UPDATE OF e SKIP LOCKED";
   }
+
+  @Override
+  public void bindEventId(PreparedStatement ps, int index, String eventId) throws SQLException {
+    ps.setObject(index, UUID.fromString(eventId));
+  }
 }

@@ -9,10 +9,17 @@ import java.util.List;
 
 /**
  * The SQL that differs between MariaDB/MySQL and PostgreSQL. Statements use {@code ?} placeholders
- * bound through the methods here. Stateless and thread-safe.
+ * bound through the methods here. Stateless and thread-safe. Public for the operator commands
+ * ({@code relay.admin}), which work on the same table with the same conventions.
  */
-interface SqlDialect {
+public interface SqlDialect {
 
+  /**
+   * The dialect of a kind of database.
+   *
+   * @param flavor the database
+   * @return its dialect
+   */
   static SqlDialect of(SourceFlavor flavor) {
     return flavor == SourceFlavor.POSTGRESQL ? new PostgresDialect() : new MySqlDialect();
   }
@@ -73,4 +80,13 @@ interface SqlDialect {
 
   /** The locking clause of a claim query over table alias {@code e}. */
   String forUpdateSkipLocked();
+
+  /**
+   * Binds an event id given as text for a comparison {@code event_id = ?}, so the unique index on
+   * {@code event_id} is used: on PostgreSQL as a {@code uuid}.
+   *
+   * @throws IllegalArgumentException when the text cannot be an event id of this database (on
+   *     PostgreSQL: not a UUID)
+   */
+  void bindEventId(PreparedStatement ps, int index, String eventId) throws SQLException;
 }

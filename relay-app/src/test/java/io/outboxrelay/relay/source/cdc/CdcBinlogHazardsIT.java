@@ -196,8 +196,8 @@ class CdcBinlogHazardsIT {
                     + name
                     + "' can no longer be read from")
             .contains("events may have been missed")
-            .contains("publish the outbox rows created since then with polling mode")
-            .contains("delete this relay's row from outbox_relay_offsets")
+            .contains("run 'outbox-relay position reset --to-current' to see what a reset skips")
+            .contains("which rows to publish with polling mode")
             .contains("Could not find GTID state requested by slave in any binlog files");
 
         // The README's recovery: after the rows went by polling, start afresh.

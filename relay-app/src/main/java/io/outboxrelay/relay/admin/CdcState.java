@@ -1,0 +1,59 @@
+package io.outboxrelay.relay.admin;
+
+import io.outboxrelay.relay.config.RelayConfig;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A CDC relay's stored position next to the server's binlog, read in one go. Immutable.
+ *
+ * @param stored the stored position, if the relay has committed one
+ * @param current the server's current position
+ * @param files the binlog files the server has, oldest first
+ * @param serverId the source's {@code server_id}
+ * @param now the database's clock
+ */
+record CdcState(
+    Optional<StoredPosition> stored,
+    BinlogServer.Position current,
+    List<BinlogServer.BinlogFile> files,
+    long serverId,
+    Instant now) {
+
+  static CdcState read(Connection c, RelayConfig config, boolean lock) throws SQLException {
+    Optional<StoredPosition> stored =
+        StoredPosition.read(c, config.cdc().offsetsTable(), config.name(), lock);
+    BinlogServer.Position current = BinlogServer.current(c, config.source().flavor());
+    List<BinlogServer.BinlogFile> files = BinlogServer.files(c);
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT @@server_id, CURRENT_TIMESTAMP(6)")) {
+      rs.next();
+      return new CdcState(stored, current, files, rs.getLong(1), rs.getTimestamp(2).toInstant());
+    }
+  }
+
+  /** Whether the stored position's binlog file is gone from the server. */
+  boolean purged() {
+    return stored.isPresent()
+        && stored.get().file() != null
+        && !stored.get().file().isEmpty()
+        && BinlogServer.indexOf(files, stored.get().file()) < 0;
+  }
+
+  /** Binlog bytes from the stored position to the current one, or -1 when unknown. */
+  long behindBytes() {
+    return stored.isEmpty() || stored.get().file() == null
+        ? -1
+        : BinlogServer.bytesBetween(files, stored.get().position(), current);
+  }
+
+  /** The oldest binlog file the server has, or null. */
+  String earliestFile() {
+    return files.isEmpty() ? null : files.get(0).name();
+  }
+}

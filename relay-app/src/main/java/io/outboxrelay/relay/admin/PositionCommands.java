@@ -1,0 +1,393 @@
+package io.outboxrelay.relay.admin;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.outboxrelay.relay.config.RelayConfig;
+import io.outboxrelay.relay.config.SourceConfig;
+import io.outboxrelay.relay.config.SourceFlavor;
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code outbox-relay position show | reset}: a CDC relay's stored binlog position.
+ *
+ * <p>The reset is for the binlog purged while the relay was down, which the relay refuses to skip
+ * on its own. It writes the server's current position as Debezium's MariaDB connector stores one
+ * (see {@link StoredPosition}), replacing the relay's row in one transaction, and only while no
+ * binlog reader of the relay's user is connected (once readers that are gone have been made to let
+ * go, see {@link BinlogServer#wakeReaders}). Writing the position, rather than deleting the row,
+ * pins the point: every event committed after the reset is published, even those committed before
+ * the relay is started again (a relay without a stored position starts from wherever the binlog is
+ * when it starts). What the reset skips is printed first: the binlog range, and a query for the
+ * outbox rows that may have been committed in it.
+ *
+ * <p>Not thread-safe; one instance per command.
+ */
+public final class PositionCommands {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PositionCommands.class);
+
+  /**
+   * How much earlier than the stored position's time the query for skipped rows starts: {@code
+   * created_at} is when a row was inserted, and a transaction open at that time commits later.
+   */
+  static final Duration OPEN_TRANSACTION_MARGIN = Duration.ofMinutes(1);
+
+  private static final String NEEDS =
+      "The position commands need SELECT, INSERT, DELETE on the offsets table and BINLOG MONITOR"
+          + " (MySQL: REPLICATION CLIENT) for source.user (see config/mysql/relay-grants.sql)";
+
+  private final RelayConfig config;
+  private final SourceConfig source;
+  private final PrintWriter out;
+  private final Operator operator;
+
+  /**
+   * Commands over the relay's stored position.
+   *
+   * @param config the relay's configuration, in CDC mode
+   * @param out where the answer goes
+   * @param operator who runs the command
+   * @throws AdminException (exit 2) when the configuration is not in CDC mode
+   */
+  public PositionCommands(RelayConfig config, PrintWriter out, Operator operator)
+      throws AdminException {
+    if (config.cdc() == null) {
+      throw AdminException.usage(
+          "the position commands are for CDC mode, and this configuration is in "
+              + config.mode().name().toLowerCase(java.util.Locale.ROOT)
+              + " mode: add --mode cdc, or use outbox-relay status");
+    }
+    this.config = config;
+    this.source = config.source();
+    this.out = out;
+    this.operator = operator;
+  }
+
+  /**
+   * Prints the stored position, the server's, and how far apart they are.
+   *
+   * @param json whether to print JSON
+   * @throws AdminException when the database cannot be read
+   */
+  public void show(boolean json) throws AdminException {
+    CdcState state;
+    try (Connection c = Connections.open(source)) {
+      try {
+        state = CdcState.read(c, config, false);
+        c.rollback();
+      } catch (SQLException e) {
+        throw Connections.failed("reading the position of relay " + config.name(), NEEDS, e);
+      }
+    } catch (SQLException e) {
+      throw Connections.failed("closing the connection to " + source.describe(), NEEDS, e);
+    }
+    if (json) {
+      Json.print(out, json(config, state));
+    } else {
+      print(state);
+    }
+    out.flush();
+  }
+
+  /** The position part of {@code status --json} and {@code position show --json}. */
+  static ObjectNode json(RelayConfig config, CdcState state) {
+    ObjectNode n = Json.object();
+    n.put("relay", config.name());
+    n.put("mode", "cdc");
+    n.put("source", config.source().describe());
+    n.put("offsets_table", config.cdc().offsetsTable());
+    if (state.stored().isPresent()) {
+      StoredPosition p = state.stored().get();
+      ObjectNode stored = n.putObject("position");
+      stored.put("file", p.file());
+      stored.put("pos", p.pos());
+      stored.put("gtids", p.gtids());
+      Json.put(stored, "event_time", p.eventTime());
+      Json.put(n, "last_commit", p.committedAt());
+      if (p.committedAt() != null) {
+        n.put("last_commit_age_seconds", seconds(Duration.between(p.committedAt(), state.now())));
+      }
+    } else {
+      n.putNull("position");
+      n.putNull("last_commit");
+    }
+    ObjectNode server = n.putObject("server_position");
+    server.put("file", state.current().file());
+    server.put("pos", state.current().pos());
+    server.put("gtids", state.current().gtids());
+    long behind = state.behindBytes();
+    if (behind >= 0) {
+      n.put("behind_bytes", behind);
+    } else {
+      n.putNull("behind_bytes");
+    }
+    n.put("purged", state.purged());
+    n.put("earliest_binlog_file", state.earliestFile());
+    return n;
+  }
+
+  /** The position lines of {@code status} and {@code position show}. */
+  void print(CdcState state) {
+    TextTable t = new TextTable("", "");
+    t.row("relay:", config.name() + " (cdc) on " + source.describe());
+    t.row("offsets table:", config.cdc().offsetsTable());
+    if (state.stored().isEmpty()) {
+      t.row(
+          "stored position:",
+          "none: the relay starts from the server's current position when it starts");
+    } else {
+      StoredPosition p = state.stored().get();
+      t.row("stored position:", p.position());
+      t.row("  last event at:", p.eventTime());
+      t.row(
+          "  committed at:",
+          p.committedAt() == null
+              ? null
+              : p.committedAt()
+                  + " (the relay's clock), "
+                  + ago(Duration.between(p.committedAt(), state.now())));
+    }
+    t.row("server position:", state.current());
+    long behind = state.behindBytes();
+    if (state.purged()) {
+      t.row(
+          "behind:",
+          "unknown: binlog file "
+              + state.stored().get().file()
+              + " is no longer on the server (purged; the oldest is "
+              + state.earliestFile()
+              + "), so the relay cannot resume: see outbox-relay position reset --to-current");
+    } else if (behind >= 0) {
+      t.row("behind:", behind + " bytes of binlog");
+    }
+    t.print(out);
+  }
+
+  /**
+   * Moves the stored position to the server's current one, or with {@code yes} false, prints what
+   * that would skip.
+   *
+   * @param yes whether to write it
+   * @throws AdminException (exit 2) while a binlog reader of the relay's user is connected, or when
+   *     the source is not MariaDB; nothing is changed then
+   */
+  public void resetToCurrent(boolean yes) throws AdminException {
+    if (source.flavor() != SourceFlavor.MARIADB) {
+      throw AdminException.usage(
+          "position reset writes MariaDB's position format; for "
+              + source.flavor().name().toLowerCase(java.util.Locale.ROOT)
+              + ", stop the relay and delete its row from "
+              + config.cdc().offsetsTable()
+              + ": it then starts from the current position");
+    }
+    try (Connection c = Connections.open(source)) {
+      try {
+        reset(c, yes);
+      } catch (SQLException e) {
+        rollbackQuietly(c);
+        throw Connections.failed("resetting the position of relay " + config.name(), NEEDS, e);
+      } catch (AdminException | RuntimeException e) {
+        rollbackQuietly(c);
+        throw e;
+      }
+    } catch (SQLException e) {
+      throw Connections.failed("closing the connection to " + source.describe(), NEEDS, e);
+    }
+    out.flush();
+  }
+
+  private void reset(Connection c, boolean yes) throws SQLException, AdminException {
+    List<BinlogServer.Reader> readers = BinlogServer.readers(c, source.user());
+    if (!readers.isEmpty() && yes) {
+      readers = stillConnected(c);
+      if (!readers.isEmpty()) {
+        throw AdminException.usage(running(readers) + "; nothing was changed");
+      }
+    }
+    CdcState state = CdcState.read(c, config, yes);
+    if (state.stored().isEmpty()) {
+      c.rollback();
+      out.println(
+          "relay "
+              + config.name()
+              + " has no stored position in "
+              + config.cdc().offsetsTable()
+              + ": it starts from the server's current position when it starts; nothing to reset");
+      return;
+    }
+    plan(state, maxId(c), yes);
+    if (!readers.isEmpty()) {
+      out.println(
+          "warning: "
+              + running(readers)
+              + " (a relay that stopped a moment ago may still be listed: --yes checks again)");
+    }
+    if (!yes) {
+      c.rollback();
+      out.println("dry run: nothing changed; add --yes to write the new position");
+      return;
+    }
+    write(c, state);
+    c.commit();
+    LOG.info(
+        "operator {} reset the position of relay {} in {} on {} from {} to {}",
+        operator.name(),
+        config.name(),
+        config.cdc().offsetsTable(),
+        source.describe(),
+        state.stored().get().position(),
+        state.current());
+    out.println(
+        "reset: relay "
+            + config.name()
+            + " now starts at "
+            + state.current()
+            + "; start it, and it publishes every event committed from there on");
+  }
+
+  /** How long readers that are gone are given to leave the process list. */
+  private static final Duration GONE_WITHIN = Duration.ofSeconds(5);
+
+  /**
+   * The readers still connected once those that are gone had their chance to leave: a probe
+   * transaction every quarter second (see {@link BinlogServer#wakeReaders}). It takes more than
+   * one: the server's first write to a closed connection usually succeeds, and only the answer to
+   * it (a reset) makes the next one fail.
+   */
+  private List<BinlogServer.Reader> stillConnected(Connection c) throws SQLException {
+    c.rollback();
+    long deadline = System.nanoTime() + GONE_WITHIN.toNanos();
+    while (true) {
+      BinlogServer.wakeReaders(c, config.cdc().offsetsTable());
+      try {
+        Thread.sleep(250);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return BinlogServer.readers(c, source.user());
+      }
+      List<BinlogServer.Reader> readers = BinlogServer.readers(c, source.user());
+      c.rollback();
+      if (readers.isEmpty() || System.nanoTime() > deadline) {
+        return readers;
+      }
+    }
+  }
+
+  private String running(List<BinlogServer.Reader> readers) {
+    BinlogServer.Reader r = readers.get(0);
+    return "a binlog reader of user '"
+        + source.user()
+        + "' is connected to "
+        + source.describe()
+        + " from "
+        + r.host()
+        + " (connection "
+        + r.connectionId()
+        + ", for "
+        + r.seconds()
+        + " s)"
+        + (readers.size() > 1 ? " with " + (readers.size() - 1) + " more" : "")
+        + ": stop the CDC relay "
+        + config.name()
+        + " (and any other relay of this user) first";
+  }
+
+  /** What a reset skips: the binlog range, and how to find the outbox rows in it. */
+  private void plan(CdcState state, long maxId, boolean yes) {
+    StoredPosition stored = state.stored().get();
+    out.println((yes ? "resetting" : "a reset would move") + " relay " + config.name() + ":");
+    print(state);
+    out.println(
+        "skipped: every binlog event from "
+            + stored.position()
+            + " to "
+            + state.current()
+            + (state.purged()
+                ? "; the files before " + state.earliestFile() + " were purged"
+                : "; " + state.behindBytes() + " bytes of it are still on the server"));
+    Instant from = stored.eventTime() != null ? stored.eventTime() : stored.committedAt();
+    if (maxId <= 0 || from == null) {
+      out.println("outbox rows that may be affected: none (" + source.table() + " is empty)");
+      return;
+    }
+    long cutoff = from.minus(OPEN_TRANSACTION_MARGIN).getEpochSecond();
+    out.println(
+        "outbox rows committed in that range were never published. They are among the rows"
+            + " inserted since "
+            + from
+            + " (a minute earlier, for transactions open then) up to id "
+            + maxId
+            + " (the newest now; later rows are published after the reset):");
+    out.println(
+        "  SELECT id, event_id, aggregate_type, aggregate_id, event_type, created_at FROM "
+            + source.database()
+            + "."
+            + source.table()
+            + " WHERE id <= "
+            + maxId
+            + " AND created_at >= FROM_UNIXTIME("
+            + cutoff
+            + ") ORDER BY id;");
+    out.println(
+        "Some of them may have been published before the relay stopped (consumers deduplicate on"
+            + " the event id). To publish them, use polling mode for those rows: see 'Recovering"
+            + " events after a position reset' in the README.");
+  }
+
+  private long maxId(Connection c) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT MAX(id) FROM " + source.table());
+        ResultSet rs = ps.executeQuery()) {
+      return rs.next() ? rs.getLong(1) : 0;
+    }
+  }
+
+  private void write(Connection c, CdcState state) throws SQLException {
+    StoredPosition stored = state.stored().get();
+    String table = config.cdc().offsetsTable();
+    try (PreparedStatement delete = c.prepareStatement("DELETE FROM " + table + " WHERE id = ?")) {
+      delete.setString(1, stored.rowId());
+      if (delete.executeUpdate() != 1) {
+        throw new SQLException("the stored position changed while it was reset: try again");
+      }
+    }
+    try (PreparedStatement insert =
+        c.prepareStatement(
+            "INSERT INTO "
+                + table
+                + " (id, offset_key, offset_val, record_insert_ts, record_insert_seq)"
+                + " VALUES (?, ?, ?, CURRENT_TIMESTAMP, ?)")) {
+      insert.setString(1, UUID.randomUUID().toString());
+      insert.setString(2, stored.key());
+      insert.setString(
+          3,
+          StoredPosition.offsetAt(state.current(), state.serverId(), state.now().getEpochSecond()));
+      insert.setInt(4, stored.sequence() + 1);
+      insert.executeUpdate();
+    }
+  }
+
+  static String ago(Duration d) {
+    return seconds(d) + " s ago";
+  }
+
+  static double seconds(Duration d) {
+    return Math.round(d.toMillis() / 100.0) / 10.0;
+  }
+
+  private static void rollbackQuietly(Connection c) {
+    try {
+      c.rollback();
+    } catch (SQLException ignored) {
+      // the connection is closed next; the transaction ends with it
+    }
+  }
+}

@@ -1,0 +1,158 @@
+package io.outboxrelay.relay.admin;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.outboxrelay.relay.config.RelayConfig;
+import io.outboxrelay.relay.config.SourceConfig;
+import io.outboxrelay.relay.source.polling.SqlDialect;
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * {@code outbox-relay status}: what a relay of this configuration has to do, from its database.
+ * CDC: the stored position, the server's, how far apart, and the last position commit. Polling: the
+ * rows per open status (PENDING, PROCESSING, DEAD, SKIPPED; PUBLISHED rows are not counted, which
+ * on a large table would read them all), the age of the oldest unpublished row by the database's
+ * clock, and the latest publish. Read-only. Not thread-safe.
+ */
+public final class RelayStatus {
+
+  private static final String NEEDS =
+      "status needs SELECT on the outbox table (polling: with its polling columns) and, in CDC"
+          + " mode, on the offsets table, with BINLOG MONITOR";
+
+  private final RelayConfig config;
+  private final SourceConfig source;
+  private final PrintWriter out;
+
+  /**
+   * The status of the configured relay.
+   *
+   * @param config the relay's configuration
+   * @param out where the answer goes
+   */
+  public RelayStatus(RelayConfig config, PrintWriter out) {
+    this.config = config;
+    this.source = config.source();
+    this.out = out;
+  }
+
+  /**
+   * Prints the status.
+   *
+   * @param json whether to print JSON
+   * @throws AdminException when the database cannot be read
+   */
+  public void print(boolean json) throws AdminException {
+    try (Connection c = Connections.open(source)) {
+      try {
+        if (config.cdc() != null) {
+          CdcState state = CdcState.read(c, config, false);
+          c.rollback();
+          PositionCommands position = new PositionCommands(config, out, null);
+          if (json) {
+            Json.print(out, PositionCommands.json(config, state));
+          } else {
+            position.print(state);
+          }
+        } else {
+          Polling p =
+              Polling.read(new OutboxTable(c, SqlDialect.of(source.flavor()), source.table()));
+          c.rollback();
+          if (json) {
+            Json.print(out, json(p));
+          } else {
+            print(p);
+          }
+        }
+      } catch (SQLException e) {
+        throw Connections.failed("reading the status of relay " + config.name(), NEEDS, e);
+      }
+    } catch (SQLException e) {
+      throw Connections.failed("closing the connection to " + source.describe(), NEEDS, e);
+    }
+    out.flush();
+  }
+
+  /** What the polling table says. */
+  private record Polling(
+      Map<String, Long> counts,
+      Optional<OutboxTable.Oldest> oldest,
+      Optional<Instant> lastPublished,
+      Instant now) {
+
+    static Polling read(OutboxTable table) throws SQLException {
+      Map<String, Long> counts = table.openCounts();
+      Optional<OutboxTable.Oldest> pending = table.oldest("PENDING");
+      Optional<OutboxTable.Oldest> processing = table.oldest("PROCESSING");
+      Optional<OutboxTable.Oldest> oldest =
+          pending.isEmpty()
+              ? processing
+              : processing.isEmpty()
+                      || !processing.get().createdAt().isBefore(pending.get().createdAt())
+                  ? pending
+                  : processing;
+      return new Polling(counts, oldest, table.lastPublished(), table.now());
+    }
+  }
+
+  private ObjectNode json(Polling p) {
+    ObjectNode n = Json.object();
+    n.put("relay", config.name());
+    n.put("mode", "polling");
+    n.put("source", source.describe());
+    n.put("table", source.table());
+    ObjectNode counts = n.putObject("counts");
+    p.counts()
+        .forEach((status, count) -> counts.put(status.toLowerCase(java.util.Locale.ROOT), count));
+    n.put("dead", p.counts().get("DEAD"));
+    if (p.oldest().isPresent()) {
+      OutboxTable.Oldest o = p.oldest().get();
+      ObjectNode oldest = n.putObject("oldest_pending");
+      oldest.put("id", o.id());
+      oldest.put("created_at", o.createdAt().toString());
+      oldest.put("age_seconds", PositionCommands.seconds(Duration.between(o.createdAt(), o.now())));
+    } else {
+      n.putNull("oldest_pending");
+    }
+    Json.put(n, "last_commit", p.lastPublished().orElse(null));
+    if (p.lastPublished().isPresent()) {
+      n.put(
+          "last_commit_age_seconds",
+          PositionCommands.seconds(Duration.between(p.lastPublished().get(), p.now())));
+    }
+    return n;
+  }
+
+  private void print(Polling p) {
+    TextTable t = new TextTable("", "");
+    t.row(
+        "relay:",
+        config.name() + " (polling) on " + source.describe() + ", table " + source.table());
+    p.counts()
+        .forEach((status, count) -> t.row(status.toLowerCase(java.util.Locale.ROOT) + ":", count));
+    t.row(
+        "oldest pending:",
+        p.oldest()
+            .map(
+                o ->
+                    "id "
+                        + o.id()
+                        + ", created "
+                        + o.createdAt()
+                        + ", "
+                        + PositionCommands.ago(Duration.between(o.createdAt(), o.now()))
+                        + " (database clock)")
+            .orElse("none"));
+    t.row(
+        "last publish:",
+        p.lastPublished()
+            .map(l -> l + ", " + PositionCommands.ago(Duration.between(l, p.now())))
+            .orElse("none"));
+    t.print(out);
+  }
+}

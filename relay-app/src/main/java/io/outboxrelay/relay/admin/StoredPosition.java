@@ -1,0 +1,173 @@
+package io.outboxrelay.relay.admin;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A CDC relay's binlog position as Debezium's {@code JdbcOffsetBackingStore} keeps it: one row per
+ * offset key in the offsets table ({@code id}, {@code offset_key}, {@code offset_val}, {@code
+ * record_insert_ts}, {@code record_insert_seq}). Debezium replaces every row of the table on each
+ * commit (a DELETE, then an INSERT per key) in one transaction, stamping {@code record_insert_ts}
+ * with the relay's clock, and on start reads them in {@code (record_insert_ts, record_insert_seq)}
+ * order, the last row of a key winning.
+ *
+ * <p>The key is the engine's name and the connector's partition as JSON, {@code
+ * ["<relay.name>",{"server":"<relay.name>"}]}; the value is the binlog connector's offset: {@code
+ * file} and {@code pos} (where to restart), {@code gtids} (the GTIDs completed), {@code ts_sec}
+ * (the time of the last event, by the database's clock), {@code server_id}, and {@code event} and
+ * {@code row} (events and rows to skip after {@code pos}, present only when not zero). Immutable.
+ *
+ * @param rowId the row's {@code id}
+ * @param key the {@code offset_key} text, exactly as stored
+ * @param offset the parsed {@code offset_val}, in stored order
+ * @param committedAt the {@code record_insert_ts}: when the relay last committed (its clock)
+ * @param sequence the {@code record_insert_seq}
+ */
+record StoredPosition(
+    String rowId, String key, Map<String, Object> offset, Instant committedAt, int sequence) {
+
+  /** Freezes the offset. */
+  StoredPosition {
+    offset = Collections.unmodifiableMap(new LinkedHashMap<>(offset));
+  }
+
+  /**
+   * This relay's stored position, if it has one.
+   *
+   * @param table the offsets table ({@code cdc.offsets.table})
+   * @param relayName {@code relay.name}, the engine's name
+   * @param lock whether to read {@code FOR UPDATE}
+   */
+  static Optional<StoredPosition> read(Connection c, String table, String relayName, boolean lock)
+      throws SQLException {
+    StoredPosition found = null;
+    try (PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT id, offset_key, offset_val, record_insert_ts, record_insert_seq FROM "
+                    + table
+                    + " ORDER BY record_insert_ts, record_insert_seq"
+                    + (lock ? " FOR UPDATE" : ""));
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        String key = rs.getString(2);
+        if (belongsTo(key, relayName)) {
+          Timestamp ts = rs.getTimestamp(4);
+          found =
+              new StoredPosition(
+                  rs.getString(1),
+                  key,
+                  parseOffset(rs.getString(3)),
+                  ts == null ? null : ts.toInstant(),
+                  rs.getInt(5));
+        }
+      }
+    }
+    return Optional.ofNullable(found);
+  }
+
+  /** Whether an {@code offset_key} is the one of the engine named {@code relayName}. */
+  static boolean belongsTo(String key, String relayName) {
+    try {
+      JsonNode k = Json.MAPPER.readTree(key == null ? "null" : key);
+      return k != null && k.isArray() && k.size() >= 1 && relayName.equals(k.get(0).asText());
+    } catch (JsonProcessingException e) {
+      return false; // not a key Debezium wrote
+    }
+  }
+
+  static Map<String, Object> parseOffset(String value) throws SQLException {
+    try {
+      Map<String, Object> m =
+          value == null
+              ? null
+              : Json.MAPPER.readValue(value, new TypeReference<LinkedHashMap<String, Object>>() {});
+      return m == null ? Map.of() : m;
+    } catch (JsonProcessingException e) {
+      throw new SQLException("the stored offset is not JSON: " + Connections.oneLine(e), e);
+    }
+  }
+
+  /**
+   * The offset Debezium's MariaDB connector stores for a position reached outside a transaction:
+   * restart at {@code file}/{@code pos} with {@code gtids} completed, nothing to skip after it.
+   *
+   * @param at the position
+   * @param serverId the source's {@code server_id}
+   * @param epochSecond the database's time now
+   * @return the {@code offset_val} text
+   */
+  static String offsetAt(BinlogServer.Position at, long serverId, long epochSecond) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("ts_sec", epochSecond);
+    m.put("file", at.file());
+    m.put("pos", at.pos());
+    if (at.gtids() != null) {
+      m.put("gtids", at.gtids());
+    }
+    m.put("server_id", serverId);
+    try {
+      return Json.MAPPER.writeValueAsString(m);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e); // strings and numbers always serialise
+    }
+  }
+
+  /** {@code file}, or null when the offset has none (a first start still in its snapshot). */
+  String file() {
+    Object f = offset.get("file");
+    return f == null ? null : f.toString();
+  }
+
+  long pos() {
+    return number("pos", 0);
+  }
+
+  String gtids() {
+    Object g = offset.get("gtids");
+    return g == null ? null : g.toString();
+  }
+
+  /** The time of the last event the position is after, or null. */
+  Instant eventTime() {
+    long ts = number("ts_sec", -1);
+    return ts < 0 ? null : Instant.ofEpochSecond(ts);
+  }
+
+  long eventsToSkip() {
+    return number("event", 0);
+  }
+
+  long rowsToSkip() {
+    return number("row", 0);
+  }
+
+  BinlogServer.Position position() {
+    return new BinlogServer.Position(file(), pos(), gtids());
+  }
+
+  private long number(String field, long otherwise) {
+    Object v = offset.get(field);
+    if (v instanceof Number n) {
+      return n.longValue();
+    }
+    if (v != null) {
+      try {
+        return Long.parseLong(v.toString());
+      } catch (NumberFormatException e) {
+        return otherwise;
+      }
+    }
+    return otherwise;
+  }
+}
