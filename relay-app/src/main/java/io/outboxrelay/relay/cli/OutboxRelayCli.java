@@ -27,8 +27,6 @@ import picocli.CommandLine.Spec;
     footer = {"", "Exit codes: 0 ok, 1 fatal runtime error, 2 bad usage or configuration."})
 public final class OutboxRelayCli implements Callable<Integer> {
 
-  private static final Logger LOG = LoggerFactory.getLogger(OutboxRelayCli.class);
-
   @Spec CommandSpec spec;
 
   /**
@@ -68,11 +66,14 @@ public final class OutboxRelayCli implements Callable<Integer> {
     // What the commands do not handle is a bug: one line, and the stack trace at DEBUG.
     cli.setExecutionExceptionHandler(
         (e, commandLine, parseResult) -> {
-          LOG.error(
+          // Looked up here, not in a static field: main chooses the log target before anything
+          // logs.
+          Logger log = LoggerFactory.getLogger(OutboxRelayCli.class);
+          log.error(
               "failed unexpectedly: {} (JAVA_OPTS=-Doutbox.relay.log.level=DEBUG shows the stack"
                   + " trace)",
               e.toString());
-          LOG.debug("stack trace of the failure above", e);
+          log.debug("stack trace of the failure above", e);
           return ExitCodes.FAILURE;
         });
     return cli;
