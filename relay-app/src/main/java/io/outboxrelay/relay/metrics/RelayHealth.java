@@ -84,8 +84,15 @@ public final class RelayHealth {
     }
   }
 
-  /** The relay has started: from now on it is ready whenever its dependencies answer. */
+  /**
+   * The relay has started: from now on it is ready whenever its dependencies answer. Starting
+   * proved that both answer (Kafka answered, the source connected), so what a periodic check
+   * reported while starting is forgotten; the next check reports afresh.
+   */
   public void running() {
+    synchronized (down) {
+      down.values().forEach(Map::clear);
+    }
     lastBeatNanos = System.nanoTime();
     phase = Phase.RUNNING;
   }

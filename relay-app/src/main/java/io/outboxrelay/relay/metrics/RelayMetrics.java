@@ -6,7 +6,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
-import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -111,9 +110,10 @@ public final class RelayMetrics {
         .register(r);
     this.sourceGauges = new SourceGauges(r);
     health.register(r);
+    // Not ProcessorMetrics: its process_cpu_time_ns_total and system_cpu_count break Prometheus
+    // naming rules (promtool check metrics).
     new JvmMemoryMetrics().bindTo(r);
     new JvmThreadMetrics().bindTo(r);
-    new ProcessorMetrics().bindTo(r);
     new UptimeMetrics().bindTo(r);
   }
 
