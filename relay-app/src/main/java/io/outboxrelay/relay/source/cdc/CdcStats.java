@@ -22,18 +22,28 @@ import javax.management.ObjectName;
  * sizes from {@code SHOW BINARY LOGS} past the reader's file and position), and whether the reader
  * is connected. Meant to run every few seconds on its own connection, never per scrape. Not
  * thread-safe: one thread refreshes.
+ *
+ * <p>A connected reader that moved, or had nothing new to read, counts as progress for {@code
+ * /health/live}: an idle relay is not wedged.
  */
 public final class CdcStats implements AutoCloseable {
 
   private static final String REPORTER = "cdc-stats";
 
   private final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+
+  /** How long one query of a refresh may wait for the server. */
+  private static final int NETWORK_TIMEOUT_MILLIS = 10_000;
+
   private final SourceConfig source;
   private final String pattern;
   private final SourceGauges gauges;
   private final RelayHealth health;
   private Connection connection;
   private boolean binlogListDenied;
+  private String lastFile;
+  private long lastPosition;
+  private Long lastBehind;
 
   /**
    * Creates the refresher of the CDC gauges.
@@ -70,9 +80,27 @@ public final class CdcStats implements AutoCloseable {
         behind != null && behind == 0 ? 0 : Math.max(0, reader.millisBehind) / 1e3);
     if (reader.connected) {
       health.up(RelayHealth.Dependency.DATABASE, REPORTER);
+      if (keepsUp(reader, behind)) {
+        health.beat();
+      }
     } else {
       health.down(RelayHealth.Dependency.DATABASE, REPORTER, "the binlog reader is disconnected");
     }
+  }
+
+  /**
+   * Whether the reader keeps up: its position moved since the last refresh, or nothing new was
+   * written to the binlog meanwhile (an idle relay has nothing to do, which is no sign of a wedged
+   * engine). A reader that stays put while the binlog grows does not.
+   */
+  private boolean keepsUp(Reader reader, Long behind) {
+    boolean moved =
+        reader.file != null && (!reader.file.equals(lastFile) || reader.position != lastPosition);
+    boolean quiet = behind != null && lastBehind != null && behind <= lastBehind;
+    lastFile = reader.file;
+    lastPosition = reader.position;
+    lastBehind = behind;
+    return moved || quiet;
   }
 
   private record Reader(boolean connected, long millisBehind, String file, long position) {}
@@ -117,6 +145,8 @@ public final class CdcStats implements AutoCloseable {
     try {
       if (connection == null) {
         connection = SourceConnections.open(source);
+        // A frozen server fails the refresh instead of holding the refresh thread forever.
+        connection.setNetworkTimeout(Runnable::run, NETWORK_TIMEOUT_MILLIS);
       }
       long behind = 0;
       boolean found = false;

@@ -29,6 +29,9 @@ public final class PollingStats implements AutoCloseable {
 
   private static final String REPORTER = "polling-stats";
 
+  /** How long one query of a refresh may wait for the server. */
+  private static final int NETWORK_TIMEOUT_MILLIS = 10_000;
+
   private final SourceConfig source;
   private final SourceGauges gauges;
   private final RelayHealth health;
@@ -80,6 +83,9 @@ public final class PollingStats implements AutoCloseable {
       if (connection == null) {
         connection = SourceConnections.open(source);
         connection.setAutoCommit(true);
+        // A frozen server fails the refresh (and reports the database unreachable) instead of
+        // holding the refresh thread forever.
+        connection.setNetworkTimeout(Runnable::run, NETWORK_TIMEOUT_MILLIS);
       }
       Long oldest = lowest(minId("PENDING"), minId("PROCESSING"));
       gauges.oldestUnpublishedAge(oldest == null ? 0 : ageOf(oldest));
