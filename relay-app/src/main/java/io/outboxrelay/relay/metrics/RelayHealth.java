@@ -9,10 +9,11 @@ import java.util.TreeMap;
 
 /**
  * Whether the relay is doing its job, for {@code /health/ready} and {@code /health/live}, and
- * whether its dependencies answer, for the reachability gauges. The places that already know report
- * here: the relay's lifecycle ({@link #running()}), the sources (database errors, the CDC
- * consumer's Kafka retries), the periodic {@link SourceStats} (Kafka probe, breaker). Each reporter
- * names itself, so that one worker's success does not hide another's failure. Thread-safe.
+ * whether its dependencies answer, for the reachability gauges. Reporters: the relay's lifecycle
+ * ({@link #running()}, {@link #stopping()}), the source loops ({@link #beat()}), and the periodic
+ * checks run by a {@link Refresher} (a Kafka probe, the polling breaker, the source's own queries
+ * and Debezium's streaming metrics). Each reporter names itself, so that one reporter's success
+ * does not hide another's failure. Thread-safe.
  */
 public final class RelayHealth {
 

@@ -13,8 +13,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Gauges whose values come from the source rather than from the events the relay handles: the age
- * of the oldest unpublished event, the backlog, DEAD rows by event type. A {@link SourceStats}
- * refreshes them periodically, so that a scrape reads a cached value and never queries the
+ * of the oldest unpublished event, the backlog, DEAD rows by event type. A periodic check run by a
+ * {@link Refresher} refreshes them, so that a scrape reads a cached value and never queries the
  * database. A gauge appears in the output once it has a value: a polling relay has no binlog gauge.
  * Thread-safe.
  */
