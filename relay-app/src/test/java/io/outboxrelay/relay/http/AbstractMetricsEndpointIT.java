@@ -174,12 +174,21 @@ abstract class AbstractMetricsEndpointIT {
     assertThat(value(metrics(), "outbox_relay_kafka_reachable", "")).isZero();
     assertThat(value(metrics(), "outbox_relay_ready", "")).isZero();
     assertThat(get("/health/live").statusCode()).isEqualTo(200);
+    TestEvent during = typed(TestEvent.of(TYPE, "a-2", 100), TYPE);
+    try (Connection c = db.app()) {
+      OutboxWriter.writeTransaction(c, List.of(during));
+    }
+    ledger.expect(during);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(() -> assertBacklogWhileKafkaIsDown(metrics()));
 
     broker.start();
     await()
         .atMost(Duration.ofSeconds(90))
         .untilAsserted(() -> assertThat(get("/health/ready").statusCode()).isEqualTo(200));
     TestEvent after = typed(TestEvent.of(TYPE, "a-1", 100), TYPE);
+    // "during" was written while Kafka was down; "after" comes once it is back.
     try (Connection c = db.app()) {
       OutboxWriter.writeTransaction(c, List.of(after));
     }
@@ -190,11 +199,14 @@ abstract class AbstractMetricsEndpointIT {
         .untilAsserted(
             () ->
                 assertThat(value(metrics(), "outbox_relay_events_published_total", ""))
-                    .isEqualTo(41));
+                    .isEqualTo(42));
   }
 
-  /** The gauges only one mode has. */
+  /** The gauges only one mode has, once everything is published. */
   protected abstract void assertModeGauges(String metrics);
+
+  /** The backlog gauges while Kafka is down and one event waits. */
+  protected abstract void assertBacklogWhileKafkaIsDown(String metrics);
 
   private void assertAllPublishedOnceInOrder(Ledger ledger) {
     TopicReader reader =

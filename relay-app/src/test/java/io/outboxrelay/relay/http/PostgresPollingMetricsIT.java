@@ -36,4 +36,10 @@ class PostgresPollingMetricsIT extends AbstractMetricsEndpointIT {
     assertThat(value(metrics, "outbox_relay_oldest_unpublished_age_seconds", "")).isZero();
     assertThat(metrics).doesNotContain("outbox_relay_binlog_behind_bytes");
   }
+
+  @Override
+  protected void assertBacklogWhileKafkaIsDown(String metrics) {
+    assertThat(value(metrics, "outbox_relay_backlog_events", "")).isOne();
+    assertThat(value(metrics, "outbox_relay_oldest_unpublished_age_seconds", "")).isPositive();
+  }
 }

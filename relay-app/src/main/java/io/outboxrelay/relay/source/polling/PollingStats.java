@@ -54,7 +54,9 @@ public final class PollingStats implements AutoCloseable {
     this.health = health;
     String t = source.table();
     boolean pg = source.flavor() == SourceFlavor.POSTGRESQL;
-    this.minId = "SELECT MIN(id) FROM " + t + " WHERE status = ?";
+    // The status as a literal, as in the claim queries: the lookup is one end of the (status, id)
+    // index, whatever the connection's character set.
+    this.minId = "SELECT MIN(id) FROM " + t + " WHERE status = '%s'";
     this.age =
         pg
             ? "SELECT EXTRACT(EPOCH FROM (clock_timestamp() - created_at)) FROM "
@@ -108,13 +110,11 @@ public final class PollingStats implements AutoCloseable {
   }
 
   private Long minId(String status) throws SQLException {
-    try (PreparedStatement ps = connection.prepareStatement(minId)) {
-      ps.setString(1, status);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        long id = rs.getLong(1);
-        return rs.wasNull() ? null : id;
-      }
+    try (PreparedStatement ps = connection.prepareStatement(String.format(minId, status));
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      long id = rs.getLong(1);
+      return rs.wasNull() ? null : id;
     }
   }
 
