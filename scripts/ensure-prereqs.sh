@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes sure this Debian 12 machine has what the build and the integration tests need:
-# Java 17+, Maven, MariaDB server binaries (for private mariadbd child processes) and a running
+# Java 17+, Maven, MariaDB server binaries (for private mariadbd child processes), promtool and a running
 # PostgreSQL service on 127.0.0.1:5432. Idempotent; run as root. Prints one line per check/action.
 #
 # It never changes the settings of a MariaDB or PostgreSQL service that is already there: the tests
@@ -70,6 +70,15 @@ if [[ -n $(ls /usr/lib/*/faketime/libfaketime.so.1 2>/dev/null) ]]; then
 else
   apt_install faketime
   log "libfaketime installed"
+fi
+
+# --- promtool (a test checks the /metrics output and the alert rules with it) --------------------
+# Debian ships promtool in the prometheus package; the server it also installs is not used by tests.
+if command -v promtool >/dev/null 2>&1; then
+  log "promtool ok"
+else
+  apt_install --no-install-recommends prometheus
+  log "promtool installed ($(command -v promtool || echo 'not on PATH'))"
 fi
 
 # --- PostgreSQL on 127.0.0.1:5432 ----------------------------------------------------------------

@@ -2,6 +2,7 @@ package io.outboxrelay.relay;
 
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.RelayMode;
+import io.outboxrelay.relay.http.Monitoring;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.metrics.StatsReporter;
 import io.outboxrelay.relay.publish.BootstrapServers;
@@ -24,6 +25,9 @@ import org.slf4j.LoggerFactory;
  * answers, and the throughput line, with a lifecycle usable in-process (tests, embedding) and from
  * the CLI.
  *
+ * <p>With {@code http.port} set, the HTTP endpoint ({@code /metrics}, {@code /health/*}) serves
+ * from the start of {@link #start()} until the end of {@link #close()}.
+ *
  * <p>{@link #start()} returns once the relay is ready, which includes Kafka having answered once;
  * {@link #close()} drains gracefully (stop intake, wait for in-flight acknowledgements up to {@code
  * relay.shutdown.timeout}, commit positions, close the producer and the source) and is idempotent.
@@ -42,6 +46,7 @@ public final class Relay implements AutoCloseable {
   private final KafkaBreaker kafka;
   private final OutboxSource source;
   private StatsReporter stats;
+  private Monitoring monitoring;
   private boolean closed;
 
   private Relay(RelayConfig config) {
@@ -88,13 +93,22 @@ public final class Relay implements AutoCloseable {
     LOG.info("[{}] starting with configuration:\n{}", config.logContext(), config.describe());
     try {
       checkBootstrapServers();
+      if (config.http() != null) {
+        // Before the source starts: probes see "starting" rather than a refused connection.
+        Monitoring m = Monitoring.start(config, metrics, kafka);
+        synchronized (this) {
+          monitoring = m;
+        }
+      }
       kafka.start(); // asks Kafka while the source runs its checks
       source.start();
     } catch (StartupCheckException | RuntimeException | InterruptedException e) {
       kafka.close();
       publisher.close(Duration.ZERO);
+      closeMonitoring();
       throw e;
     }
+    metrics.health().running();
     if (config.mode() == RelayMode.CDC) {
       kafka.releaseProbe(); // CDC retries sends itself; it needed the breaker only to start
     }
@@ -156,6 +170,7 @@ public final class Relay implements AutoCloseable {
       }
       closed = true;
     }
+    metrics.health().stopping();
     Duration timeout = config.shutdownTimeout();
     LOG.info(
         "[{}] stopping: draining in-flight events (up to {} ms)",
@@ -169,6 +184,18 @@ public final class Relay implements AutoCloseable {
         stats.close();
       }
     }
+    closeMonitoring();
     LOG.info("[{}] stopped", config.logContext());
+  }
+
+  private void closeMonitoring() {
+    Monitoring m;
+    synchronized (this) {
+      m = monitoring;
+      monitoring = null;
+    }
+    if (m != null) {
+      m.close();
+    }
   }
 }

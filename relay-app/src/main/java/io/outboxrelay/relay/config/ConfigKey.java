@@ -29,7 +29,9 @@ public final class ConfigKey<T> {
     /** CDC mode. */
     CDC("CDC mode"),
     /** Polling mode. */
-    POLLING("Polling mode");
+    POLLING("Polling mode"),
+    /** The HTTP endpoint for metrics and health checks. */
+    HTTP("HTTP endpoint");
 
     private final String title;
 

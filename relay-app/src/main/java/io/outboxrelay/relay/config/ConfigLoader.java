@@ -406,6 +406,10 @@ public final class ConfigLoader {
         producer,
         cdc,
         polling,
+        values.get(RelayConfigKeys.HTTP_PORT) == null
+            ? null
+            : new HttpConfig(
+                get(values, RelayConfigKeys.HTTP_HOST), get(values, RelayConfigKeys.HTTP_PORT)),
         effective,
         notices,
         warnings);

@@ -20,6 +20,7 @@ import java.util.TreeMap;
  * @param producer the Kafka producer settings
  * @param cdc CDC settings, or {@code null} in polling mode
  * @param polling polling settings, or {@code null} in CDC mode
+ * @param http the HTTP endpoint, or {@code null} when {@code http.port} is not set
  * @param effective every effective setting as printable text, secrets hidden, sorted by key
  * @param notices what an operator should know about where the settings came from (a --mode that
  *     overrides the file), logged at INFO at start
@@ -36,6 +37,7 @@ public record RelayConfig(
     ProducerSettings producer,
     CdcConfig cdc,
     PollingConfig polling,
+    HttpConfig http,
     SortedMap<String, String> effective,
     List<String> notices,
     List<String> warnings) {

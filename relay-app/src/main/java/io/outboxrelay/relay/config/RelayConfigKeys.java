@@ -453,6 +453,27 @@ public final class RelayConfigKeys {
           .doc("How often the deletion of old PUBLISHED rows runs.")
           .build();
 
+  public static final ConfigKey<Integer> HTTP_PORT =
+      define("http.port", ValueType.INT)
+          .group(Group.HTTP)
+          .defaultText("none (no endpoint)")
+          .check(Checks.between(1, 65535))
+          .doc(
+              "Port of the read-only HTTP endpoint: GET /metrics (Prometheus text format),"
+                  + " /health/live and /health/ready. Without it the relay serves nothing.")
+          .build();
+
+  public static final ConfigKey<String> HTTP_HOST =
+      define("http.host", ValueType.STRING)
+          .group(Group.HTTP)
+          .defaultValue("127.0.0.1")
+          .check(Checks.notBlank())
+          .doc(
+              "Address the HTTP endpoint listens on; 0.0.0.0 for every interface (in a container,"
+                  + " for Prometheus and Kubernetes probes). It has no authentication: keep it on"
+                  + " a network only the monitoring can reach.")
+          .build();
+
   /** Every declared key, in documentation order. */
   public static final List<ConfigKey<?>> ALL =
       List.of(
@@ -494,7 +515,9 @@ public final class RelayConfigKeys {
           POLLING_BACKOFF_MAX,
           POLLING_RETENTION,
           POLLING_RETENTION_BATCH_SIZE,
-          POLLING_RETENTION_INTERVAL);
+          POLLING_RETENTION_INTERVAL,
+          HTTP_PORT,
+          HTTP_HOST);
 
   /**
    * Looks a key up by name.

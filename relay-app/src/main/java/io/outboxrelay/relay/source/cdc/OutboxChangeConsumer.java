@@ -101,6 +101,7 @@ final class OutboxChangeConsumer
     if (!gate.tryEnter()) {
       return; // stopping: not published, not marked, read again after restart
     }
+    metrics.health().beat();
     try {
       long start = System.nanoTime();
       List<Item> items = new ArrayList<>(records.size());
@@ -216,7 +217,7 @@ final class OutboxChangeConsumer
         }
       }
       metrics.resent(alreadyAcked);
-      metrics.retry();
+      metrics.retry(outcomes.size() - next + 1 - alreadyAcked); // the unacknowledged from retryAt
       attempt++;
       Duration pause = backoff.delay(attempt);
       LOG.warn(
@@ -304,7 +305,7 @@ final class OutboxChangeConsumer
               + ". The position is kept just before this event",
           error);
     }
-    metrics.poison();
+    metrics.skipped(it.event == null ? null : it.event.eventType());
     LOG.error("[{}] skipping {} that cannot be published: {}", context, id, reason);
   }
 

@@ -110,6 +110,7 @@ final class PollingWorker implements Runnable {
     int failures = 0;
     try {
       while (running) {
+        metrics.health().beat();
         Duration pause;
         try {
           if (breaker.isOpen()) {

@@ -1,0 +1,9 @@
+package io.outboxrelay.relay.config;
+
+/**
+ * Where the relay's read-only HTTP endpoint (metrics and health) listens.
+ *
+ * @param host the address to bind, e.g. {@code 127.0.0.1}
+ * @param port the TCP port
+ */
+public record HttpConfig(String host, int port) {}

@@ -1,0 +1,127 @@
+package io.outboxrelay.relay.metrics;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Gauges whose values come from the source rather than from the events the relay handles: the age
+ * of the oldest unpublished event, the backlog, DEAD rows by event type. A periodic check run by a
+ * {@link Refresher} refreshes them, so that a scrape reads a cached value and never queries the
+ * database. A gauge appears in the output once it has a value: a polling relay has no binlog gauge.
+ * Thread-safe.
+ */
+public final class SourceGauges {
+
+  /** At most this many event types get a DEAD gauge; the rest are counted under "other". */
+  static final int MAX_EVENT_TYPES = 100;
+
+  private final MeterRegistry registry;
+  private final Map<String, AtomicLong> values = new ConcurrentHashMap<>();
+  private final Map<String, Long> skipped = new TreeMap<>();
+  private MultiGauge dead;
+
+  SourceGauges(MeterRegistry registry) {
+    this.registry = registry;
+  }
+
+  /**
+   * Sets the age of the oldest event not yet published: the oldest PENDING or PROCESSING row by the
+   * database clock (polling), how far the binlog reader is behind the server (CDC).
+   *
+   * @param seconds the age; 0 when nothing waits
+   */
+  public void oldestUnpublishedAge(double seconds) {
+    set(
+        MetricNames.OLDEST_AGE,
+        "Age of the oldest event not yet published (polling) or how far the binlog reader is"
+            + " behind the server (CDC)",
+        Math.round(Math.max(0, seconds) * 1000),
+        1e3);
+  }
+
+  /**
+   * Sets the backlog of a polling relay: PENDING and PROCESSING rows, counted up to a cap.
+   *
+   * @param events the count
+   */
+  public void backlog(long events) {
+    set(
+        MetricNames.BACKLOG,
+        "PENDING and PROCESSING rows (polling; counted up to 100000)",
+        Math.max(0, events),
+        1);
+  }
+
+  /**
+   * Sets the binlog bytes a CDC relay has not read yet.
+   *
+   * @param bytes the bytes
+   */
+  public void binlogBehind(long bytes) {
+    set(
+        MetricNames.BINLOG_BEHIND,
+        "Bytes of binlog the CDC reader has not read yet",
+        Math.max(0, bytes),
+        1);
+  }
+
+  /**
+   * Replaces the DEAD rows by event type (polling).
+   *
+   * @param byType the count per event type; types missing from it count 0
+   */
+  public synchronized void dead(Map<String, Long> byType) {
+    Map<String, Long> capped = new TreeMap<>();
+    byType.forEach(
+        (type, n) -> {
+          String key = capped.size() < MAX_EVENT_TYPES || capped.containsKey(type) ? type : "other";
+          capped.merge(key, n, Long::sum);
+        });
+    publishDead(capped);
+  }
+
+  /**
+   * Counts one event skipped by a CDC relay, as its "DEAD" figure.
+   *
+   * @param eventType the event type
+   */
+  synchronized void skipped(String eventType) {
+    String key =
+        skipped.size() < MAX_EVENT_TYPES || skipped.containsKey(eventType) ? eventType : "other";
+    skipped.merge(key, 1L, Long::sum);
+    publishDead(skipped);
+  }
+
+  private void publishDead(Map<String, Long> byType) {
+    if (dead == null) {
+      dead =
+          MultiGauge.builder(MetricNames.DEAD)
+              .description("DEAD rows (polling) or events skipped since start (CDC), by event_type")
+              .register(registry);
+    }
+    List<MultiGauge.Row<?>> rows = new ArrayList<>();
+    Map<String, Long> copy = new TreeMap<>(byType);
+    copy.forEach((type, n) -> rows.add(MultiGauge.Row.of(Tags.of("event_type", type), n)));
+    dead.register(rows, true);
+  }
+
+  private void set(String name, String description, long value, double scale) {
+    values
+        .computeIfAbsent(
+            name,
+            n -> {
+              AtomicLong v = new AtomicLong();
+              Gauge.builder(n, v, x -> x.get() / scale).description(description).register(registry);
+              return v;
+            })
+        .set(value);
+  }
+}
