@@ -14,6 +14,7 @@ import io.outboxrelay.relay.RelayFailure;
 import io.outboxrelay.relay.config.PoisonAction;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.Backoff;
+import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
 import io.outboxrelay.relay.publish.RecordSizeLimit;
 import io.outboxrelay.router.EventRouter;
@@ -92,6 +93,35 @@ class OutboxChangeConsumerTest {
   private final DrainGate gate = new DrainGate();
   private KafkaPublisher publisher;
 
+  /** A breaker whose Kafka always answers: a failed send is the record's, as with MockProducer. */
+  private final KafkaBreaker kafka = answeringBreaker();
+
+  private static KafkaBreaker answeringBreaker() {
+    KafkaBreaker breaker =
+        new KafkaBreaker(
+            new KafkaBreaker.Probe() {
+              @Override
+              public String check(Duration timeout) {
+                return null;
+              }
+
+              @Override
+              public void close() {}
+            },
+            "test",
+            "mock:9092",
+            "waiting",
+            Duration.ofMillis(5),
+            java.time.Clock.systemUTC());
+    breaker.start();
+    try {
+      breaker.awaitClosed(() -> true);
+    } catch (InterruptedException e) {
+      throw new IllegalStateException(e);
+    }
+    return breaker;
+  }
+
   private OutboxChangeConsumer consumer(boolean autoComplete, PoisonAction action) {
     return consumer(autoComplete, action, DEFAULT_LIMIT);
   }
@@ -111,6 +141,7 @@ class OutboxChangeConsumerTest {
         limit,
         publisher,
         new Backoff(Duration.ofMillis(10), Duration.ofMillis(20), 2, 0, new Random(1)),
+        kafka,
         action,
         metrics,
         gate,
