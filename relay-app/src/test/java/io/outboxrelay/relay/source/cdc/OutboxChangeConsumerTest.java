@@ -27,6 +27,7 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
@@ -93,16 +94,19 @@ class OutboxChangeConsumerTest {
   private final DrainGate gate = new DrainGate();
   private KafkaPublisher publisher;
 
-  /** A breaker whose Kafka always answers: a failed send is the record's, as with MockProducer. */
-  private final KafkaBreaker kafka = answeringBreaker();
+  /** Whether the breaker's probe finds Kafka answering. */
+  private final AtomicBoolean kafkaAnswers = new AtomicBoolean(true);
 
-  private static KafkaBreaker answeringBreaker() {
+  /** A breaker whose Kafka answers unless a test says otherwise, probing every 5 ms. */
+  private final KafkaBreaker kafka = breaker();
+
+  private KafkaBreaker breaker() {
     KafkaBreaker breaker =
         new KafkaBreaker(
             new KafkaBreaker.Probe() {
               @Override
               public String check(Duration timeout) {
-                return null;
+                return kafkaAnswers.get() ? null : "connection refused";
               }
 
               @Override
@@ -249,6 +253,40 @@ class OutboxChangeConsumerTest {
     assertThat(s.published()).isEqualTo(4);
     assertThat(s.resent()).isEqualTo(2);
     assertThat(s.retries()).isEqualTo(1);
+  }
+
+  @Test
+  void sendsAgainOnlyOnceKafkaAnswersWhenNothingWasAcknowledgedAndKafkaIsDown() throws Exception {
+    OutboxChangeConsumer consumer = consumer(false, PoisonAction.FAIL);
+    Committer committer = new Committer();
+    kafkaAnswers.set(false);
+    CompletableFuture<Void> done =
+        handleInBackground(
+            consumer, committer, List.of(insert(1, "order", "a"), insert(2, "order", "a")));
+    await()
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> !producers.isEmpty() && producers.get(0).history().size() == 2);
+    producers.get(0).errorNext(new NetworkException("broker went away"));
+    producers.get(0).errorNext(new NetworkException("broker went away"));
+
+    await().atMost(5, TimeUnit.SECONDS).until(() -> kafka.state() == KafkaBreaker.State.OPEN);
+    // However short the backoff (10-20 ms here), nothing is sent while Kafka does not answer.
+    await()
+        .during(Duration.ofMillis(500))
+        .atMost(Duration.ofSeconds(2))
+        .until(() -> producers.size() == 1);
+    kafkaAnswers.set(true);
+
+    await()
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> producers.size() == 2 && producers.get(1).history().size() == 2);
+    while (producers.get(1).completeNext()) {
+      // acknowledge all
+    }
+    done.get(5, TimeUnit.SECONDS);
+    assertThat(keys(producers.get(1))).containsExactly("a", "a");
+    assertThat(committer.marked).containsExactly(1L, 2L);
+    assertThat(metrics.snapshot().retries()).isEqualTo(1);
   }
 
   @Test
