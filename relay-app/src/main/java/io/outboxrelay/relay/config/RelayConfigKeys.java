@@ -270,7 +270,10 @@ public final class RelayConfigKeys {
           .usedIn(RelayMode.CDC)
           .defaultValue(Duration.ofSeconds(30))
           .check(Checks.between(Duration.ofMillis(1), Duration.ofHours(1)))
-          .doc("Longest pause between re-sends after transient Kafka failures.")
+          .doc(
+              "Longest pause between re-sends after transient Kafka failures while Kafka"
+                  + " answers. When it does not answer at all, the relay re-sends as soon as it"
+                  + " answers again (it asks every second), whatever this says.")
           .build();
 
   public static final ConfigKey<Duration> CDC_STARTUP_TIMEOUT =
