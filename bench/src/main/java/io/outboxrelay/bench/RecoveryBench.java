@@ -64,6 +64,11 @@ final class RecoveryBench {
       return 1;
     }
 
+    /** The target this case is measured against, for the result table. */
+    default String target() {
+      return "first event <= 5 s after the end of the fault";
+    }
+
     /** Causes the fault; returns once it is in effect. */
     void begin(World world) throws Exception;
 
@@ -77,7 +82,8 @@ final class RecoveryBench {
   }
 
   /** What a fault acts on during a case. */
-  record World(MariaDbServer mariaDb, KafkaBroker kafka, List<RelayProcess> relays) {}
+  record World(
+      MariaDbServer mariaDb, KafkaBroker kafka, OutboxDatabase db, List<RelayProcess> relays) {}
 
   private final KafkaBroker kafka;
   private final Path workDir;
@@ -97,7 +103,13 @@ final class RecoveryBench {
 
   /** The faults of this group, in the order they run. */
   static List<Fault> faults() {
-    return List.of(CdcDatabaseFaults.kill(Duration.ofSeconds(5)), CdcDatabaseFaults.pause());
+    return List.of(
+        CdcDatabaseFaults.kill(Duration.ofSeconds(5)),
+        CdcDatabaseFaults.pause(),
+        BrokerFaults.stop(false, Duration.ofSeconds(10)),
+        BrokerFaults.stop(true, Duration.ofSeconds(10)),
+        PollingFaults.killRelay(),
+        PollingFaults.killDatabase(Duration.ofSeconds(5)));
   }
 
   /**
@@ -134,7 +146,7 @@ final class RecoveryBench {
           relays.add(relay);
           relay.awaitReady();
         }
-        World world = new World(mariaDb, kafka, List.copyOf(relays));
+        World world = new World(mariaDb, kafka, db, List.copyOf(relays));
         int threads = Math.max(2, (rate + EVENTS_PER_WRITER_THREAD - 1) / EVENTS_PER_WRITER_THREAD);
         try (SteadyWriter writer =
             SteadyWriter.start(db, ledger, AGGREGATE_TYPE, rate, AGGREGATES, threads)) {
@@ -192,7 +204,7 @@ final class RecoveryBench {
     table.add(
         "recovery: " + fault.description() + String.format(" at %,d events/s", rate),
         firstEvent + String.format(", max commit -> Kafka delay %.1f s", maxDelay / 1e3),
-        "first event <= 5 s after the end of the fault",
+        fault.target(),
         String.format(
             "from the end of the fault (the component accepts connections again) to the broker's"
                 + " append; %,d events: %d lost, %d duplicates, %d out of order",

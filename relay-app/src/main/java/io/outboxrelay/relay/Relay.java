@@ -52,8 +52,6 @@ public final class Relay implements AutoCloseable {
   private Relay(RelayConfig config) {
     this.config = config;
     Map<String, Object> producerProps = config.producer().asProperties(config.name());
-    this.publisher =
-        new KafkaPublisher(() -> new KafkaProducer<>(producerProps), config.logContext());
     boolean cdc = config.mode() == RelayMode.CDC;
     this.kafka =
         new KafkaBreaker(
@@ -61,8 +59,17 @@ public final class Relay implements AutoCloseable {
             config.logContext(),
             config.producer().bootstrapServers(),
             cdc ? "the CDC engine waits" : "not claiming events",
+            cdc
+                ? "publishing paused; the events not acknowledged are sent again, in order, once"
+                    + " Kafka answers"
+                : "claiming paused; events in flight wait for the producer, then go back to"
+                    + " PENDING without counting an attempt",
+            cdc ? "publishing resumes" : "claiming resumes",
             PROBE_INTERVAL,
             Clock.systemUTC());
+    this.publisher =
+        new KafkaPublisher(
+            () -> new KafkaProducer<>(producerProps), config.logContext(), this.kafka);
     this.source =
         cdc
             ? new CdcSource(config, publisher, kafka, metrics)
@@ -110,7 +117,8 @@ public final class Relay implements AutoCloseable {
     }
     metrics.health().running();
     if (config.mode() == RelayMode.CDC) {
-      kafka.releaseProbe(); // CDC retries sends itself; it needed the breaker only to start
+      // Not needed again unless Kafka stops answering: the next probe creates a new client.
+      kafka.releaseProbe();
     }
     synchronized (this) {
       stats =

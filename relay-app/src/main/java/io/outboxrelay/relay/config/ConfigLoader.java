@@ -240,7 +240,7 @@ public final class ConfigLoader {
       ProducerSettings producer,
       List<String> problems) {
     if (mode == RelayMode.POLLING) {
-      pollingChecks(values, producer, problems);
+      pollingChecks(values, problems);
     }
     SourceFlavor flavor = (SourceFlavor) values.get(RelayConfigKeys.SOURCE_FLAVOR);
     if (mode == RelayMode.CDC && flavor != null && !flavor.supportsCdc()) {
@@ -259,30 +259,9 @@ public final class ConfigLoader {
     }
   }
 
-  private static void pollingChecks(
-      Map<ConfigKey<?>, Object> values, ProducerSettings producer, List<String> problems) {
-    Duration lease = (Duration) values.get(RelayConfigKeys.POLLING_LEASE);
-    long block = parseLong(producer.effective("max.block.ms"));
-    long delivery = parseLong(producer.effective("delivery.timeout.ms"));
-    if (lease != null && block >= 0 && delivery >= 0) {
-      // max.block.ms is a long: a huge one must not wrap around to a negative worst case.
-      long worstCase = saturatedAdd(saturatedAdd(block, delivery), 5_000);
-      if (lease.toMillis() < worstCase) {
-        problems.add(
-            "polling.lease="
-                + ValueType.DURATION_TYPE.format(lease)
-                + " is shorter than the"
-                + " worst-case time to publish a batch (kafka.producer.max.block.ms "
-                + block
-                + " + kafka.producer.delivery.timeout.ms "
-                + delivery
-                + " + 5s = "
-                + ValueType.DURATION_TYPE.format(Duration.ofMillis(worstCase))
-                + "): another worker"
-                + " would take over batches still being published; raise polling.lease or lower"
-                + " the producer timeouts");
-      }
-    }
+  private static void pollingChecks(Map<ConfigKey<?>, Object> values, List<String> problems) {
+    // No check relates polling.lease to the producer's timeouts: the lease is renewed while a
+    // batch waits for Kafka, so it need not cover the longest publish (see LeaseKeeper).
     Integer window = (Integer) values.get(RelayConfigKeys.POLLING_CLAIM_WINDOW);
     Integer batch = (Integer) values.get(RelayConfigKeys.POLLING_BATCH_SIZE);
     if (window != null && batch != null && window < batch) {
@@ -299,19 +278,6 @@ public final class ConfigLoader {
       problems.add(
           "polling.retry.backoff.initial must not exceed polling.retry.backoff.max: lower the"
               + " first or raise the second");
-    }
-  }
-
-  private static long saturatedAdd(long a, long b) {
-    long sum = a + b;
-    return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum; // both non-negative here
-  }
-
-  private static long parseLong(String v) {
-    try {
-      return v == null ? -1 : Long.parseLong(v.trim());
-    } catch (NumberFormatException e) {
-      return -1; // reported by the producer validation
     }
   }
 

@@ -21,11 +21,12 @@ public final class ProducerSettings {
    * In CDC mode the producer never gives up on a record: it retries each one until Kafka takes it,
    * in order. A record that expired inside the producer would let later records of the same key
    * overtake it when it is re-sent, so expiry is effectively disabled; the relay warns while Kafka
-   * is unreachable instead. Polling mode needs a bound (the lease must outlast it).
+   * is unreachable instead. Polling mode needs a bound: a batch waits for it (its lease renewed
+   * meanwhile) before its unacknowledged events go back to the table.
    */
   static final String CDC_DELIVERY_TIMEOUT_MS = String.valueOf(Integer.MAX_VALUE);
 
-  /** Polling mode's bound on one record's delivery; leases must exceed it. */
+  /** Polling mode's bound on one record's delivery: how long a batch waits for Kafka at most. */
   static final String POLLING_DELIVERY_TIMEOUT_MS = "30000";
 
   private static final Set<String> OWNED =

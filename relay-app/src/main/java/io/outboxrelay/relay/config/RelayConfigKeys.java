@@ -270,7 +270,10 @@ public final class RelayConfigKeys {
           .usedIn(RelayMode.CDC)
           .defaultValue(Duration.ofSeconds(30))
           .check(Checks.between(Duration.ofMillis(1), Duration.ofHours(1)))
-          .doc("Longest pause between re-sends after transient Kafka failures.")
+          .doc(
+              "Longest pause between re-sends after transient Kafka failures while Kafka"
+                  + " answers. When it does not answer at all, the relay re-sends as soon as it"
+                  + " answers again (it asks every second), whatever this says.")
           .build();
 
   public static final ConfigKey<Duration> CDC_STARTUP_TIMEOUT =
@@ -333,13 +336,16 @@ public final class RelayConfigKeys {
       define("polling.lease", ValueType.DURATION_TYPE)
           .group(Group.POLLING)
           .usedIn(RelayMode.POLLING)
-          .defaultValue(Duration.ofSeconds(60))
-          .check(Checks.between(Duration.ofSeconds(1), Duration.ofDays(1)))
+          .defaultValue(Duration.ofSeconds(8))
+          .check(Checks.between(Duration.ofSeconds(2), Duration.ofDays(1)))
           .doc(
-              "How long a claim is owned. When it expires (the worker died or stalled) another"
-                  + " worker takes the events over. It must exceed the worst-case time to publish"
-                  + " a batch: kafka.producer.max.block.ms + kafka.producer.delivery.timeout.ms +"
-                  + " 5s; the relay refuses a shorter lease.")
+              "How long a claim is owned from its last renewal. While a batch waits for Kafka the"
+                  + " relay renews its lease every quarter of this; when the lease expires (the"
+                  + " process died, froze, or lost the database for that long) another worker"
+                  + " takes the events over at its next check, within about a second. So this"
+                  + " bounds how long a dead process's events wait; it need not cover the"
+                  + " producer's timeouts. Renewing costs one UPDATE of a batch's rows per quarter"
+                  + " lease, and only for batches that take longer than that to publish.")
           .build();
 
   public static final ConfigKey<Ordering> POLLING_ORDERING =

@@ -44,6 +44,7 @@ public final class RelayMetrics {
   private final Counter skipped;
   private final LongAdder leaseLost = new LongAdder();
   private final Timer delay;
+  private final LongAdder takenOver = new LongAdder();
   private final AtomicLong lastEventCreatedAtMillis = new AtomicLong(-1);
   private final AtomicLong lastCommitMillis = new AtomicLong(-1);
   private final LongAdder batches = new LongAdder();
@@ -207,6 +208,24 @@ public final class RelayMetrics {
    */
   public void leaseLost(int n) {
     leaseLost.add(n);
+  }
+
+  /**
+   * Counts events this process took over from a claim whose lease had expired.
+   *
+   * @param n how many
+   */
+  public void takenOver(int n) {
+    takenOver.add(n);
+  }
+
+  /**
+   * How many events this process took over from expired leases since it started.
+   *
+   * @return the count
+   */
+  public long takenOver() {
+    return takenOver.sum();
   }
 
   /**

@@ -72,6 +72,8 @@ public final class KafkaBreaker implements AutoCloseable {
   private final String context;
   private final String target;
   private final String whileWaiting;
+  private final String whileOpen;
+  private final String resumes;
   private final Duration probeInterval;
   private final Clock clock;
   private final ReentrantLock probing = new ReentrantLock();
@@ -107,6 +109,41 @@ public final class KafkaBreaker implements AutoCloseable {
       String whileWaiting,
       Duration probeInterval,
       Clock clock) {
+    this(
+        probe,
+        context,
+        target,
+        whileWaiting,
+        "claiming paused; events in flight go back to PENDING without counting an attempt",
+        "claiming resumes",
+        probeInterval,
+        clock);
+  }
+
+  /**
+   * Creates a breaker waiting for Kafka's first answer, with the relay's mode in its log lines;
+   * nothing is asked before {@link #start()}.
+   *
+   * @param probe asks Kafka; closed with the breaker
+   * @param context the log prefix
+   * @param target what is asked, for log lines (the bootstrap servers)
+   * @param whileWaiting what the relay does not do until Kafka has answered once, for the WARN
+   * @param whileOpen what the relay does while the breaker is open, for the WARN
+   * @param resumes what resumes when Kafka answers again, for the INFO
+   * @param probeInterval the pause between two probes while Kafka does not answer; at least 1 ms
+   * @param clock the wall clock, for log lines only
+   */
+  public KafkaBreaker(
+      Probe probe,
+      String context,
+      String target,
+      String whileWaiting,
+      String whileOpen,
+      String resumes,
+      Duration probeInterval,
+      Clock clock) {
+    this.whileOpen = Objects.requireNonNull(whileOpen, "whileOpen");
+    this.resumes = Objects.requireNonNull(resumes, "resumes");
     this.probe = Objects.requireNonNull(probe, "probe");
     this.context = Objects.requireNonNull(context, "context");
     this.target = Objects.requireNonNull(target, "target");
@@ -162,12 +199,12 @@ public final class KafkaBreaker implements AutoCloseable {
     warnings++;
     nextWarning = since.plus(WARN_EVERY);
     LOG.warn(
-        "[{}] Kafka ({}) is unreachable since {} ({}): claiming paused; events in flight go back"
-            + " to PENDING without counting an attempt; asking Kafka again every {} ms",
+        "[{}] Kafka ({}) is unreachable since {} ({}): {}; asking Kafka again every {} ms",
         context,
         target,
         since.truncatedTo(ChronoUnit.MILLIS),
         why,
+        whileOpen,
         probeInterval.toMillis());
     startProber();
     return true;
@@ -292,10 +329,11 @@ public final class KafkaBreaker implements AutoCloseable {
     long seconds = Math.max(0, Duration.between(since, clock.instant()).toSeconds());
     if (state == State.OPEN) {
       LOG.info(
-          "[{}] Kafka ({}) answers again after {} s unreachable; claiming resumes",
+          "[{}] Kafka ({}) answers again after {} s unreachable; {}",
           context,
           target,
-          seconds);
+          seconds,
+          resumes);
     } else if (warned) {
       LOG.info("[{}] Kafka ({}) answered after {} s; starting", context, target, seconds);
     }
@@ -331,7 +369,7 @@ public final class KafkaBreaker implements AutoCloseable {
           target,
           seconds,
           failure,
-          state == State.OPEN ? "claiming paused" : whileWaiting);
+          state == State.OPEN ? whileOpen : whileWaiting);
     }
   }
 }

@@ -64,8 +64,19 @@ public final class KafkaPublisher implements AutoCloseable {
   /** How often that report repeats. */
   private static final long WARN_EVERY_NANOS = Duration.ofSeconds(30).toNanos();
 
+  /**
+   * How long a record may wait for its acknowledgement before the publisher asks whether Kafka
+   * answers at all; with {@link #STALL_PROBE_BUDGET} and the one-second wait steps, an outage is
+   * reported within about 4.5 s.
+   */
+  static final Duration STALL = Duration.ofSeconds(2);
+
+  /** How long that question may take. */
+  static final Duration STALL_PROBE_BUDGET = Duration.ofMillis(1500);
+
   private final Supplier<Producer<byte[], byte[]>> factory;
   private final String context;
+  private final KafkaBreaker breaker;
   private Producer<byte[], byte[]> producer;
   private boolean closed;
 
@@ -76,14 +87,32 @@ public final class KafkaPublisher implements AutoCloseable {
    * @param context the log prefix
    */
   public KafkaPublisher(Supplier<Producer<byte[], byte[]>> factory, String context) {
+    this(factory, context, null);
+  }
+
+  /**
+   * Creates a publisher that tells a breaker when Kafka stops answering; the producer is created on
+   * first use. While a record waits {@link #STALL} for its acknowledgement and Kafka does not
+   * answer a metadata request either, the publisher {@link KafkaBreaker#open opens} the breaker,
+   * which tells the operator (one WARN, one INFO when Kafka answers again); the records go on
+   * waiting for the producer, which keeps retrying them.
+   *
+   * @param factory creates producers; called again after {@link #reset()}
+   * @param context the log prefix
+   * @param breaker the relay's breaker, or {@code null} to log the publisher's own warnings only
+   */
+  public KafkaPublisher(
+      Supplier<Producer<byte[], byte[]>> factory, String context, KafkaBreaker breaker) {
     this.factory = Objects.requireNonNull(factory, "factory");
     this.context = Objects.requireNonNull(context, "context");
+    this.breaker = breaker;
   }
 
   /**
    * Sends the records in order and waits until each is acknowledged or has failed. While Kafka does
-   * not answer, a warning is logged after 10 seconds and then every 30; the producer itself keeps
-   * retrying until its {@code delivery.timeout.ms}.
+   * not acknowledge, a warning is logged after 10 seconds and then every 30, unless the breaker
+   * tells of an outage (see {@link #KafkaPublisher(Supplier, String, KafkaBreaker)}); the producer
+   * itself keeps retrying until its {@code delivery.timeout.ms}.
    *
    * @param records the records; may be empty
    * @param timestamp the records' Kafka timestamp in epoch milliseconds, or {@code null} for the
@@ -183,11 +212,13 @@ public final class KafkaPublisher implements AutoCloseable {
     }
     long start = System.nanoTime();
     long nextWarning = start + FIRST_WARNING_NANOS;
+    long nextStallCheck = start + STALL.toNanos();
     for (int i = 0; i < futures.size(); i++) {
       Future<RecordMetadata> f = futures.get(i);
       while (f != null && outcomes[i] == null) {
         try {
           outcomes[i] = new Outcome(f.get(1, TimeUnit.SECONDS), null);
+          nextStallCheck = System.nanoTime() + STALL.toNanos();
         } catch (ExecutionException e) {
           outcomes[i] = new Outcome(null, e.getCause() != null ? e.getCause() : e);
         } catch (TimeoutException e) {
@@ -199,7 +230,18 @@ public final class KafkaPublisher implements AutoCloseable {
             }
             return List.of(outcomes);
           }
-          if (System.nanoTime() - nextWarning >= 0) {
+          if (breaker != null && System.nanoTime() - nextStallCheck >= 0) {
+            nextStallCheck = System.nanoTime() + STALL.toNanos();
+            if (!breaker.isOpen() && !breaker.answers(STALL_PROBE_BUDGET)) {
+              breaker.open(
+                  "no acknowledgement for "
+                      + (System.nanoTime() - start) / 1_000_000_000L
+                      + " s and no answer to a metadata request");
+            }
+          }
+          if (breaker != null && breaker.isOpen()) {
+            nextWarning = System.nanoTime() + WARN_EVERY_NANOS; // the breaker tells the outage
+          } else if (System.nanoTime() - nextWarning >= 0) {
             nextWarning += WARN_EVERY_NANOS;
             LOG.warn(
                 "[{}] Kafka has not acknowledged {} of {} events for {} s; the producer keeps"

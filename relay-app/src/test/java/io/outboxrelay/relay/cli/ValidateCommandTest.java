@@ -76,7 +76,7 @@ class ValidateCommandTest {
     assertThat(r.exit()).isEqualTo(ExitCodes.CONFIG);
     assertThat(r.err())
         .contains(
-            "  - polling.lease: '9223372036854775807s' is out of range: must be between 1s and"
+            "  - polling.lease: '9223372036854775807s' is out of range: must be between 2s and"
                 + " 1d")
         .doesNotContain("Exception");
   }

@@ -121,6 +121,7 @@ public final class CdcSource implements OutboxSource {
                 2.0,
                 0.2,
                 ThreadLocalRandom.current()),
+            kafka,
             cdc.poisonAction(),
             metrics,
             gate,

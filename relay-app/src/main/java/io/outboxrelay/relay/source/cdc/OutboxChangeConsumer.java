@@ -8,6 +8,7 @@ import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.Backoff;
 import io.outboxrelay.relay.publish.Disposition;
 import io.outboxrelay.relay.publish.ErrorClassifier;
+import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
 import io.outboxrelay.relay.publish.RecordSizeLimit;
 import io.outboxrelay.router.EventRouter;
@@ -29,7 +30,10 @@ import org.slf4j.LoggerFactory;
  * producer is replaced, and after a capped exponential pause with jitter every record from the
  * first unacknowledged one onwards is sent again, so a key's records stay in order. Records after
  * it that Kafka had already acknowledged become duplicates; they are counted. A failure that needs
- * an operator stops the relay.
+ * an operator stops the relay. When Kafka as a whole does not answer (the {@link KafkaBreaker} is
+ * open, or a failed send that reached nothing is followed by an unanswered metadata request), the
+ * pause lasts until Kafka answers again instead: the re-send follows within the breaker's probe
+ * interval, and the outage is told by the breaker once rather than by a WARN per retry.
  *
  * <p>An event retrying cannot publish (poison) follows {@link PoisonAction}. With {@code fail} the
  * relay stops at it, and nothing after it may reach Kafka, or a later event of its aggregate would
@@ -69,6 +73,7 @@ final class OutboxChangeConsumer
   private final RecordSizeLimit sizeLimit;
   private final KafkaPublisher publisher;
   private final Backoff backoff;
+  private final KafkaBreaker kafka;
   private final PoisonAction poisonAction;
   private final RelayMetrics metrics;
   private final DrainGate gate;
@@ -79,6 +84,7 @@ final class OutboxChangeConsumer
       RecordSizeLimit sizeLimit,
       KafkaPublisher publisher,
       Backoff backoff,
+      KafkaBreaker kafka,
       PoisonAction poisonAction,
       RelayMetrics metrics,
       DrainGate gate,
@@ -87,6 +93,7 @@ final class OutboxChangeConsumer
     this.sizeLimit = sizeLimit;
     this.publisher = publisher;
     this.backoff = backoff;
+    this.kafka = kafka;
     this.poisonAction = poisonAction;
     this.metrics = metrics;
     this.gate = gate;
@@ -219,6 +226,23 @@ final class OutboxChangeConsumer
       metrics.resent(alreadyAcked);
       metrics.retry(outcomes.size() - next + 1 - alreadyAcked); // the unacknowledged from retryAt
       attempt++;
+      publisher.reset();
+      if (kafkaDown(acknowledged + alreadyAcked == 0, retryCause)) {
+        LOG.debug(
+            "[{}] Kafka is unreachable: re-sending {} events once it answers",
+            context,
+            items.size() - retryAt);
+        if (!kafka.awaitClosed(() -> !gate.shouldAbandonRetries())) {
+          LOG.warn(
+              "[{}] stopping: {} events of this batch were not acknowledged and will be read"
+                  + " again after restart",
+              context,
+              items.size() - retryAt);
+          return;
+        }
+        from = retryAt;
+        continue;
+      }
       Duration pause = backoff.delay(attempt);
       LOG.warn(
           "[{}] Kafka did not acknowledge event_id={} (attempt {}, {}); re-sending {} events from"
@@ -229,7 +253,6 @@ final class OutboxChangeConsumer
           ErrorClassifier.describe(retryCause),
           items.size() - retryAt,
           pause.toMillis());
-      publisher.reset();
       if (!pauseUnlessStopping(pause)) {
         LOG.warn(
             "[{}] stopping: {} events of this batch were not acknowledged and will be read again"
@@ -241,6 +264,29 @@ final class OutboxChangeConsumer
       from = retryAt;
     }
   }
+
+  /**
+   * Whether the failure is Kafka's as a whole: the breaker is already open, or nothing of the send
+   * was acknowledged and Kafka does not answer a metadata request (then the breaker opens, and
+   * tells the operator). A timeout may also mean a missing topic; a Kafka that answers decides.
+   */
+  private boolean kafkaDown(boolean nothingAcknowledged, Throwable cause)
+      throws InterruptedException {
+    if (kafka.isOpen()) {
+      return true;
+    }
+    if (!nothingAcknowledged) {
+      return false; // Kafka took some of it: the failure is the record's or its partition's
+    }
+    if (kafka.answers(KAFKA_PROBE_BUDGET)) {
+      return false;
+    }
+    kafka.open(ErrorClassifier.describe(cause));
+    return true;
+  }
+
+  /** How long the question whether Kafka answers may take after a failed send. */
+  private static final Duration KAFKA_PROBE_BUDGET = Duration.ofSeconds(3);
 
   /** The index of the first event from {@code from} on known to be poison, or the size. */
   private static int firstPoison(List<Item> items, int from) {

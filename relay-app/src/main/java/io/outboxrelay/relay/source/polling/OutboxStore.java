@@ -197,6 +197,7 @@ final class OutboxStore {
       if (takeExpired) {
         select(expiredClaim, candidates, limit);
       }
+      int expired = candidates.size();
       long nextCursor = cursor;
       if (candidates.size() < limit) {
         nextCursor = claimPending(window, limit - candidates.size(), candidates);
@@ -251,7 +252,11 @@ final class OutboxStore {
       connection.commit();
       cursor = nextCursor;
       return new Claim(
-          token, claimed, dead, candidates.isEmpty() ? null : candidates.get(0).databaseTime());
+          token,
+          claimed,
+          dead,
+          expired - dead.size(),
+          candidates.isEmpty() ? null : candidates.get(0).databaseTime());
     } catch (SQLException | RuntimeException e) {
       rollbackQuietly();
       throw e;
@@ -361,6 +366,41 @@ final class OutboxStore {
       List<Long> lost = new ArrayList<>(published);
       lost.removeAll(owned);
       return new Finish(owned, lost);
+    } catch (SQLException | RuntimeException e) {
+      rollbackQuietly();
+      throw e;
+    }
+  }
+
+  /**
+   * Extends the lease of the rows of a claim that it still owns to the database's now plus {@code
+   * lease}, in one short transaction. Rows whose {@code claim_token} changed were taken over by
+   * another worker (this one's lease had expired) and are left alone.
+   *
+   * @param token the claim token
+   * @param ids the claim's rows
+   * @param lease how long from the database's now the rows stay owned
+   * @return how many rows the claim still owns
+   * @throws SQLException when the transaction fails (it is rolled back)
+   */
+  int renew(String token, List<Long> ids, Duration lease) throws SQLException {
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "UPDATE "
+                + table
+                + " SET processing_until = "
+                + dialect.nowPlus()
+                + " WHERE "
+                + dialect.idIn(ids.size())
+                + " AND claim_token = ? AND status = 'PROCESSING'")) {
+      dialect.bindDuration(ps, 1, lease);
+      int next = dialect.bindIds(connection, ps, 2, ids);
+      dialect.bindToken(ps, next, token);
+      // Never longer than a renewal period: a renewal that hangs is worth nothing.
+      ps.setQueryTimeout((int) Math.max(1, lease.toSeconds() / 4));
+      int owned = ps.executeUpdate();
+      connection.commit();
+      return owned;
     } catch (SQLException | RuntimeException e) {
       rollbackQuietly();
       throw e;

@@ -6,6 +6,7 @@ import io.outboxrelay.relay.StartupCheckException;
 import io.outboxrelay.relay.config.PollingConfig;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.SourceConfig;
+import io.outboxrelay.relay.metrics.OutageLog;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
@@ -14,6 +15,7 @@ import io.outboxrelay.router.EventRouter;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,9 +26,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Polling mode: {@code polling.workers} worker threads (each with its own connection) and, when
- * retention is on, one thread deleting old published rows. Any number of relay processes may poll
- * one table. Stop lets every worker finish its batch in flight (bounded by the shutdown timeout); a
- * batch not finished by then is reclaimed by some worker after its lease expires.
+ * retention is on, one thread deleting old published rows, and one {@link LeaseKeeper} thread
+ * renewing the leases of the batches in flight (with a connection of its own, opened when a batch
+ * first needs a renewal). Any number of relay processes may poll one table. Stop lets every worker
+ * finish its batch in flight (bounded by the shutdown timeout); a batch not finished by then is
+ * reclaimed by some worker after its lease expires.
  *
  * <p>Thread-safe for the {@link OutboxSource} calls.
  */
@@ -44,6 +48,8 @@ public final class PollingSource implements OutboxSource {
   private final List<Thread> threads = new ArrayList<>();
   private final AtomicBoolean stopped = new AtomicBoolean();
   private RetentionTask retention;
+  private LeaseKeeper leases;
+  private Thread leaseThread;
 
   /**
    * Creates the source; nothing happens until {@link #start()}.
@@ -124,6 +130,20 @@ public final class PollingSource implements OutboxSource {
       return;
     }
     EventRouter router = EventRouter.withTopicTemplate(config.topicTemplate());
+    leases = new LeaseKeeper(context, polling.lease(), this::openStore);
+    leaseThread = new Thread(leases, "polling-lease-keeper");
+    leaseThread.setDaemon(true);
+    leaseThread.start();
+    OutageLog databaseOutages =
+        new OutageLog(
+            LOG,
+            context,
+            "source database " + config.source().describe(),
+            "reconnecting every "
+                + PollingWorker.RECONNECT_MAX.toSeconds()
+                + " s at most; events wait in the table",
+            OutageLog.REPEAT,
+            Clock.systemDefaultZone());
     for (int i = 1; i <= polling.workers(); i++) {
       PollingWorker w =
           new PollingWorker(
@@ -135,6 +155,8 @@ public final class PollingSource implements OutboxSource {
               kafka,
               router,
               metrics,
+              leases,
+              databaseOutages,
               this::fail);
       workers.add(w);
       Thread t = new Thread(w, "polling-worker-" + i);
@@ -154,14 +176,15 @@ public final class PollingSource implements OutboxSource {
       t.start();
     }
     LOG.info(
-        "[{}] ready: {} workers claiming due events from {} in {} (batch {}, lease {} s, ordering"
-            + " {})",
+        "[{}] ready: {} workers claiming due events from {} in {} (batch {}, lease {} s renewed every"
+            + " {} ms while a batch is in flight, ordering {})",
         context,
         polling.workers(),
         config.source().table(),
         config.source().describe(),
         polling.batchSize(),
         polling.lease().toSeconds(),
+        LeaseKeeper.period(polling.lease()).toMillis(),
         polling.ordering().name().toLowerCase(java.util.Locale.ROOT));
   }
 
@@ -202,6 +225,10 @@ public final class PollingSource implements OutboxSource {
             timeout.toMillis());
         t.interrupt();
       }
+    }
+    if (leases != null) {
+      leases.stop();
+      leaseThread.interrupt();
     }
     termination.complete(null);
   }

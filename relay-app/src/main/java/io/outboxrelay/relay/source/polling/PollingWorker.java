@@ -2,6 +2,7 @@ package io.outboxrelay.relay.source.polling;
 
 import io.outboxrelay.relay.RelayFailure;
 import io.outboxrelay.relay.config.PollingConfig;
+import io.outboxrelay.relay.metrics.OutageLog;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.Backoff;
 import io.outboxrelay.relay.publish.Disposition;
@@ -12,6 +13,7 @@ import io.outboxrelay.router.EventRouter;
 import io.outboxrelay.router.RoutedRecord;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -25,6 +27,9 @@ import org.slf4j.LoggerFactory;
  * pauses (with jitter) for {@link #idlePause}, which grows to {@code polling.interval} while the
  * table stays idle. Claims nothing while the {@link KafkaBreaker} is open: when a batch shows that
  * Kafka is down, its events go back to PENDING without counting an attempt and the breaker opens.
+ * While a batch is in flight the {@link LeaseKeeper} renews its lease. While the database cannot be
+ * reached the worker reconnects after a pause that grows to {@link #RECONNECT_MAX}, and the shared
+ * {@link OutageLog} tells the operator once.
  *
  * <p>Runs on its own thread and owns its connection; {@link #stop()} may be called from any thread
  * and lets the batch in flight finish.
@@ -33,8 +38,11 @@ final class PollingWorker implements Runnable {
 
   private static final Logger LOG = LoggerFactory.getLogger(PollingWorker.class);
 
-  /** Time kept back from the lease for the finishing transaction. */
-  private static final Duration FINISH_MARGIN = Duration.ofSeconds(5);
+  /**
+   * The longest pause between two attempts to reach a database that is down: small, so that the
+   * worker claims again within about a second of the database accepting connections.
+   */
+  static final Duration RECONNECT_MAX = Duration.ofSeconds(1);
 
   /**
    * How long after the database's now an event released during a Kafka outage is due again. The
@@ -58,7 +66,13 @@ final class PollingWorker implements Runnable {
   private final RelayMetrics metrics;
   private final Backoff retryBackoff;
   private final Backoff reconnectBackoff;
+  private final LeaseKeeper leases;
+  private final OutageLog databaseOutages;
   private final Consumer<RelayFailure> onFatal;
+
+  /** Time kept back from the lease for the finishing transaction. */
+  private final Duration finishMargin;
+
   private volatile boolean running = true;
   private OutboxStore store;
   private long nextExpiredCheck = System.nanoTime();
@@ -78,6 +92,8 @@ final class PollingWorker implements Runnable {
       KafkaBreaker breaker,
       EventRouter router,
       RelayMetrics metrics,
+      LeaseKeeper leases,
+      OutageLog databaseOutages,
       Consumer<RelayFailure> onFatal) {
     this.name = name;
     this.context = context;
@@ -87,7 +103,10 @@ final class PollingWorker implements Runnable {
     this.breaker = breaker;
     this.router = router;
     this.metrics = metrics;
+    this.leases = leases;
+    this.databaseOutages = databaseOutages;
     this.onFatal = onFatal;
+    this.finishMargin = finishMargin(config.lease());
     this.retryBackoff =
         new Backoff(
             config.backoffInitial(),
@@ -96,8 +115,17 @@ final class PollingWorker implements Runnable {
             0.2,
             ThreadLocalRandom.current());
     this.reconnectBackoff =
-        new Backoff(
-            Duration.ofMillis(200), Duration.ofSeconds(10), 2, 0.2, ThreadLocalRandom.current());
+        new Backoff(Duration.ofMillis(200), RECONNECT_MAX, 2, 0.2, ThreadLocalRandom.current());
+  }
+
+  /**
+   * The part of the lease kept back for the finish: a renewal period (a quarter of the lease), at
+   * most 5 s. A batch whose lease has not been renewed for three quarters of it (the database does
+   * not answer) stops waiting for Kafka, so that its finish can still run within the lease.
+   */
+  static Duration finishMargin(Duration lease) {
+    Duration quarter = LeaseKeeper.period(lease);
+    return quarter.compareTo(Duration.ofSeconds(5)) < 0 ? quarter : Duration.ofSeconds(5);
   }
 
   /** Asks the worker to stop after the batch in flight. */
@@ -108,6 +136,7 @@ final class PollingWorker implements Runnable {
   @Override
   public void run() {
     int failures = 0;
+    Instant failingSince = null;
     try {
       while (running) {
         metrics.health().beat();
@@ -121,7 +150,11 @@ final class PollingWorker implements Runnable {
             store = stores.open();
           }
           boolean found = runOnce();
+          if (failures > 0) {
+            databaseOutages.up("claiming and publishing resume");
+          }
           failures = 0;
+          failingSince = null;
           emptyClaims = found ? 0 : emptyClaims + 1;
           pause = found ? Duration.ZERO : idlePause(config.interval(), emptyClaims);
         } catch (SQLException e) {
@@ -147,7 +180,15 @@ final class PollingWorker implements Runnable {
               return;
             }
             pause = reconnectBackoff.delay(++failures);
-            LOG.warn(
+            if (failingSince == null) {
+              failingSince = Instant.now();
+            }
+            // One failure may be a connection the server dropped; a second in a row, on a fresh
+            // connection, means the database is unreachable: tell the operator (once).
+            if (failures >= 2) {
+              databaseOutages.down(failingSince, ErrorClassifier.describe(e));
+            }
+            LOG.debug(
                 "[{}] {}: database call failed ({}), attempt {}; retrying in {} ms",
                 context,
                 name,
@@ -192,6 +233,15 @@ final class PollingWorker implements Runnable {
             config.lease(),
             config.maxAttempts(),
             takeExpired);
+    if (claim.takenOver() > 0) {
+      metrics.takenOver(claim.takenOver());
+      LOG.info(
+          "[{}] {}: took over {} events whose lease had expired (the worker that claimed them"
+              + " stopped, or stalled for more than polling.lease)",
+          context,
+          name,
+          claim.takenOver());
+    }
     if (!claim.expiredToDead().isEmpty()) {
       claim.expiredToDead().forEach(id -> metrics.poison());
       LOG.error(
@@ -205,6 +255,20 @@ final class PollingWorker implements Runnable {
       return !claim.expiredToDead().isEmpty();
     }
     List<ClaimedEvent> events = claim.events();
+    LeaseKeeper.Lease lease =
+        leases.hold(
+            name, claim.token(), events.stream().map(c -> c.event().id()).toList(), claimedAt);
+    try {
+      return publishAndFinish(claim, lease);
+    } finally {
+      leases.end(lease);
+    }
+  }
+
+  /** Publishes a claimed batch and finishes it; its lease is renewed until the finish starts. */
+  private boolean publishAndFinish(Claim claim, LeaseKeeper.Lease lease)
+      throws SQLException, InterruptedException {
+    List<ClaimedEvent> events = claim.events();
     List<RoutedRecord> records = new ArrayList<>(events.size());
     List<ClaimedEvent> routed = new ArrayList<>(events.size());
     List<OutboxStore.Failure> failures = new ArrayList<>();
@@ -216,11 +280,15 @@ final class PollingWorker implements Runnable {
         failures.add(poison(c, e));
       }
     }
-    long giveUpAt = claimedAt + config.lease().minus(FINISH_MARGIN).toNanos();
+    long margin = finishMargin.toNanos();
     long publishStart = System.nanoTime();
+    // Wait for Kafka while the lease is renewed; stop when another worker took the batch over, or
+    // when the lease could not be renewed and only the finish's margin is left.
     List<KafkaPublisher.Outcome> outcomes =
         publisher.sendAll(
-            records, claim.databaseTime().toEpochMilli(), () -> System.nanoTime() - giveUpAt >= 0);
+            records,
+            claim.databaseTime().toEpochMilli(),
+            () -> lease.lost() || System.nanoTime() - (lease.expiresAt() - margin) >= 0);
     long published = System.nanoTime();
 
     List<Long> acknowledged = new ArrayList<>(routed.size());
@@ -254,9 +322,11 @@ final class PollingWorker implements Runnable {
       }
     }
     if (!unsent.isEmpty()) {
-      failures.addAll(reschedule(unsent, acknowledged.isEmpty(), claimedAt));
+      failures.addAll(reschedule(unsent, acknowledged.isEmpty(), lease));
     }
-    OutboxStore.Finish finish = finishWithRetries(claim.token(), acknowledged, failures, claimedAt);
+    leases.end(lease); // a renewal after the finish would take the released rows for taken over
+    OutboxStore.Finish finish =
+        finishWithRetries(claim.token(), acknowledged, failures, lease.expiresAt());
     metrics.batch(published - publishStart, System.nanoTime() - published);
     metrics.published(finish.published().size());
     if (!finish.lost().isEmpty()) {
@@ -288,13 +358,12 @@ final class PollingWorker implements Runnable {
    * attempt; only a partition that is briefly without a leader or replicas never counts.
    */
   private List<OutboxStore.Failure> reschedule(
-      List<Unsent> unsent, boolean nothingAcknowledged, long claimedAt)
+      List<Unsent> unsent, boolean nothingAcknowledged, LeaseKeeper.Lease lease)
       throws InterruptedException {
     boolean kafkaDown = breaker.isOpen();
     if (!kafkaDown && nothingAcknowledged) {
       // Leave the finish its margin: the probe gets what is left of the lease before it.
-      long leaseEnd = claimedAt + config.lease().toNanos();
-      long budget = leaseEnd - FINISH_MARGIN.toNanos() / 2 - System.nanoTime();
+      long budget = lease.expiresAt() - finishMargin.toNanos() / 2 - System.nanoTime();
       kafkaDown = !breaker.answers(Duration.ofNanos(Math.max(0, budget)));
     }
     List<OutboxStore.Failure> failures = new ArrayList<>(unsent.size());
@@ -345,16 +414,20 @@ final class PollingWorker implements Runnable {
    * acknowledged the events, giving up would let them be published a second time.
    */
   private OutboxStore.Finish finishWithRetries(
-      String token, List<Long> acknowledged, List<OutboxStore.Failure> failures, long claimedAt)
+      String token, List<Long> acknowledged, List<OutboxStore.Failure> failures, long deadline)
       throws SQLException, InterruptedException {
-    long deadline = claimedAt + config.lease().toNanos();
     int attempt = 0;
+    Instant failingSince = null;
     while (true) {
       try {
         if (store == null) {
           store = stores.open();
         }
-        return store.finish(token, acknowledged, failures);
+        OutboxStore.Finish finish = store.finish(token, acknowledged, failures);
+        if (attempt > 0) {
+          databaseOutages.up("claiming and publishing resume");
+        }
+        return finish;
       } catch (SQLException e) {
         if (ErrorClassifier.isTransactionRollback(e)) {
           Thread.sleep(rollbackPause().toMillis()); // same connection, try again
@@ -366,7 +439,13 @@ final class PollingWorker implements Runnable {
             || System.nanoTime() + pause.toNanos() - deadline >= 0) {
           throw e;
         }
-        LOG.warn(
+        if (failingSince == null) {
+          failingSince = Instant.now();
+        }
+        if (attempt >= 2) {
+          databaseOutages.down(failingSince, ErrorClassifier.describe(e));
+        }
+        LOG.debug(
             "[{}] {}: finishing {} published events failed ({}); retrying in {} ms",
             context,
             name,

@@ -14,6 +14,7 @@ import io.outboxrelay.relay.RelayFailure;
 import io.outboxrelay.relay.config.PoisonAction;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.Backoff;
+import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
 import io.outboxrelay.relay.publish.RecordSizeLimit;
 import io.outboxrelay.router.EventRouter;
@@ -26,6 +27,7 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
@@ -92,6 +94,38 @@ class OutboxChangeConsumerTest {
   private final DrainGate gate = new DrainGate();
   private KafkaPublisher publisher;
 
+  /** Whether the breaker's probe finds Kafka answering. */
+  private final AtomicBoolean kafkaAnswers = new AtomicBoolean(true);
+
+  /** A breaker whose Kafka answers unless a test says otherwise, probing every 5 ms. */
+  private final KafkaBreaker kafka = breaker();
+
+  private KafkaBreaker breaker() {
+    KafkaBreaker breaker =
+        new KafkaBreaker(
+            new KafkaBreaker.Probe() {
+              @Override
+              public String check(Duration timeout) {
+                return kafkaAnswers.get() ? null : "connection refused";
+              }
+
+              @Override
+              public void close() {}
+            },
+            "test",
+            "mock:9092",
+            "waiting",
+            Duration.ofMillis(5),
+            java.time.Clock.systemUTC());
+    breaker.start();
+    try {
+      breaker.awaitClosed(() -> true);
+    } catch (InterruptedException e) {
+      throw new IllegalStateException(e);
+    }
+    return breaker;
+  }
+
   private OutboxChangeConsumer consumer(boolean autoComplete, PoisonAction action) {
     return consumer(autoComplete, action, DEFAULT_LIMIT);
   }
@@ -111,6 +145,7 @@ class OutboxChangeConsumerTest {
         limit,
         publisher,
         new Backoff(Duration.ofMillis(10), Duration.ofMillis(20), 2, 0, new Random(1)),
+        kafka,
         action,
         metrics,
         gate,
@@ -218,6 +253,40 @@ class OutboxChangeConsumerTest {
     assertThat(s.published()).isEqualTo(4);
     assertThat(s.resent()).isEqualTo(2);
     assertThat(s.retries()).isEqualTo(1);
+  }
+
+  @Test
+  void sendsAgainOnlyOnceKafkaAnswersWhenNothingWasAcknowledgedAndKafkaIsDown() throws Exception {
+    OutboxChangeConsumer consumer = consumer(false, PoisonAction.FAIL);
+    Committer committer = new Committer();
+    kafkaAnswers.set(false);
+    CompletableFuture<Void> done =
+        handleInBackground(
+            consumer, committer, List.of(insert(1, "order", "a"), insert(2, "order", "a")));
+    await()
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> !producers.isEmpty() && producers.get(0).history().size() == 2);
+    producers.get(0).errorNext(new NetworkException("broker went away"));
+    producers.get(0).errorNext(new NetworkException("broker went away"));
+
+    await().atMost(5, TimeUnit.SECONDS).until(() -> kafka.state() == KafkaBreaker.State.OPEN);
+    // However short the backoff (10-20 ms here), nothing is sent while Kafka does not answer.
+    await()
+        .during(Duration.ofMillis(500))
+        .atMost(Duration.ofSeconds(2))
+        .until(() -> producers.size() == 1);
+    kafkaAnswers.set(true);
+
+    await()
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> producers.size() == 2 && producers.get(1).history().size() == 2);
+    while (producers.get(1).completeNext()) {
+      // acknowledge all
+    }
+    done.get(5, TimeUnit.SECONDS);
+    assertThat(keys(producers.get(1))).containsExactly("a", "a");
+    assertThat(committer.marked).containsExactly(1L, 2L);
+    assertThat(metrics.snapshot().retries()).isEqualTo(2); // both events, sent again once
   }
 
   @Test

@@ -1,0 +1,135 @@
+package io.outboxrelay.relay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.outboxrelay.localstack.ConsumedRecord;
+import io.outboxrelay.localstack.KafkaBroker;
+import io.outboxrelay.localstack.TopicReader;
+import io.outboxrelay.relay.testing.Ledger;
+import io.outboxrelay.relay.testing.OutboxDatabase;
+import io.outboxrelay.relay.testing.RelayProcess;
+import io.outboxrelay.relay.testing.RelaySettings;
+import io.outboxrelay.relay.testing.SteadyWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Kafka broker stopped and started again under a relay process in each mode, while an
+ * application keeps writing: the relay must say once, during the outage, that Kafka is unreachable,
+ * say when it answers again, publish every event in each aggregate's order by itself, and print no
+ * stack trace.
+ */
+class KafkaBrokerFaultIT {
+
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaBrokerFaultIT.class);
+  private static final Pattern OUTAGE_WARN =
+      Pattern.compile("(?m)^\\S+ WARN .*Kafka \\(.*\\) is unreachable since ");
+  private static final Pattern OUTAGE_INFO =
+      Pattern.compile("(?m)^\\S+ INFO .*Kafka \\(.*\\) answers again after \\d+ s unreachable");
+  private static final Pattern STACK_FRAME =
+      Pattern.compile("(?m)^(\\s+at [\\w.$]+\\(|Caused by: |\\s+\\.\\.\\. \\d+ more)");
+
+  @TempDir Path dir;
+  private OutboxDatabase db;
+  private String name;
+  private Ledger ledger;
+
+  @BeforeEach
+  void setUp() {
+    db = OutboxDatabase.forPolling();
+    name = "brokerfault-" + Long.toHexString(System.nanoTime() & 0xfffff);
+    ledger = new Ledger(RelaySettings.topicPrefix(name));
+  }
+
+  @AfterEach
+  void tearDown() {
+    db.close();
+  }
+
+  @Test
+  void aCdcRelayPublishesEveryEventInOrderAfterTheBrokerIsStoppedAndStarted() throws Exception {
+    brokerStopsAndStarts(broker -> RelaySettings.cdc(db, broker.bootstrapServers(), name));
+  }
+
+  @Test
+  void aPollingRelayPublishesEveryEventInOrderAfterTheBrokerIsStoppedAndStarted() throws Exception {
+    brokerStopsAndStarts(
+        broker ->
+            RelaySettings.polling(db, broker.bootstrapServers(), name)
+                .with("polling.workers", "2"));
+  }
+
+  private interface Settings {
+    RelaySettings of(KafkaBroker broker);
+  }
+
+  private void brokerStopsAndStarts(Settings settings) throws Exception {
+    try (KafkaBroker broker = KafkaBroker.builder().start()) {
+      Path config = settings.of(broker).writeTo(dir.resolve("relay.properties"));
+      try (RelayProcess relay = RelayProcess.run("relay", dir, config)) {
+        try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2)) {
+          awaitPublished(broker, 400);
+
+          broker.stop();
+          LOG.info("{}: broker stopped", name);
+          // The outage: the relay must tell it by itself while it lasts.
+          await()
+              .atMost(Duration.ofSeconds(30))
+              .until(() -> OUTAGE_WARN.matcher(relay.log()).find());
+          broker.start();
+          LOG.info("{}: broker accepts connections again", name);
+
+          int writtenBefore = ledger.size();
+          awaitPublished(broker, writtenBefore + 400); // written after the restart: it recovered
+          writer.stop(Duration.ofSeconds(60));
+        }
+        Ledger.Result result = awaitAll(broker);
+        assertThat(result.lost()).as(result.summary()).isZero();
+        assertThat(result.outOfOrder()).as(result.summary()).isZero();
+        assertThat(result.unexpected()).as(result.summary()).isZero();
+        assertThat(result.mismatches()).as(result.summary()).isEmpty();
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> OUTAGE_INFO.matcher(relay.log()).find());
+        String log = relay.log();
+        log.lines()
+            .filter(l -> l.contains("Kafka (") || l.contains("published "))
+            .forEach(l -> LOG.info("relay: {}", l));
+        assertThat(OUTAGE_WARN.matcher(log).results().count()).as(log).isEqualTo(1);
+        assertThat(OUTAGE_INFO.matcher(log).results().count()).as(log).isEqualTo(1);
+        assertThat(STACK_FRAME.matcher(log).find()).as(log).isFalse();
+        relay.process().terminate();
+        assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
+      }
+    }
+  }
+
+  private TopicReader reader(KafkaBroker broker) {
+    return TopicReader.forPattern(
+        broker.bootstrapServers(),
+        Pattern.compile(Pattern.quote(RelaySettings.topicPrefix(name)) + ".*"));
+  }
+
+  private void awaitPublished(KafkaBroker broker, int atLeast) {
+    List<ConsumedRecord> records =
+        reader(broker).readUntil(r -> r.size() >= atLeast, Duration.ofSeconds(120));
+    assertThat(records).as("records published").hasSizeGreaterThanOrEqualTo(atLeast);
+  }
+
+  private Ledger.Result awaitAll(KafkaBroker broker) {
+    reader(broker).readUntil(ledger::allArrived, Duration.ofSeconds(120));
+    List<ConsumedRecord> records =
+        reader(broker).readAll(Duration.ofSeconds(2), Duration.ofSeconds(60));
+    Ledger.Result result = ledger.check(records);
+    LOG.info("{}: {}", name, result.summary());
+    return result;
+  }
+}

@@ -1,0 +1,254 @@
+package io.outboxrelay.relay.source.polling;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.outboxrelay.localstack.ConsumedRecord;
+import io.outboxrelay.localstack.LocalStack;
+import io.outboxrelay.localstack.MariaDbServer;
+import io.outboxrelay.localstack.TopicReader;
+import io.outboxrelay.relay.testing.Ledger;
+import io.outboxrelay.relay.testing.OutboxDatabase;
+import io.outboxrelay.relay.testing.RelayProcess;
+import io.outboxrelay.relay.testing.RelaySettings;
+import io.outboxrelay.relay.testing.SteadyWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Polling relays and their database fail under load, with real processes: a relay process killed
+ * with SIGKILL or frozen with SIGSTOP while it holds a batch, and {@code mariadbd} killed and
+ * started again, while an application keeps writing. A ledger checks every event by id and each
+ * aggregate's order; the relays run with the default lease (short, renewed while a batch is in
+ * flight), so another process must take a dead one's batch over by itself, and a database outage
+ * must be told once (a WARN, an INFO when it ends) without a stack trace.
+ */
+class PollingFaultIT {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PollingFaultIT.class);
+  private static final Pattern TAKEOVER =
+      Pattern.compile("(?m)^(\\S+) .*took over (\\d+) events whose lease had expired");
+  private static final Pattern LATE_FINISH =
+      Pattern.compile(
+          "(?m)lost the lease on \\d+ events before finishing them|were taken over by another"
+              + " worker");
+  private static final Pattern OUTAGE_WARN =
+      Pattern.compile(
+          "(?m)^\\S+ WARN .*source database .* unreachable since .*; reconnecting every 1 s");
+  private static final Pattern OUTAGE_INFO =
+      Pattern.compile("(?m)^\\S+ INFO .*source database .* reachable again after an outage of");
+  private static final Pattern STACK_FRAME =
+      Pattern.compile("(?m)^(\\s+at [\\w.$]+\\(|Caused by: |\\s+\\.\\.\\. \\d+ more)");
+
+  private static MariaDbServer server;
+
+  @TempDir Path dir;
+  private OutboxDatabase db;
+  private String name;
+  private String bootstrap;
+  private Ledger ledger;
+
+  @BeforeAll
+  static void startServer() {
+    server = MariaDbServer.builder().start(); // its own: the shared one must never fail
+  }
+
+  @AfterAll
+  static void stopServer() {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  @BeforeEach
+  void setUp() {
+    server.start(); // in case a failed test left it stopped
+    db = OutboxDatabase.on(server).grantPolling();
+    name = "pollfault-" + Long.toHexString(System.nanoTime() & 0xfffff);
+    bootstrap = LocalStack.shared().kafka().bootstrapServers();
+    ledger = new Ledger(RelaySettings.topicPrefix(name));
+  }
+
+  @AfterEach
+  void tearDown() {
+    db.close();
+  }
+
+  @Test
+  void anotherProcessPublishesTheBatchOfAProcessKilledWhileHoldingIt() throws Exception {
+    try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2);
+        RelayProcess victim = relay("victim")) {
+      awaitPublished(200);
+      long leased = pauseWhileItHoldsALease(victim);
+      try (RelayProcess survivor = relay("survivor")) {
+        victim.process().kill();
+        long killedAt = System.currentTimeMillis();
+        LOG.info("{}: victim killed holding {} events", name, leased);
+        victim.waitFor(Duration.ofSeconds(30));
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> TAKEOVER.matcher(survivor.log()).find());
+        logTakeover(survivor, killedAt);
+        int writtenBefore = ledger.size();
+        awaitPublished(writtenBefore + 200);
+        writer.stop(Duration.ofSeconds(60));
+
+        Ledger.Result result = awaitAll();
+        assertNothingLostOrReordered(result);
+        assertThat(result.duplicates()).as(result.summary()).isLessThanOrEqualTo((int) leased);
+        assertThat(STACK_FRAME.matcher(survivor.log()).find()).as(survivor.log()).isFalse();
+      }
+    }
+  }
+
+  @Test
+  void aProcessFrozenLongerThanTheLeaseLosesItsBatchAndItsLateFinishChangesNothing()
+      throws Exception {
+    try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2);
+        RelayProcess frozen = relay("frozen")) {
+      awaitPublished(200);
+      long leased = pauseWhileItHoldsALease(frozen);
+      long frozenAt = System.currentTimeMillis();
+      try (RelayProcess rescuer = relay("rescuer")) {
+        await().atMost(Duration.ofSeconds(60)).until(() -> TAKEOVER.matcher(rescuer.log()).find());
+        logTakeover(rescuer, frozenAt);
+        frozen.process().resume();
+        LOG.info("{}: frozen process resumed", name);
+
+        // Its worker finds the rows taken over, by a renewal or by its fenced finish.
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> LATE_FINISH.matcher(frozen.log()).find());
+        int writtenBefore = ledger.size();
+        awaitPublished(writtenBefore + 200);
+        writer.stop(Duration.ofSeconds(60));
+
+        Ledger.Result result = awaitAll();
+        assertNothingLostOrReordered(result);
+        assertThat(result.duplicates()).as(result.summary()).isLessThanOrEqualTo((int) leased);
+        frozen.log().lines().filter(l -> LATE_FINISH.matcher(l).find()).forEach(LOG::info);
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> count("status = 'PUBLISHED'") == ledger.size());
+      }
+    }
+  }
+
+  @Test
+  void publishesEveryEventAndSaysSoOnceWhenTheDatabaseIsKilledAndRestarted() throws Exception {
+    try (RelayProcess relay = relay("relay")) {
+      try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2)) {
+        awaitPublished(400);
+
+        server.kill();
+        LOG.info("{}: mariadbd killed", name);
+        Thread.sleep(5_000); // the outage; the application keeps trying to write
+        server.start();
+        long backAt = System.currentTimeMillis();
+        LOG.info("{}: mariadbd accepts connections again", name);
+
+        int writtenBefore = ledger.size();
+        awaitPublished(writtenBefore + 400); // events written after the restart: it recovered
+        writer.stop(Duration.ofSeconds(60));
+        logLines(relay, backAt);
+      }
+      assertNothingLostOrReordered(awaitAll());
+      await().atMost(Duration.ofSeconds(30)).until(() -> OUTAGE_INFO.matcher(relay.log()).find());
+      String log = relay.log();
+      assertThat(OUTAGE_WARN.matcher(log).results().count()).as(log).isEqualTo(1);
+      assertThat(OUTAGE_INFO.matcher(log).results().count()).as(log).isEqualTo(1);
+      assertThat(STACK_FRAME.matcher(log).find()).as(log).isFalse();
+      relay.process().terminate();
+      assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
+    }
+  }
+
+  private RelayProcess relay(String process) {
+    Path config =
+        RelaySettings.polling(db, bootstrap, name)
+            .with("polling.workers", "2")
+            .writeTo(dir.resolve(process + ".properties"));
+    return RelayProcess.run(process, dir, config);
+  }
+
+  /** Stops the process while it holds a lease; returns how many rows were leased then. */
+  private long pauseWhileItHoldsALease(RelayProcess p) {
+    long[] leased = new long[1];
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(5))
+        .until(
+            () -> {
+              if (count("status = 'PROCESSING'") == 0) {
+                return false;
+              }
+              p.process().pause();
+              leased[0] = count("status = 'PROCESSING'");
+              if (leased[0] > 0) {
+                return true;
+              }
+              p.process().resume();
+              return false;
+            });
+    LOG.info("{}: {} stopped holding {} events", name, p.process().name(), leased[0]);
+    return leased[0];
+  }
+
+  private long count(String where) {
+    return ((Number) db.adminQuery("SELECT COUNT(*) FROM outbox_events WHERE " + where))
+        .longValue();
+  }
+
+  /** Logs the takeover line and how long after the fault it came, for the README's table. */
+  private void logTakeover(RelayProcess p, long faultAt) {
+    Matcher m = TAKEOVER.matcher(p.log());
+    if (m.find()) {
+      LOG.info("{}: {} (fault at {} ms since the epoch)", name, m.group(), faultAt);
+    }
+  }
+
+  private void logLines(RelayProcess relay, long backAt) {
+    LOG.info("{}: back at {} ms since the epoch", name, backAt);
+    relay
+        .log()
+        .lines()
+        .filter(l -> l.contains("reachable") || l.contains("published "))
+        .forEach(l -> LOG.info("relay: {}", l));
+  }
+
+  private void assertNothingLostOrReordered(Ledger.Result result) {
+    assertThat(result.lost()).as(result.summary()).isZero();
+    assertThat(result.outOfOrder()).as(result.summary()).isZero();
+    assertThat(result.unexpected()).as(result.summary()).isZero();
+    assertThat(result.mismatches()).as(result.summary()).isEmpty();
+  }
+
+  private TopicReader reader() {
+    return TopicReader.forPattern(
+        bootstrap, Pattern.compile(Pattern.quote(RelaySettings.topicPrefix(name)) + ".*"));
+  }
+
+  private void awaitPublished(int atLeast) {
+    List<ConsumedRecord> records =
+        reader().readUntil(r -> r.size() >= atLeast, Duration.ofSeconds(120));
+    assertThat(records).as("records published").hasSizeGreaterThanOrEqualTo(atLeast);
+  }
+
+  private Ledger.Result awaitAll() {
+    reader().readUntil(ledger::allArrived, Duration.ofSeconds(120));
+    List<ConsumedRecord> records = reader().readAll(Duration.ofSeconds(2), Duration.ofSeconds(60));
+    Ledger.Result result = ledger.check(records);
+    LOG.info("{}: {}", name, result.summary());
+    return result;
+  }
+}
