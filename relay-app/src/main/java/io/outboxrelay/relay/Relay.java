@@ -101,7 +101,11 @@ public final class Relay implements AutoCloseable {
     synchronized (this) {
       stats =
           new StatsReporter(
-              metrics, config.logContext(), config.statsInterval(), Clock.systemUTC());
+              metrics,
+              config.logContext(),
+              config.statsInterval(),
+              Clock.systemUTC(),
+              source::role);
     }
   }
 
