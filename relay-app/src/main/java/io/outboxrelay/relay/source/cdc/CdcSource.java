@@ -53,6 +53,9 @@ public final class CdcSource implements OutboxSource {
   /** Longest a lost lease waits for the batch in flight before the engine is closed. */
   private static final Duration LOST_LEASE_DRAIN = Duration.ofSeconds(2);
 
+  /** How long a source that failed on its own waits for the batch in flight as it stops. */
+  private static final Duration FAILED_STOP = Duration.ofSeconds(5);
+
   /** Lifecycle, in order; a source only moves forward. */
   private enum State {
     /** Created, not started. */
@@ -184,6 +187,7 @@ public final class CdcSource implements OutboxSource {
                 config.logContext(),
                 mayPublish),
         election.holder(),
+        this::failureFrom,
         this::onEngineCompletion);
     // A term after the first: a failure to stream stops the relay, as it would at start.
     r.streaming()
@@ -213,12 +217,23 @@ public final class CdcSource implements OutboxSource {
     }
   }
 
+  /**
+   * The source failed on its own: it says so through {@link #termination()}, and gives up the lease
+   * at once (on a thread of its own: this may run on the engine's thread), so that a standby takes
+   * over without waiting for the lease to expire, whether or not the owner ever calls {@link
+   * #stop}.
+   */
   private void fail(RuntimeException failure) {
-    if (state.get() == State.RUNNING) {
-      termination.completeExceptionally(
-          failure instanceof RelayFailure
-              ? failure
-              : new RelayFailure(failure.toString(), failure));
+    if (state.get() != State.RUNNING) {
+      return;
+    }
+    if (termination.completeExceptionally(
+        failure instanceof RelayFailure
+            ? failure
+            : new RelayFailure(failure.toString(), failure))) {
+      Thread t = new Thread(() -> stop(FAILED_STOP), "cdc-failed-stop");
+      t.setDaemon(true);
+      t.start();
     }
   }
 

@@ -52,7 +52,11 @@ final class EngineRun {
   }
 
   /** Starts the engine and a thread that waits for streaming; returns at once. */
-  void start(OutboxChangeConsumerFactory consumers, String holder, Completion completion) {
+  void start(
+      OutboxChangeConsumerFactory consumers,
+      String holder,
+      java.util.function.BiFunction<String, Throwable, RelayFailure> failures,
+      Completion completion) {
     CdcConfig cdc = config.cdc();
     Properties properties = DebeziumProperties.build(config);
     FencedOffsetBackingStore.configure(
@@ -68,9 +72,7 @@ final class EngineRun {
             .using(
                 (success, message, error) -> {
                   if (!streaming.isDone()) {
-                    streaming.completeExceptionally(
-                        new RelayFailure(
-                            "the CDC engine stopped while starting: " + message, error));
+                    streaming.completeExceptionally(failures.apply(message, error));
                   }
                   completion.ended(this, stopRequested, success, message, error);
                 })
