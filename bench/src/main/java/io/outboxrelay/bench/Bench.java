@@ -61,6 +61,9 @@ public final class Bench {
           Set<String> ids = Set.of(args[++i].split(","));
           recoveryFaults =
               RecoveryBench.faults().stream().filter(f -> ids.contains(f.id())).toList();
+          if (ids.equals(Set.of("none"))) {
+            continue; // only the takeovers
+          }
           if (recoveryFaults.size() != ids.size()) {
             throw new IllegalArgumentException(
                 "unknown fault in --recovery-faults "

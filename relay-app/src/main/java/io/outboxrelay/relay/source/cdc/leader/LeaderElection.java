@@ -64,6 +64,7 @@ public final class LeaderElection implements AutoCloseable {
   private volatile String role = "starting";
   private volatile boolean closed;
   private volatile Tenure tenure; // non-null while leader
+  private long lastRenewal; // System.nanoTime() at the start of the last successful renewal
   private String lastSeen = ""; // holder and epoch last logged as standby
   private boolean unreachableLogged;
 
@@ -200,6 +201,7 @@ public final class LeaderElection implements AutoCloseable {
     if (l.heldBy(holder)) {
       Tenure t = new Tenure(l.epoch(), start, valid);
       tenure = t;
+      lastRenewal = start;
       role = "leader (epoch " + l.epoch() + ")";
       LOG.info(
           "[{}] leader (epoch {}): holding the lease on {}; publishing from the committed position",
@@ -245,7 +247,7 @@ public final class LeaderElection implements AutoCloseable {
   }
 
   private void leaderTurn(Tenure t) throws SQLException, InterruptedException {
-    long lastRenewal = System.nanoTime();
+    // A failed renewal ends up here again after a short pause, and is retried at once.
     while (!closed) {
       long untilRenewal = lastRenewal + renewInterval.toNanos() - System.nanoTime();
       long untilDeadline = t.nanosLeft();
