@@ -273,7 +273,31 @@ public final class CdcSource implements OutboxSource {
       fail(new RelayFailure("the CDC engine stopped unexpectedly: " + message, null));
       return;
     }
+    LeaderElection e = election;
+    if (e != null && started && error != null && kickedByTheSameServerId(error)) {
+      // After a takeover, the deposed leader's binlog client may reconnect once more before its
+      // engine stops (a paused process that wakes), with the same cdc.server.id, and the server
+      // drops this relay's connection for it. Starting again in a new term cures that.
+      LOG.warn(
+          "[{}] the binlog connection was taken over by another reader with cdc.server.id={}"
+              + " (the previous leader's, as it stopped?); starting again",
+          config.logContext(),
+          config.cdc().serverId());
+      e.abdicate("another binlog reader with the same cdc.server.id connected");
+      return;
+    }
     fail(failureFrom(message, error));
+  }
+
+  private static boolean kickedByTheSameServerId(Throwable error) {
+    Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    for (Throwable t = error; t != null && seen.add(t); t = t.getCause()) {
+      String m = t.getMessage();
+      if (m != null && m.contains("same server_uuid/server_id is already connected")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private RelayFailure failureFrom(String message, Throwable error) {

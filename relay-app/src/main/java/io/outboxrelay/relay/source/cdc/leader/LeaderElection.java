@@ -65,6 +65,7 @@ public final class LeaderElection implements AutoCloseable {
   private volatile boolean closed;
   private volatile Tenure tenure; // non-null while leader
   private long lastRenewal; // System.nanoTime() at the start of the last successful renewal
+  private volatile String abdication; // why the current term was given up, if it was
   private String lastSeen = ""; // holder and epoch last logged as standby
   private boolean unreachableLogged;
 
@@ -182,7 +183,9 @@ public final class LeaderElection implements AutoCloseable {
           return;
         }
       } catch (InterruptedException e) {
-        return;
+        if (closed) {
+          return;
+        }
       } catch (RuntimeException e) {
         if (firstDecision.getCount() > 0) {
           firstFailure.set(e);
@@ -251,6 +254,12 @@ public final class LeaderElection implements AutoCloseable {
     while (!closed) {
       long untilRenewal = lastRenewal + renewInterval.toNanos() - System.nanoTime();
       long untilDeadline = t.nanosLeft();
+      String why = abdication;
+      if (why != null) {
+        abdication = null;
+        lose(t, why);
+        return;
+      }
       if (untilDeadline <= 0 || !t.mayPublish()) {
         lose(
             t,
@@ -340,6 +349,21 @@ public final class LeaderElection implements AutoCloseable {
           e.getMessage());
     } finally {
       store.close();
+    }
+  }
+
+  /**
+   * Ends the current term at once, as if the lease were lost, without giving the lease up: the
+   * election then takes it again in a new epoch when no one else did, which restarts publishing
+   * from the committed position. For a publishing failure that a fresh start can cure.
+   *
+   * @param why for the log
+   */
+  public void abdicate(String why) {
+    Tenure t = tenure;
+    if (t != null) {
+      abdication = why;
+      t.end(); // publishing stops now; the loop ends the term within a renewal interval
     }
   }
 
