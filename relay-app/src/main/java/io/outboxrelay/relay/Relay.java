@@ -74,7 +74,6 @@ public final class Relay implements AutoCloseable {
         cdc
             ? new CdcSource(config, publisher, kafka, metrics)
             : new PollingSource(config, publisher, kafka, metrics);
-    metrics.health().roleFrom(source::role);
   }
 
   /**
@@ -124,11 +123,7 @@ public final class Relay implements AutoCloseable {
     synchronized (this) {
       stats =
           new StatsReporter(
-              metrics,
-              config.logContext(),
-              config.statsInterval(),
-              Clock.systemUTC(),
-              source::role);
+              metrics, config.logContext(), config.statsInterval(), Clock.systemUTC());
     }
   }
 
