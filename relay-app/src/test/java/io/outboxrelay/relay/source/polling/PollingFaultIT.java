@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -193,7 +194,19 @@ class PollingFaultIT {
                 return false;
               }
               p.process().pause();
-              leased[0] = count("status = 'PROCESSING'");
+              // A finish the process sent just before it stopped may still commit: the lease
+              // counts only once the leased rows stay leased.
+              long seen = count("status = 'PROCESSING'");
+              try {
+                await()
+                    .during(Duration.ofMillis(300))
+                    .atMost(Duration.ofSeconds(2))
+                    .until(() -> count("status = 'PROCESSING'") == seen);
+              } catch (ConditionTimeoutException e) {
+                p.process().resume();
+                return false;
+              }
+              leased[0] = seen;
               if (leased[0] > 0) {
                 return true;
               }
