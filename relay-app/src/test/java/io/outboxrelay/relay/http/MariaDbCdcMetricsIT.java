@@ -26,6 +26,11 @@ class MariaDbCdcMetricsIT extends AbstractMetricsEndpointIT {
   }
 
   @Override
+  protected String expectedRole() {
+    return "leader";
+  }
+
+  @Override
   protected void assertModeGauges(String metrics) {
     assertThat(value(metrics, "outbox_relay_binlog_behind_bytes", "")).isGreaterThanOrEqualTo(0);
     assertThat(metrics).doesNotContain("outbox_relay_backlog_events");
