@@ -12,9 +12,11 @@ GRANT REPLICATION SLAVE, BINLOG MONITOR ON *.* TO 'outbox_relay'@'%';
 -- MySQL instead:  GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO 'outbox_relay'@'%';
 -- The outbox table: its definition and, for the startup checks, a zero-row read.
 GRANT SELECT ON app.outbox_events TO 'outbox_relay'@'%';
--- The position and schema history tables (create them first with relay-storage.sql).
+-- The position, schema history and lease tables (create them first with relay-storage.sql).
 GRANT SELECT, INSERT, DELETE ON app.outbox_relay_offsets TO 'outbox_relay'@'%';
 GRANT SELECT, INSERT, DELETE ON app.outbox_relay_schema_history TO 'outbox_relay'@'%';
+-- The lease: taken, renewed and given up with UPDATE; the first relay on a table INSERTs it.
+GRANT SELECT, INSERT, UPDATE ON app.outbox_relay_leases TO 'outbox_relay'@'%';
 -- Polling mode instead needs only the outbox table itself (DELETE only with polling.retention):
 --   GRANT SELECT, UPDATE, DELETE ON app.outbox_events TO 'outbox_relay'@'%';
 -- Not needed: RELOAD and LOCK TABLES (the relay reads its start position without a global read

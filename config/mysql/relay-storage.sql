@@ -1,7 +1,8 @@
 -- Tables where CDC mode keeps its binlog position and the schema history of the outbox table
--- (Debezium's JDBC offset store and schema history), in the same database as the outbox table.
+-- (Debezium's JDBC offset store and schema history), and the lease that lets one relay publish
+-- while the others stand by, in the same database as the outbox table.
 -- The relay creates them itself when its user has CREATE on the database; otherwise run this once.
--- Names are the defaults of cdc.offsets.table and cdc.schema.history.table.
+-- Names are the defaults of cdc.offsets.table, cdc.schema.history.table and cdc.leader.table.
 CREATE TABLE outbox_relay_offsets (
   id                VARCHAR(36)   NOT NULL,
   offset_key        VARCHAR(1255),
@@ -19,4 +20,17 @@ CREATE TABLE outbox_relay_schema_history (
   record_insert_ts  TIMESTAMP     NOT NULL,
   record_insert_seq INTEGER       NOT NULL,
   PRIMARY KEY (id, history_data_seq)
+);
+
+-- One lease per outbox table (resource = database.table): the relay holding it publishes. Times
+-- come from the database clock (NOW(6)); epoch rises with every takeover and fences position
+-- commits of a relay that lost the lease.
+CREATE TABLE outbox_relay_leases (
+  resource          VARCHAR(255)  NOT NULL,
+  holder            VARCHAR(255)  NOT NULL,
+  relay_name        VARCHAR(255)  NOT NULL,
+  epoch             BIGINT        NOT NULL,
+  expires_at        TIMESTAMP(6)  NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
+  renewed_at        TIMESTAMP(6)  NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
+  PRIMARY KEY (resource)
 );

@@ -27,5 +27,6 @@ GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO 'outbox_relay'@'%';
 GRANT SELECT ON app.outbox_events TO 'outbox_relay'@'%';
 GRANT SELECT, INSERT, DELETE ON app.outbox_relay_offsets TO 'outbox_relay'@'%';
 GRANT SELECT, INSERT, DELETE ON app.outbox_relay_schema_history TO 'outbox_relay'@'%';
+GRANT SELECT, INSERT, UPDATE ON app.outbox_relay_leases TO 'outbox_relay'@'%';
 EOSQL
 unset -f _outbox_sql_string

@@ -14,14 +14,15 @@ import java.util.Set;
 /**
  * Runs the benchmarks and prints a table. Usage: {@code Bench [--only group,...] [--events N]
  * [--drain-workers 1,4,8] [--rate R] [--seconds S] [--claim-events N] [--consumer-events N]
- * [--recovery-faults id,...] [--recovery-rate R] [--recovery-seconds S] [--binlog-row-image
- * FULL|MINIMAL] [--profile DIR]}, groups {@link #GROUPS} (all by default). {@code --events} is the
- * relay's backlog (raw, cdc, polling-drain), {@code --drain-workers} the polling drains' worker
- * counts (repeat one to see the spread), {@code --rate} and {@code --seconds} its steady load (cdc,
- * polling-latency). The recovery group injects each fault of {@link RecoveryBench#faults()} (or
- * those named) under {@code --recovery-rate} events/s, with {@code --recovery-seconds} of load
- * before and after it. Run it on a quiet machine: figures of a machine that is also running tests
- * are meaningless.
+ * [--recovery-faults id,...] [--recovery-rate R] [--recovery-seconds S] [--takeovers N]
+ * [--binlog-row-image FULL|MINIMAL] [--profile DIR]}, groups {@link #GROUPS} (all by default).
+ * {@code --events} is the relay's backlog (raw, cdc, polling-drain), {@code --drain-workers} the
+ * polling drains' worker counts (repeat one to see the spread), {@code --rate} and {@code
+ * --seconds} its steady load (cdc, polling-latency). The recovery group injects each fault of
+ * {@link RecoveryBench#faults()} (or those named) under {@code --recovery-rate} events/s, with
+ * {@code --recovery-seconds} of load before and after it, then kills a CDC leader {@code
+ * --takeovers} times (0: not at all) for its standby to take over ({@link TakeoverBench}). Run it
+ * on a quiet machine: figures of a machine that is also running tests are meaningless.
  */
 public final class Bench {
 
@@ -42,6 +43,7 @@ public final class Bench {
     List<RecoveryBench.Fault> recoveryFaults = RecoveryBench.faults();
     int recoveryRate = 1_000;
     int recoverySeconds = 20;
+    int takeovers = 5;
     String rowImage = "FULL";
     Map<String, String> relayEnv = new HashMap<>();
     Map<String, String> relaySettings = new HashMap<>();
@@ -59,6 +61,9 @@ public final class Bench {
           Set<String> ids = Set.of(args[++i].split(","));
           recoveryFaults =
               RecoveryBench.faults().stream().filter(f -> ids.contains(f.id())).toList();
+          if (ids.equals(Set.of("none"))) {
+            continue; // only the takeovers
+          }
           if (recoveryFaults.size() != ids.size()) {
             throw new IllegalArgumentException(
                 "unknown fault in --recovery-faults "
@@ -69,6 +74,7 @@ public final class Bench {
         }
         case "--recovery-rate" -> recoveryRate = Integer.parseInt(args[++i]);
         case "--recovery-seconds" -> recoverySeconds = Integer.parseInt(args[++i]);
+        case "--takeovers" -> takeovers = Integer.parseInt(args[++i]);
         case "--binlog-row-image" -> rowImage = args[++i].toUpperCase(java.util.Locale.ROOT);
         case "--relay-heap" -> relayEnv.put("OUTBOX_RELAY_HEAP", args[++i]);
         case "--relay-java-opts" -> relayEnv.put("JAVA_OPTS", args[++i]);
@@ -125,6 +131,11 @@ public final class Bench {
         System.err.println("recovery: faults under a steady load, each on its own MariaDB...");
         new RecoveryBench(kafka, work, relayEnv, relaySettings)
             .run(table, recoveryFaults, recoveryRate, Duration.ofSeconds(recoverySeconds));
+        if (takeovers > 0) {
+          System.err.println("recovery: CDC leader killed, standby takes over...");
+          new TakeoverBench(kafka, work, relayEnv, relaySettings)
+              .run(table, takeovers, recoveryRate, Duration.ofSeconds(recoverySeconds));
+        }
       }
       if (only.contains("idempotency")) {
         Quiet.await(mariaDb, "idempotency");

@@ -35,4 +35,15 @@ public interface OutboxSource {
    * @param timeout how long to wait for in-flight events
    */
   void stop(Duration timeout);
+
+  /**
+   * The role of this process among the relays sharing the source, for the stats line: e.g. {@code
+   * leader (epoch 3)} or {@code standby (holder X, epoch 3)}; empty where every process works
+   * (polling).
+   *
+   * @return the role, or an empty string
+   */
+  default String role() {
+    return "";
+  }
 }

@@ -74,6 +74,7 @@ public final class Relay implements AutoCloseable {
         cdc
             ? new CdcSource(config, publisher, kafka, metrics)
             : new PollingSource(config, publisher, kafka, metrics);
+    metrics.health().roleFrom(source::role);
   }
 
   /**
@@ -123,7 +124,11 @@ public final class Relay implements AutoCloseable {
     synchronized (this) {
       stats =
           new StatsReporter(
-              metrics, config.logContext(), config.statsInterval(), Clock.systemUTC());
+              metrics,
+              config.logContext(),
+              config.statsInterval(),
+              Clock.systemUTC(),
+              source::role);
     }
   }
 

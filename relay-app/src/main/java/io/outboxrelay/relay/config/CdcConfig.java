@@ -18,6 +18,9 @@ import java.util.Map;
  * @param startupTimeout how long to wait for streaming to start
  * @param requireDurableBinlog whether sync_binlog=1 and innodb_flush_log_at_trx_commit=1 are
  *     required
+ * @param leaderTable table holding the leases, one per outbox table
+ * @param leaderLease how long a lease lasts after each renewal, by the database clock
+ * @param leaderRenewInterval how often the leader renews, and a standby looks at the lease
  * @param debeziumOverrides {@code debezium.*} entries without the prefix, unmodifiable
  */
 public record CdcConfig(
@@ -32,6 +35,9 @@ public record CdcConfig(
     Duration retryBackoffMax,
     Duration startupTimeout,
     boolean requireDurableBinlog,
+    String leaderTable,
+    Duration leaderLease,
+    Duration leaderRenewInterval,
     Map<String, String> debeziumOverrides) {
 
   /** Freezes the overrides. */

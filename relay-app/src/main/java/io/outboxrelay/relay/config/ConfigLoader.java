@@ -257,6 +257,20 @@ public final class ConfigLoader {
           "cdc.retry.backoff.initial must not exceed cdc.retry.backoff.max: lower the first or"
               + " raise the second");
     }
+    Duration lease = (Duration) values.get(RelayConfigKeys.CDC_LEADER_LEASE);
+    Duration renew = (Duration) values.get(RelayConfigKeys.CDC_LEADER_RENEW_INTERVAL);
+    if (mode == RelayMode.CDC
+        && lease != null
+        && renew != null
+        && renew.multipliedBy(3).compareTo(lease) > 0) {
+      problems.add(
+          "cdc.leader.renew.interval="
+              + ValueType.DURATION_TYPE.format(renew)
+              + " is more than a third of cdc.leader.lease="
+              + ValueType.DURATION_TYPE.format(lease)
+              + ": a single late renewal would stop the leader; lower the interval or raise the"
+              + " lease");
+    }
   }
 
   private static void pollingChecks(Map<ConfigKey<?>, Object> values, List<String> problems) {
@@ -316,6 +330,9 @@ public final class ConfigLoader {
               get(values, RelayConfigKeys.CDC_RETRY_BACKOFF_MAX),
               get(values, RelayConfigKeys.CDC_STARTUP_TIMEOUT),
               get(values, RelayConfigKeys.CDC_REQUIRE_DURABLE_BINLOG),
+              get(values, RelayConfigKeys.CDC_LEADER_TABLE),
+              get(values, RelayConfigKeys.CDC_LEADER_LEASE),
+              get(values, RelayConfigKeys.CDC_LEADER_RENEW_INTERVAL),
               debeziumOverrides);
     }
 

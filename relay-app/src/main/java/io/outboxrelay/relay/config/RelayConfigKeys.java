@@ -299,6 +299,42 @@ public final class RelayConfigKeys {
                   + " warning.")
           .build();
 
+  public static final ConfigKey<String> CDC_LEADER_TABLE =
+      define("cdc.leader.table", ValueType.STRING)
+          .group(Group.CDC)
+          .usedIn(RelayMode.CDC)
+          .defaultValue("outbox_relay_leases")
+          .check(Checks.identifier())
+          .doc(
+              "Table in source.database holding one lease per outbox table: the relay that holds"
+                  + " it publishes, every other relay on the same table (any relay.name) waits"
+                  + " as a standby. The relay creates it when missing.")
+          .build();
+
+  public static final ConfigKey<Duration> CDC_LEADER_LEASE =
+      define("cdc.leader.lease", ValueType.DURATION_TYPE)
+          .group(Group.CDC)
+          .usedIn(RelayMode.CDC)
+          .defaultValue(Duration.ofSeconds(6))
+          .check(Checks.between(Duration.ofSeconds(1), Duration.ofHours(1)))
+          .doc(
+              "How long the lease lasts after each renewal, by the database clock: a standby"
+                  + " takes over this long after the leader's last renewal (kill -9, network"
+                  + " cut). The leader stops publishing once half a renewal interval short of it"
+                  + " without a renewal. At least three times cdc.leader.renew.interval.")
+          .build();
+
+  public static final ConfigKey<Duration> CDC_LEADER_RENEW_INTERVAL =
+      define("cdc.leader.renew.interval", ValueType.DURATION_TYPE)
+          .group(Group.CDC)
+          .usedIn(RelayMode.CDC)
+          .defaultValue(Duration.ofSeconds(2))
+          .check(Checks.between(Duration.ofMillis(100), Duration.ofMinutes(20)))
+          .doc(
+              "How often the leader renews its lease, and the longest a standby waits between"
+                  + " looks at it.")
+          .build();
+
   public static final ConfigKey<Integer> POLLING_WORKERS =
       define("polling.workers", ValueType.INT)
           .group(Group.POLLING)
@@ -508,6 +544,9 @@ public final class RelayConfigKeys {
           CDC_RETRY_BACKOFF_MAX,
           CDC_STARTUP_TIMEOUT,
           CDC_REQUIRE_DURABLE_BINLOG,
+          CDC_LEADER_TABLE,
+          CDC_LEADER_LEASE,
+          CDC_LEADER_RENEW_INTERVAL,
           POLLING_WORKERS,
           POLLING_BATCH_SIZE,
           POLLING_INTERVAL,

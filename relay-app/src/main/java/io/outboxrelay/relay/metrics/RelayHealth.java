@@ -5,7 +5,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 /**
  * Whether the relay is doing its job, for {@code /health/ready} and {@code /health/live}, and
@@ -59,7 +61,7 @@ public final class RelayHealth {
   private final Map<Dependency, Map<String, String>> down = new EnumMap<>(Dependency.class);
   private volatile Phase phase = Phase.STARTING;
   private volatile long lastBeatNanos = System.nanoTime();
-  private volatile String role = "active";
+  private volatile Supplier<String> roleSource = () -> "";
 
   RelayHealth() {
     for (Dependency d : Dependency.values()) {
@@ -78,11 +80,33 @@ public final class RelayHealth {
         .description("1 while the relay is streaming (CDC) or claiming (polling), else 0")
         .register(registry);
     for (String r : new String[] {"active", "leader", "standby"}) {
-      Gauge.builder(MetricNames.ROLE, this, h -> r.equals(h.role) ? 1 : 0)
+      Gauge.builder(MetricNames.ROLE, this, h -> r.equals(h.role()) ? 1 : 0)
           .description("1 for the relay's role: active (no standby configured), leader or standby")
           .tag("role", r)
           .register(registry);
     }
+  }
+
+  /**
+   * Where the relay's role comes from: the source's own description ({@code leader (epoch 3)},
+   * {@code standby (holder ..., epoch 3)}), or nothing for a source without standbys.
+   *
+   * @param source the source's role, read at each scrape; never null
+   */
+  public void roleFrom(Supplier<String> source) {
+    roleSource = Objects.requireNonNull(source, "source");
+  }
+
+  /** The role as the gauge names it: {@code leader}, {@code standby} or {@code active}. */
+  String role() {
+    String r = roleSource.get();
+    if (r != null && r.startsWith("leader")) {
+      return "leader";
+    }
+    if (r != null && r.startsWith("standby")) {
+      return "standby";
+    }
+    return "active";
   }
 
   /**
@@ -167,7 +191,7 @@ public final class RelayHealth {
     if (p == Phase.STOPPING) {
       return new Readiness(false, "stopping");
     }
-    if ("standby".equals(role)) {
+    if ("standby".equals(role())) {
       return new Readiness(false, "standby");
     }
     for (Dependency d : Dependency.values()) {

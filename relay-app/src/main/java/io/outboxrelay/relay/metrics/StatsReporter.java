@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,6 +22,7 @@ public final class StatsReporter implements AutoCloseable {
   private final RelayMetrics metrics;
   private final String context;
   private final Clock clock;
+  private final Supplier<String> role;
   private final ScheduledExecutorService timer;
   private RelayMetrics.Snapshot last;
   private long lastNanos;
@@ -34,6 +36,21 @@ public final class StatsReporter implements AutoCloseable {
    * @param clock the wall clock, for the age of the newest event
    */
   public StatsReporter(RelayMetrics metrics, String context, Duration interval, Clock clock) {
+    this(metrics, context, interval, clock, () -> "");
+  }
+
+  /**
+   * Starts reporting, with this process's role among several relays at the start of each line.
+   *
+   * @param metrics the counters
+   * @param context the log prefix, e.g. {@code relay mode=cdc name=outbox-relay}
+   * @param interval the interval
+   * @param clock the wall clock, for the age of the newest event
+   * @param role e.g. {@code leader (epoch 3)}; empty for none
+   */
+  public StatsReporter(
+      RelayMetrics metrics, String context, Duration interval, Clock clock, Supplier<String> role) {
+    this.role = role;
     this.metrics = metrics;
     this.context = context;
     this.clock = clock;
@@ -69,10 +86,12 @@ public final class StatsReporter implements AutoCloseable {
                 batches,
                 (now.publishNanos() - last.publishNanos()) / 1e6 / batches,
                 (now.commitNanos() - last.commitNanos()) / 1e6 / batches);
+    String r = role.get();
     LOG.info(
-        "[{}] published {} events in {}s ({}/s; {}); total {}, resent {}, retries {}, poison {},"
+        "[{}] {}published {} events in {}s ({}/s; {}); total {}, resent {}, retries {}, poison {},"
             + " lost leases {}; newest published event is {} old",
         context,
+        r.isEmpty() ? "" : r + ": ",
         delta,
         String.format(Locale.ROOT, "%.0f", seconds),
         String.format(Locale.ROOT, "%.1f", delta / seconds),

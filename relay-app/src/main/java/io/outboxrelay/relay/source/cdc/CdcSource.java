@@ -1,9 +1,5 @@
 package io.outboxrelay.relay.source.cdc;
 
-import io.debezium.embedded.Connect;
-import io.debezium.engine.DebeziumEngine;
-import io.debezium.engine.RecordChangeEvent;
-import io.debezium.engine.format.ChangeEventFormat;
 import io.outboxrelay.relay.OutboxSource;
 import io.outboxrelay.relay.RelayFailure;
 import io.outboxrelay.relay.StartupCheckException;
@@ -16,34 +12,37 @@ import io.outboxrelay.relay.publish.ErrorClassifier;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
 import io.outboxrelay.relay.publish.RecordSizeLimit;
+import io.outboxrelay.relay.source.cdc.leader.LeaderElection;
+import io.outboxrelay.relay.source.cdc.leader.LeaseStore;
+import io.outboxrelay.relay.source.cdc.leader.Tenure;
 import io.outboxrelay.router.EventRouter;
-import java.io.IOException;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * CDC mode: runs the embedded Debezium engine on its own thread and publishes through {@link
- * OutboxChangeConsumer}.
+ * OutboxChangeConsumer}, while this relay holds the lease of its outbox table ({@link
+ * LeaderElection}); otherwise it stands by.
  *
- * <p>Start: the {@link BinlogPreflight startup checks}, a wait until Kafka has answered once
- * ({@link KafkaBreaker}), then the engine, then a wait until the binlog reader is connected ({@link
- * StreamingProbe}); only then is the source ready. Stop (SIGTERM): no new batch is published, the
- * batch in flight is given up to the shutdown timeout to be acknowledged, its position is
- * committed, then the engine and its connections are closed. A clean stop and restart therefore
- * publishes no duplicates.
+ * <p>Start: the {@link BinlogPreflight startup checks} and a wait until Kafka has answered once
+ * ({@link KafkaBreaker}), so that a standby is ready to take over; then the election. As leader,
+ * the engine starts from the committed position and the source is ready once the binlog reader is
+ * connected ({@link StreamingProbe}); as standby, once the election has seen who leads. Each term
+ * as leader is one {@link EngineRun}; losing the lease stops it. Stop (SIGTERM): no new batch is
+ * published, the batch in flight is given up to the shutdown timeout to be acknowledged, its
+ * position is committed, the engine and its connections are closed, and the lease is given up for a
+ * standby to take over at once. A clean stop and restart therefore publishes no duplicates.
  *
  * <p>Thread-safe for the {@link OutboxSource} calls.
  */
@@ -51,14 +50,18 @@ public final class CdcSource implements OutboxSource {
 
   private static final Logger LOG = LoggerFactory.getLogger(CdcSource.class);
 
+  /** Longest a lost lease waits for the batch in flight before the engine is closed. */
+  private static final Duration LOST_LEASE_DRAIN = Duration.ofSeconds(2);
+
+  /** How long a source that failed on its own waits for the batch in flight as it stops. */
+  private static final Duration FAILED_STOP = Duration.ofSeconds(5);
+
   /** Lifecycle, in order; a source only moves forward. */
   private enum State {
     /** Created, not started. */
     NEW,
-    /** Checks done, engine started, waiting for the binlog reader to connect. */
-    STARTING,
-    /** Connected; every event committed from now on is published. */
-    STREAMING,
+    /** Checks done, election running: leader (an engine publishes) or standby. */
+    RUNNING,
     /** Stop requested: draining the batch in flight. */
     STOPPING,
     /** Engine closed. */
@@ -69,12 +72,11 @@ public final class CdcSource implements OutboxSource {
   private final KafkaPublisher publisher;
   private final KafkaBreaker kafka;
   private final RelayMetrics metrics;
-  private final DrainGate gate = new DrainGate();
   private final CompletableFuture<Void> termination = new CompletableFuture<>();
   private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
-  private volatile DebeziumEngine<RecordChangeEvent<SourceRecord>> engine;
-  private volatile Thread engineThread;
-  private volatile BinlogConnectionWatch watch;
+  private volatile LeaderElection election;
+  private EngineRun run; // guarded by this
+  private volatile boolean started; // start() returned: a failing term stops the relay
 
   /**
    * Creates the source; nothing happens until {@link #start()}.
@@ -98,7 +100,7 @@ public final class CdcSource implements OutboxSource {
 
   @Override
   public void start() throws StartupCheckException, InterruptedException {
-    if (!state.compareAndSet(State.NEW, State.STARTING)) {
+    if (!state.compareAndSet(State.NEW, State.RUNNING)) {
       throw new IllegalStateException("already started");
     }
     String context = config.logContext();
@@ -106,76 +108,133 @@ public final class CdcSource implements OutboxSource {
     runPreflight(context, cdc);
     checkStoredPosition(context);
     // The engine would only queue events for a Kafka that does not answer.
-    if (!kafka.awaitClosed(() -> state.get() == State.STARTING)) {
+    if (!kafka.awaitClosed(() -> state.get() == State.RUNNING)) {
       return;
     }
+    LeaderElection e =
+        new LeaderElection(
+            new LeaseStore(config.source(), cdc.leaderTable(), cdc.leaderLease()),
+            config.name(),
+            cdc.leaderLease(),
+            cdc.leaderRenewInterval(),
+            context,
+            new LeaderElection.Publishing() {
+              @Override
+              public void start(Tenure tenure) {
+                startTerm(tenure);
+              }
 
-    OutboxChangeConsumer consumer =
-        new OutboxChangeConsumer(
-            EventRouter.withTopicTemplate(config.topicTemplate()),
-            RecordSizeLimit.of(config.producer().asProperties(config.name())),
-            publisher,
-            new Backoff(
-                cdc.retryBackoffInitial(),
-                cdc.retryBackoffMax(),
-                2.0,
-                0.2,
-                ThreadLocalRandom.current()),
-            kafka,
-            cdc.poisonAction(),
-            metrics,
-            gate,
-            context);
-    Properties properties = DebeziumProperties.build(config);
-    engine =
-        DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
-            .using(properties)
-            .using(new PositionCommitPolicy(cdc.batchSize(), cdc.commitInterval()))
-            .using(this::onEngineCompletion)
-            .notifying(consumer)
-            .build();
-    Thread t = new Thread(engine, "cdc-engine");
-    t.setDaemon(false);
-    engineThread = t;
-    t.start();
-
-    StreamingProbe probe =
-        new StreamingProbe(
-            DebeziumProperties.connectorType(config.source().flavor()), config.name());
-    long deadline = System.nanoTime() + cdc.startupTimeout().toNanos();
-    while (!probe.isStreaming()) {
-      if (termination.isDone()) {
-        try {
-          termination.join();
-        } catch (CompletionException e) {
-          // the engine failed before streaming: its failure, not the future's wrapper
-          throw e.getCause() instanceof RelayFailure failure ? failure : e;
-        }
-      }
-      if (System.nanoTime() > deadline) {
-        stop(Duration.ofSeconds(5));
-        throw new RelayFailure(
-            "the binlog reader did not connect within "
-                + cdc.startupTimeout().toSeconds()
-                + "s (cdc.startup.timeout): check that "
-                + config.source().describe()
-                + " is reachable and that the relay user may read the binlog",
-            null);
-      }
-      Thread.sleep(20);
+              @Override
+              public void stop() {
+                endTerm();
+              }
+            },
+            this::fail);
+    election = e;
+    e.start();
+    EngineRun first;
+    synchronized (this) {
+      first = run;
     }
-    if (state.compareAndSet(State.STARTING, State.STREAMING)) {
-      watch =
-          BinlogConnectionWatch.of(
-              probe, context, config.source(), DebeziumProperties.keepalive(properties));
-      watch.start();
-      LOG.info(
-          "[{}] ready: streaming inserts into {}.{} from the binlog of {}; every event committed"
-              + " from now on will be published",
-          context,
-          config.source().database(),
-          config.source().table(),
-          config.source().describe());
+    if (first == null) {
+      started = true;
+      return; // standby: the election said so
+    }
+    try {
+      first.streaming().get();
+      started = true;
+    } catch (ExecutionException failed) {
+      stop(Duration.ofSeconds(5));
+      throw failed.getCause() instanceof RelayFailure rf
+          ? rf
+          : new RelayFailure("the CDC engine failed: " + failed.getCause(), failed.getCause());
+    }
+  }
+
+  /**
+   * The role of this relay for the log and the stats line.
+   *
+   * @return {@code leader (epoch N)}, {@code standby (holder X, epoch N)} or {@code starting}
+   */
+  @Override
+  public String role() {
+    LeaderElection e = election;
+    return e == null ? "starting" : e.role();
+  }
+
+  private synchronized void startTerm(Tenure tenure) {
+    if (state.get() != State.RUNNING) {
+      return;
+    }
+    CdcConfig cdc = config.cdc();
+    EngineRun r = new EngineRun(config, tenure);
+    run = r;
+    r.start(
+        (gate, mayPublish) ->
+            new OutboxChangeConsumer(
+                EventRouter.withTopicTemplate(config.topicTemplate()),
+                RecordSizeLimit.of(config.producer().asProperties(config.name())),
+                publisher,
+                new Backoff(
+                    cdc.retryBackoffInitial(),
+                    cdc.retryBackoffMax(),
+                    2.0,
+                    0.2,
+                    ThreadLocalRandom.current()),
+                kafka,
+                cdc.poisonAction(),
+                metrics,
+                gate,
+                config.logContext(),
+                mayPublish),
+        election.holder(),
+        this::failureFrom,
+        this::onEngineCompletion);
+    // A term after the first: a failure to stream stops the relay, as it would at start.
+    r.streaming()
+        .whenComplete(
+            (ok, error) -> {
+              if (error != null && started) {
+                fail(
+                    error instanceof RelayFailure rf
+                        ? rf
+                        : new RelayFailure(error.toString(), error));
+              }
+            });
+  }
+
+  /** The lease was lost: stop publishing now; a later term starts a new run. */
+  private void endTerm() {
+    EngineRun r;
+    synchronized (this) {
+      r = run;
+      run = null;
+    }
+    if (r != null) {
+      r.stop(LOST_LEASE_DRAIN);
+      // What was in the producer for the lost term must not be delivered later, after the new
+      // leader's records: drop it with the producer.
+      publisher.reset();
+    }
+  }
+
+  /**
+   * The source failed on its own: it says so through {@link #termination()}, and gives up the lease
+   * at once (on a thread of its own: this may run on the engine's thread), so that a standby takes
+   * over without waiting for the lease to expire, whether or not the owner ever calls {@link
+   * #stop}.
+   */
+  private void fail(RuntimeException failure) {
+    if (state.get() != State.RUNNING) {
+      return;
+    }
+    if (termination.completeExceptionally(
+        failure instanceof RelayFailure
+            ? failure
+            : new RelayFailure(failure.toString(), failure))) {
+      Thread t = new Thread(() -> stop(FAILED_STOP), "cdc-failed-stop");
+      t.setDaemon(true);
+      t.start();
     }
   }
 
@@ -205,18 +264,41 @@ public final class CdcSource implements OutboxSource {
     }
   }
 
-  private void onEngineCompletion(boolean success, String message, Throwable error) {
-    State s = state.get();
-    if (s == State.STOPPING || s == State.STOPPED) {
-      termination.complete(null);
+  private void onEngineCompletion(
+      EngineRun r, boolean requested, boolean success, String message, Throwable error) {
+    State st = state.get();
+    if (requested || st == State.STOPPING || st == State.STOPPED) {
       return;
     }
     if (success && error == null) {
-      termination.completeExceptionally(
-          new RelayFailure("the CDC engine stopped unexpectedly: " + message, null));
+      fail(new RelayFailure("the CDC engine stopped unexpectedly: " + message, null));
       return;
     }
-    termination.completeExceptionally(failureFrom(message, error));
+    LeaderElection e = election;
+    if (e != null && started && error != null && kickedByTheSameServerId(error)) {
+      // After a takeover, the deposed leader's binlog client may reconnect once more before its
+      // engine stops (a paused process that wakes), with the same cdc.server.id, and the server
+      // drops this relay's connection for it. Starting again in a new term cures that.
+      LOG.warn(
+          "[{}] the binlog connection was taken over by another reader with cdc.server.id={}"
+              + " (the previous leader's, as it stopped?); starting again",
+          config.logContext(),
+          config.cdc().serverId());
+      e.abdicate("another binlog reader with the same cdc.server.id connected");
+      return;
+    }
+    fail(failureFrom(message, error));
+  }
+
+  private static boolean kickedByTheSameServerId(Throwable error) {
+    Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    for (Throwable t = error; t != null && seen.add(t); t = t.getCause()) {
+      String m = t.getMessage();
+      if (m != null && m.contains("same server_uuid/server_id is already connected")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private RelayFailure failureFrom(String message, Throwable error) {
@@ -328,55 +410,33 @@ public final class CdcSource implements OutboxSource {
 
   @Override
   public void stop(Duration timeout) {
-    State previous = state.getAndUpdate(s -> s == State.STOPPED ? s : State.STOPPING);
+    State previous = state.getAndUpdate(st -> st == State.STOPPED ? st : State.STOPPING);
     if (previous == State.STOPPED || previous == State.STOPPING) {
       return;
     }
-    long deadline = System.nanoTime() + timeout.toNanos();
-    BinlogConnectionWatch w = watch;
-    if (w != null) {
-      w.close(); // a stop closes the binlog connection on purpose
-    }
     try {
-      if (!gate.drain(timeout)) {
+      LeaderElection e = election;
+      if (e != null) {
+        e.close(); // no new term, no renewal: the lease stays until given up below
+      }
+      EngineRun r;
+      synchronized (this) {
+        r = run;
+        run = null;
+      }
+      if (r != null && !r.stop(timeout)) {
         LOG.warn(
             "[{}] the batch in flight was not acknowledged within {} ms; its unacknowledged events"
                 + " will be published again after restart",
             config.logContext(),
             timeout.toMillis());
       }
-      closeEngine(deadline);
-      Thread t = engineThread;
-      if (t != null) {
-        t.join(Math.max(1000, (deadline - System.nanoTime()) / 1_000_000));
+      if (e != null) {
+        e.release();
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     } finally {
       state.set(State.STOPPED);
       termination.complete(null);
-    }
-  }
-
-  private void closeEngine(long deadline) throws InterruptedException {
-    DebeziumEngine<?> e = engine;
-    if (e == null) {
-      return;
-    }
-    while (true) {
-      try {
-        e.close();
-        return;
-      } catch (IllegalStateException starting) {
-        // "Cannot stop engine while tasks are starting" / already stopping or stopped
-        if (!starting.getMessage().contains("starting") || System.nanoTime() > deadline) {
-          return;
-        }
-        Thread.sleep(50);
-      } catch (IOException io) {
-        LOG.warn("[{}] closing the CDC engine failed: {}", config.logContext(), io.toString());
-        return;
-      }
     }
   }
 }

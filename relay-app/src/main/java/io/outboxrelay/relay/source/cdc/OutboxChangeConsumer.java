@@ -17,6 +17,7 @@ import io.outboxrelay.router.RoutedRecord;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
@@ -44,6 +45,11 @@ import org.slf4j.LoggerFactory;
  * KafkaPublisher#sendAll(List, Long, java.util.function.BooleanSupplier,
  * java.util.function.Predicate)}): nothing queued after it is sent. With {@code skip} the event is
  * logged, counted and passed over, and everything else is published.
+ *
+ * <p>With several relays on one table, only the leader publishes, and only while its lease is sure
+ * to be valid ({@code mayPublish}, asked before every send and during retries): once that is no
+ * longer sure, nothing more is sent or marked, and the rest of the batch is read again by whichever
+ * relay holds the lease next.
  *
  * <p>Only the engine's polling thread calls {@link #handleBatch}; not thread-safe otherwise.
  */
@@ -78,6 +84,8 @@ final class OutboxChangeConsumer
   private final RelayMetrics metrics;
   private final DrainGate gate;
   private final String context;
+  private final BooleanSupplier mayPublish;
+  private boolean dropping;
 
   OutboxChangeConsumer(
       EventRouter router,
@@ -88,7 +96,8 @@ final class OutboxChangeConsumer
       PoisonAction poisonAction,
       RelayMetrics metrics,
       DrainGate gate,
-      String context) {
+      String context,
+      BooleanSupplier mayPublish) {
     this.router = router;
     this.sizeLimit = sizeLimit;
     this.publisher = publisher;
@@ -98,6 +107,7 @@ final class OutboxChangeConsumer
     this.metrics = metrics;
     this.gate = gate;
     this.context = context;
+    this.mayPublish = mayPublish;
   }
 
   @Override
@@ -110,6 +120,9 @@ final class OutboxChangeConsumer
     }
     metrics.health().beat();
     try {
+      if (!mayPublishNow()) {
+        return; // not marked: read again by the next leader
+      }
       long start = System.nanoTime();
       List<Item> items = new ArrayList<>(records.size());
       for (RecordChangeEvent<SourceRecord> change : records) {
@@ -167,10 +180,13 @@ final class OutboxChangeConsumer
           batch.add(it.routed);
         }
       }
+      if (!mayPublishNow()) {
+        return;
+      }
       List<KafkaPublisher.Outcome> outcomes =
           batch.isEmpty()
               ? List.of()
-              : publisher.sendAll(batch, null, gate::shouldAbandonRetries, this::stopsSending);
+              : publisher.sendAll(batch, null, this::shouldAbandonRetries, this::stopsSending);
 
       int retryAt = -1;
       Throwable retryCause = null;
@@ -382,13 +398,33 @@ final class OutboxChangeConsumer
   private boolean pauseUnlessStopping(Duration pause) throws InterruptedException {
     long until = System.nanoTime() + pause.toNanos();
     while (System.nanoTime() < until) {
-      if (gate.shouldAbandonRetries()) {
+      if (shouldAbandonRetries()) {
         return false;
       }
       long left = until - System.nanoTime();
       Thread.sleep(Math.max(1, Math.min(100, left / 1_000_000)));
     }
-    return !gate.shouldAbandonRetries();
+    return !shouldAbandonRetries();
+  }
+
+  /** Give up retrying: stopping past the drain deadline, or the lease is no longer sure. */
+  private boolean shouldAbandonRetries() {
+    return gate.shouldAbandonRetries() || !mayPublish.getAsBoolean();
+  }
+
+  /** Whether the lease is still sure; says once when it is not. */
+  private boolean mayPublishNow() {
+    if (mayPublish.getAsBoolean()) {
+      return true;
+    }
+    if (!dropping) {
+      dropping = true;
+      LOG.warn(
+          "[{}] the lease is no longer sure to be held: publishing nothing more; what is not"
+              + " acknowledged is published by the next leader",
+          context);
+    }
+    return false;
   }
 
   @Override

@@ -92,6 +92,8 @@ class OutboxChangeConsumerTest {
   private final List<MockProducer<byte[], byte[]>> producers = new CopyOnWriteArrayList<>();
   private final RelayMetrics metrics = new RelayMetrics();
   private final DrainGate gate = new DrainGate();
+  private final java.util.concurrent.atomic.AtomicBoolean mayPublish =
+      new java.util.concurrent.atomic.AtomicBoolean(true);
   private KafkaPublisher publisher;
 
   /** Whether the breaker's probe finds Kafka answering. */
@@ -149,7 +151,8 @@ class OutboxChangeConsumerTest {
         action,
         metrics,
         gate,
-        "test");
+        "test",
+        mayPublish::get);
   }
 
   @AfterEach
@@ -210,6 +213,39 @@ class OutboxChangeConsumerTest {
     assertThat(committer.marked).containsExactly(1L, 2L, 3L, 4L, 5L, 6L);
     assertThat(committer.batchesFinished).isEqualTo(1);
     assertThat(metrics.snapshot().published()).isEqualTo(3);
+  }
+
+  @Test
+  void sendsAndMarksNothingOnceTheLeaseIsNoLongerSure() throws Exception {
+    OutboxChangeConsumer consumer = consumer(true, PoisonAction.FAIL);
+    Committer committer = new Committer();
+    consumer.handleBatch(List.of(insert(1, "order", "a")), committer);
+
+    mayPublish.set(false);
+    consumer.handleBatch(List.of(insert(2, "order", "a"), insert(3, "order", "b")), committer);
+
+    assertThat(keys(producers.get(0))).containsExactly("a");
+    assertThat(committer.marked).containsExactly(1L);
+  }
+
+  @Test
+  void abandonsItsRetriesWhenTheLeaseIsNoLongerSure() throws Exception {
+    OutboxChangeConsumer consumer = consumer(false, PoisonAction.FAIL);
+    Committer committer = new Committer();
+    CompletableFuture<Void> done =
+        handleInBackground(
+            consumer, committer, List.of(insert(1, "order", "a"), insert(2, "order", "a")));
+    await()
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> !producers.isEmpty() && producers.get(0).history().size() == 2);
+    producers.get(0).completeNext();
+    producers.get(0).errorNext(new NetworkException("broker went away"));
+    mayPublish.set(false);
+
+    done.get(5, TimeUnit.SECONDS);
+    assertThat(committer.marked).containsExactly(1L);
+    assertThat(producers).hasSizeLessThanOrEqualTo(2);
+    producers.stream().skip(1).forEach(p -> assertThat(p.history()).isEmpty());
   }
 
   @Test

@@ -1,0 +1,191 @@
+package io.outboxrelay.relay.source.cdc;
+
+import io.debezium.embedded.Connect;
+import io.debezium.engine.DebeziumEngine;
+import io.debezium.engine.RecordChangeEvent;
+import io.debezium.engine.format.ChangeEventFormat;
+import io.outboxrelay.relay.RelayFailure;
+import io.outboxrelay.relay.config.CdcConfig;
+import io.outboxrelay.relay.config.RelayConfig;
+import io.outboxrelay.relay.source.cdc.leader.FencedOffsetBackingStore;
+import io.outboxrelay.relay.source.cdc.leader.LeaseStore;
+import io.outboxrelay.relay.source.cdc.leader.Tenure;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One run of the embedded engine, for one term as leader: it starts from the committed position,
+ * publishes while the term lasts, and commits positions fenced by the term's epoch. A new term gets
+ * a new run. Thread-safe.
+ */
+final class EngineRun {
+
+  private static final Logger LOG = LoggerFactory.getLogger(EngineRun.class);
+
+  /** What a run reports when it ends: whether it was asked to, and the engine's outcome. */
+  interface Completion {
+    void ended(EngineRun run, boolean requested, boolean success, String message, Throwable error);
+  }
+
+  private final RelayConfig config;
+  private final Tenure tenure;
+  private final DrainGate gate = new DrainGate();
+  private final CompletableFuture<Void> streaming = new CompletableFuture<>();
+  private volatile boolean stopRequested;
+  private volatile DebeziumEngine<RecordChangeEvent<SourceRecord>> engine;
+  private volatile Thread engineThread;
+  private volatile BinlogConnectionWatch watch;
+
+  EngineRun(RelayConfig config, Tenure tenure) {
+    this.config = config;
+    this.tenure = tenure;
+  }
+
+  /** Completes once the binlog reader streams; exceptionally when it cannot. */
+  CompletableFuture<Void> streaming() {
+    return streaming;
+  }
+
+  /** Starts the engine and a thread that waits for streaming; returns at once. */
+  void start(
+      OutboxChangeConsumerFactory consumers,
+      String holder,
+      java.util.function.BiFunction<String, Throwable, RelayFailure> failures,
+      Completion completion) {
+    CdcConfig cdc = config.cdc();
+    Properties properties = DebeziumProperties.build(config);
+    FencedOffsetBackingStore.configure(
+        properties,
+        cdc.leaderTable(),
+        LeaseStore.resourceOf(config.source()),
+        holder,
+        tenure.epoch());
+    engine =
+        DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
+            .using(properties)
+            .using(new PositionCommitPolicy(cdc.batchSize(), cdc.commitInterval()))
+            .using(
+                (success, message, error) -> {
+                  if (!streaming.isDone()) {
+                    streaming.completeExceptionally(failures.apply(message, error));
+                  }
+                  completion.ended(this, stopRequested, success, message, error);
+                })
+            .notifying(consumers.create(gate, tenure::mayPublish))
+            .build();
+    Thread t = new Thread(engine, "cdc-engine");
+    t.setDaemon(false);
+    engineThread = t;
+    t.start();
+    Thread waiter = new Thread(() -> awaitStreaming(properties), "cdc-engine-start");
+    waiter.setDaemon(true);
+    waiter.start();
+  }
+
+  private void awaitStreaming(Properties properties) {
+    String context = config.logContext();
+    StreamingProbe probe =
+        new StreamingProbe(
+            DebeziumProperties.connectorType(config.source().flavor()), config.name());
+    long deadline = System.nanoTime() + config.cdc().startupTimeout().toNanos();
+    try {
+      while (!probe.isStreaming()) {
+        if (streaming.isDone() || stopRequested) {
+          return;
+        }
+        if (System.nanoTime() > deadline) {
+          streaming.completeExceptionally(
+              new RelayFailure(
+                  "the binlog reader did not connect within "
+                      + config.cdc().startupTimeout().toSeconds()
+                      + "s (cdc.startup.timeout): check that "
+                      + config.source().describe()
+                      + " is reachable and that the relay user may read the binlog",
+                  null));
+          return;
+        }
+        Thread.sleep(20);
+      }
+    } catch (InterruptedException e) {
+      return;
+    }
+    synchronized (this) {
+      if (stopRequested) {
+        return;
+      }
+      watch =
+          BinlogConnectionWatch.of(
+              probe, context, config.source(), DebeziumProperties.keepalive(properties));
+      watch.start();
+    }
+    LOG.info(
+        "[{}] ready: streaming inserts into {}.{} from the binlog of {}; every event committed"
+            + " from now on will be published",
+        context,
+        config.source().database(),
+        config.source().table(),
+        config.source().describe());
+    streaming.complete(null);
+  }
+
+  /**
+   * Stops the engine: no new batch, the batch in flight gets up to {@code timeout} to be
+   * acknowledged, its position is committed (fenced), then the engine closes.
+   *
+   * @return true when the batch in flight finished in time
+   */
+  boolean stop(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    synchronized (this) {
+      stopRequested = true;
+      BinlogConnectionWatch w = watch;
+      if (w != null) {
+        w.close(); // a stop closes the binlog connection on purpose
+      }
+    }
+    boolean drained = true;
+    try {
+      drained = gate.drain(timeout);
+      closeEngine(deadline);
+      Thread t = engineThread;
+      if (t != null) {
+        t.join(Math.max(1000, (deadline - System.nanoTime()) / 1_000_000));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return drained;
+  }
+
+  private void closeEngine(long deadline) throws InterruptedException {
+    DebeziumEngine<?> e = engine;
+    if (e == null) {
+      return;
+    }
+    while (true) {
+      try {
+        e.close();
+        return;
+      } catch (IllegalStateException starting) {
+        // "Cannot stop engine while tasks are starting" / already stopping or stopped
+        if (!starting.getMessage().contains("starting") || System.nanoTime() > deadline) {
+          return;
+        }
+        Thread.sleep(50);
+      } catch (IOException io) {
+        LOG.warn("[{}] closing the CDC engine failed: {}", config.logContext(), io.toString());
+        return;
+      }
+    }
+  }
+
+  /** Builds the consumer of a run. */
+  interface OutboxChangeConsumerFactory {
+    OutboxChangeConsumer create(DrainGate gate, java.util.function.BooleanSupplier mayPublish);
+  }
+}

@@ -1,0 +1,256 @@
+package io.outboxrelay.relay.source.cdc.leader;
+
+import io.outboxrelay.relay.config.SourceConfig;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLIntegrityConstraintViolationException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The lease rows in the source database. Every time is computed by the database ({@code NOW(6)}),
+ * never by the JVM: relays on hosts with different clocks agree on who holds a lease. Each
+ * statement commits on its own (autocommit).
+ *
+ * <p>Not thread-safe: one connection, used by the election loop only. A failed statement closes the
+ * connection; the next call opens a new one.
+ */
+public final class LeaseStore implements AutoCloseable {
+
+  /** DDL of the lease table; {@code %s} is its name. */
+  public static final String DDL =
+      "CREATE TABLE IF NOT EXISTS %s (resource VARCHAR(255) NOT NULL, holder VARCHAR(255) NOT"
+          + " NULL, relay_name VARCHAR(255) NOT NULL, epoch BIGINT NOT NULL, expires_at"
+          + " TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), renewed_at TIMESTAMP(6) NOT NULL"
+          + " DEFAULT CURRENT_TIMESTAMP(6), PRIMARY KEY (resource))";
+
+  private final SourceConfig source;
+  private final String table;
+  private final String resource;
+  private final Duration socketTimeout;
+  private Connection connection;
+  private boolean tableChecked;
+
+  /**
+   * Creates a store; connects on first use.
+   *
+   * @param source the source database
+   * @param table the lease table
+   * @param socketTimeout longest a statement may wait for the database
+   */
+  public LeaseStore(SourceConfig source, String table, Duration socketTimeout) {
+    this.source = source;
+    this.table = table;
+    this.resource = resourceOf(source);
+    this.socketTimeout = socketTimeout;
+  }
+
+  /**
+   * The lease key of the outbox table: {@code database.table}.
+   *
+   * @param source the source database
+   * @return the key
+   */
+  public static String resourceOf(SourceConfig source) {
+    return source.database() + "." + source.table();
+  }
+
+  /** The lease key this store works on. */
+  String resource() {
+    return resource;
+  }
+
+  /**
+   * Takes the lease when it is free, expired, or already held by {@code holder} (a new term, with a
+   * new epoch), and returns the lease as it stands afterwards.
+   *
+   * @param holder this process
+   * @param relayName this relay's name
+   * @param lease how long the lease lasts
+   * @return the lease after the attempt: held by {@code holder} when taken
+   * @throws SQLException when the database cannot be reached
+   */
+  public Lease tryAcquire(String holder, String relayName, Duration lease) throws SQLException {
+    try {
+      Connection c = connection();
+      int taken;
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "UPDATE "
+                  + table
+                  + " SET holder = ?, relay_name = ?, epoch = epoch + 1, expires_at = NOW(6) +"
+                  + " INTERVAL ? MICROSECOND, renewed_at = NOW(6) WHERE resource = ? AND"
+                  + " (expires_at <= NOW(6) OR holder = ?)")) {
+        ps.setString(1, holder);
+        ps.setString(2, relayName);
+        ps.setLong(3, micros(lease));
+        ps.setString(4, resource);
+        ps.setString(5, holder);
+        taken = ps.executeUpdate();
+      }
+      if (taken == 0) {
+        try (PreparedStatement ps =
+            c.prepareStatement(
+                "INSERT INTO "
+                    + table
+                    + " (resource, holder, relay_name, epoch, expires_at, renewed_at) VALUES (?,"
+                    + " ?, ?, 1, NOW(6) + INTERVAL ? MICROSECOND, NOW(6))")) {
+          ps.setString(1, resource);
+          ps.setString(2, holder);
+          ps.setString(3, relayName);
+          ps.setLong(4, micros(lease));
+          ps.executeUpdate();
+        } catch (SQLIntegrityConstraintViolationException held) {
+          // another relay holds it (or took it first): read below who
+        }
+      }
+      return read()
+          .orElseThrow(() -> new SQLException("the lease row of " + resource + " vanished"));
+    } catch (SQLException e) {
+      closeQuietly();
+      throw e;
+    }
+  }
+
+  /**
+   * Extends the lease held by {@code holder} in {@code epoch}.
+   *
+   * @param holder this process
+   * @param epoch the epoch it was taken with
+   * @param lease how long the lease lasts from now (database clock)
+   * @return false when the lease is no longer held in this epoch: another relay took it
+   * @throws SQLException when the database cannot be reached
+   */
+  public boolean renew(String holder, long epoch, Duration lease) throws SQLException {
+    try (PreparedStatement ps =
+        connection()
+            .prepareStatement(
+                "UPDATE "
+                    + table
+                    + " SET expires_at = NOW(6) + INTERVAL ? MICROSECOND, renewed_at = NOW(6)"
+                    + " WHERE resource = ? AND holder = ? AND epoch = ?")) {
+      ps.setLong(1, micros(lease));
+      ps.setString(2, resource);
+      ps.setString(3, holder);
+      ps.setLong(4, epoch);
+      return ps.executeUpdate() == 1;
+    } catch (SQLException e) {
+      closeQuietly();
+      throw e;
+    }
+  }
+
+  /**
+   * Lets the lease expire now, so that a standby takes over at its next look instead of after the
+   * lease (graceful stop). Does nothing when the lease moved on.
+   *
+   * @param holder this process
+   * @param epoch the epoch it was taken with
+   * @throws SQLException when the database cannot be reached
+   */
+  public void release(String holder, long epoch) throws SQLException {
+    try (PreparedStatement ps =
+        connection()
+            .prepareStatement(
+                "UPDATE "
+                    + table
+                    + " SET expires_at = NOW(6) WHERE resource = ? AND holder = ? AND epoch = ?")) {
+      ps.setString(1, resource);
+      ps.setString(2, holder);
+      ps.setLong(3, epoch);
+      ps.executeUpdate();
+    } catch (SQLException e) {
+      closeQuietly();
+      throw e;
+    }
+  }
+
+  /**
+   * Reads the lease.
+   *
+   * @return the lease, empty when no relay ever took it
+   * @throws SQLException when the database cannot be reached
+   */
+  public Optional<Lease> read() throws SQLException {
+    try (PreparedStatement ps =
+        connection()
+            .prepareStatement(
+                "SELECT holder, relay_name, epoch, TIMESTAMPDIFF(MICROSECOND, NOW(6), expires_at)"
+                    + " FROM "
+                    + table
+                    + " WHERE resource = ?")) {
+      ps.setString(1, resource);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return Optional.empty();
+        }
+        return Optional.of(
+            new Lease(
+                resource,
+                rs.getString(1),
+                rs.getString(2),
+                rs.getLong(3),
+                Duration.ofNanos(rs.getLong(4) * 1000)));
+      }
+    } catch (SQLException e) {
+      closeQuietly();
+      throw e;
+    }
+  }
+
+  private Connection connection() throws SQLException {
+    if (connection == null) {
+      Connection c =
+          DriverManager.getConnection(
+              source.jdbcUrl() + "&socketTimeout=" + socketTimeout.toMillis(),
+              source.user(),
+              source.password().reveal());
+      c.setAutoCommit(true);
+      connection = c;
+    }
+    if (!tableChecked) {
+      try (Statement s = connection.createStatement()) {
+        s.execute(String.format(DDL, table));
+      } catch (SQLException e) {
+        // Without CREATE the table must exist already (config/mysql/relay-storage.sql); a
+        // missing one fails the next statement with the database's own message.
+        if (!exists()) {
+          throw e;
+        }
+      }
+      tableChecked = true;
+    }
+    return connection;
+  }
+
+  private boolean exists() throws SQLException {
+    try (ResultSet rs = connection.getMetaData().getTables(source.database(), null, table, null)) {
+      return rs.next();
+    }
+  }
+
+  private static long micros(Duration d) {
+    return d.toNanos() / 1000;
+  }
+
+  private void closeQuietly() {
+    Connection c = connection;
+    connection = null;
+    if (c != null) {
+      try {
+        c.close();
+      } catch (SQLException ignored) {
+        // the connection is being dropped because it failed
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    closeQuietly();
+  }
+}

@@ -1,0 +1,274 @@
+package io.outboxrelay.relay.source.cdc.leader;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.outboxrelay.localstack.ConsumedRecord;
+import io.outboxrelay.localstack.LocalStack;
+import io.outboxrelay.localstack.MariaDbServer;
+import io.outboxrelay.localstack.TopicReader;
+import io.outboxrelay.relay.testing.Ledger;
+import io.outboxrelay.relay.testing.OutboxDatabase;
+import io.outboxrelay.relay.testing.RelayProcess;
+import io.outboxrelay.relay.testing.RelaySettings;
+import io.outboxrelay.relay.testing.SteadyWriter;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Several CDC relays on one outbox table, as real processes: one publishes, the others stand by;
+ * the leader killed, paused past its lease, or cut off by a database restart. A ledger checks every
+ * event by id and per-aggregate order. Default lease and renewal interval.
+ */
+class CdcFailoverFaultIT {
+
+  private static final Logger LOG = LoggerFactory.getLogger(CdcFailoverFaultIT.class);
+  private static final String ROLE = ".*\\] (leader \\(epoch|standby \\(holder).*";
+  private static MariaDbServer server;
+
+  @TempDir Path dir;
+  private OutboxDatabase db;
+  private String name;
+  private String bootstrap;
+  private Ledger ledger;
+
+  @BeforeAll
+  static void startServer() {
+    server = MariaDbServer.builder().start(); // its own: one test restarts it
+  }
+
+  @AfterAll
+  static void stopServer() {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  @BeforeEach
+  void setUp() {
+    server.start(); // in case a failed test left it stopped
+    db = OutboxDatabase.on(server);
+    name = "ha-" + Long.toHexString(System.nanoTime() & 0xfffff);
+    bootstrap = LocalStack.shared().kafka().bootstrapServers();
+    ledger = new Ledger(RelaySettings.topicPrefix(name));
+  }
+
+  @AfterEach
+  void tearDown() {
+    db.close();
+  }
+
+  private RelayProcess start(String process, Path config) {
+    RelayProcess p = RelayProcess.start(process, dir, "run", "--config", config.toString());
+    p.process().awaitLogLine(ROLE, Duration.ofSeconds(90));
+    return p;
+  }
+
+  private static boolean leads(RelayProcess p) {
+    return p.log().contains("] leader (epoch");
+  }
+
+  private TopicReader reader() {
+    return TopicReader.forPattern(
+        bootstrap, Pattern.compile(Pattern.quote(RelaySettings.topicPrefix(name)) + ".*"));
+  }
+
+  private void awaitPublished(int atLeast) {
+    reader().readUntil(records -> records.size() >= atLeast, Duration.ofSeconds(60));
+  }
+
+  private Ledger.Result awaitAll(Ledger l) {
+    reader().readUntil(l::allArrived, Duration.ofSeconds(120));
+    List<ConsumedRecord> records = reader().readAll(Duration.ofSeconds(2), Duration.ofSeconds(60));
+    Ledger.Result result = l.check(records);
+    LOG.info("{}: {}", name, result.summary());
+    return result;
+  }
+
+  private static void assertNothingLostOrReordered(Ledger.Result result) {
+    assertThat(result.lost()).as(result.summary()).isZero();
+    assertThat(result.outOfOrder()).as(result.summary()).isZero();
+    assertThat(result.mismatches()).as(result.summary()).isEmpty();
+  }
+
+  /** The lease row: holder and epoch. */
+  private String lease() throws Exception {
+    try (Connection c = db.app();
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT holder, epoch FROM outbox_relay_leases")) {
+      return rs.next() ? rs.getString(1) + "#" + rs.getLong(2) : "none";
+    }
+  }
+
+  @Test
+  void exactlyOneOfTwoStartedAtOncePublishesAndTheStandbyTakesOverWhenItIsKilled()
+      throws Exception {
+    Path config = RelaySettings.cdc(db, bootstrap, name).writeTo(dir.resolve("relay.properties"));
+    RelayProcess a = RelayProcess.start("relay-a", dir, "run", "--config", config.toString());
+    RelayProcess b = RelayProcess.start("relay-b", dir, "run", "--config", config.toString());
+    try (a;
+        b) {
+      a.process().awaitLogLine(ROLE, Duration.ofSeconds(90));
+      b.process().awaitLogLine(ROLE, Duration.ofSeconds(90));
+      assertThat(leads(a)).as("exactly one leader").isNotEqualTo(leads(b));
+      RelayProcess leader = leads(a) ? a : b;
+      RelayProcess standby = leads(a) ? b : a;
+      leader.awaitReady();
+      assertThat(standby.log()).contains("] standby (holder " + name + "@");
+
+      Ledger.Result result;
+      try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 300, 40, 2)) {
+        awaitPublished(600);
+        assertThat(standby.log()).doesNotContain("ready: streaming");
+
+        leader.process().kill();
+        long killed = System.nanoTime();
+        standby.process().awaitLogLine(".*\\] leader \\(epoch 2\\).*", Duration.ofSeconds(30));
+        standby.awaitReady();
+        LOG.info(
+            "{}: the standby streams {} ms after the kill",
+            name,
+            (System.nanoTime() - killed) / 1_000_000);
+        awaitPublished(ledger.size() + 300);
+        writer.stop(Duration.ofSeconds(30));
+      }
+      result = awaitAll(ledger);
+      assertNothingLostOrReordered(result);
+      // At-least-once: what the killed leader published after its last position commit (every
+      // 100 ms, cdc.commit.interval) comes again.
+      assertThat(result.duplicates()).as(result.summary()).isLessThanOrEqualTo(300);
+      standby.process().terminate();
+      assertThat(standby.waitFor(Duration.ofSeconds(60))).as(standby.log()).isZero();
+      assertThat(standby.log()).contains("gave up the lease (epoch 2)");
+    }
+  }
+
+  @Test
+  void aLeaderPausedPastItsLeaseIsReplacedAndPublishesNothingWhenItWakes() throws Exception {
+    Path config = RelaySettings.cdc(db, bootstrap, name).writeTo(dir.resolve("relay.properties"));
+    try (RelayProcess a = start("relay-a", config);
+        RelayProcess b = start("relay-b", config)) {
+      assertThat(leads(a)).isTrue();
+      a.awaitReady();
+      assertThat(b.log()).contains("] standby (holder ");
+      Ledger later = new Ledger(RelaySettings.topicPrefix(name));
+      try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 300, 40, 2)) {
+        awaitPublished(600);
+        a.process().pause();
+        b.process().awaitLogLine(".*\\] leader \\(epoch 2\\).*", Duration.ofSeconds(30));
+        b.awaitReady();
+        awaitPublished(ledger.size() + 300);
+
+        a.process().resume();
+        a.process().awaitLogLine(".*\\] lost the lease \\(epoch 1\\).*", Duration.ofSeconds(30));
+        a.process().awaitLogLine(".*\\] standby \\(holder .*epoch 2\\).*", Duration.ofSeconds(30));
+        writer.stop(Duration.ofSeconds(30));
+      }
+      // Events written once the old leader is awake again come once: it does not publish them.
+      try (SteadyWriter writer = SteadyWriter.start(db, later, "invoice", 300, 20, 1)) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> later.size() >= 300);
+        writer.stop(Duration.ofSeconds(30));
+      }
+      assertNothingLostOrReordered(awaitAll(ledger));
+      Ledger.Result afterWake = awaitAll(later);
+      assertNothingLostOrReordered(afterWake);
+      assertThat(afterWake.duplicates()).as(afterWake.summary()).isZero();
+      LOG.info("{}: roles\n{}{}", name, roles(a), roles(b));
+      // Woken, the old leader published nothing in its old epoch: it stopped its engine without
+      // streaming again, and could publish again only after taking the lease in a new epoch.
+      String awake = a.log().substring(a.log().indexOf("] lost the lease (epoch 1)"));
+      int nextTerm = awake.indexOf("] leader (epoch");
+      String standingBy = nextTerm < 0 ? awake : awake.substring(0, nextTerm);
+      assertThat(standingBy).as(roles(a)).doesNotContain("ready: streaming inserts");
+      assertThat(lease()).as(roles(a) + roles(b)).doesNotEndWith("#1");
+    }
+  }
+
+  @Test
+  void aRelayWithAnotherNameOnTheSameTableWaitsAsStandby() throws Exception {
+    Path config = RelaySettings.cdc(db, bootstrap, name).writeTo(dir.resolve("a.properties"));
+    Path other =
+        RelaySettings.cdc(db, bootstrap, name)
+            .with("relay.name", name + "-other")
+            .writeTo(dir.resolve("b.properties"));
+    try (RelayProcess a = start("relay-a", config);
+        RelayProcess b = start("relay-b", other)) {
+      a.awaitReady();
+      assertThat(b.log())
+          .contains("] standby (holder " + name + "@")
+          .contains("is published by a relay with another relay.name ('" + name + "')");
+      try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 300, 40, 2)) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> ledger.size() >= 600);
+        writer.stop(Duration.ofSeconds(30));
+      }
+      Ledger.Result result = awaitAll(ledger);
+      assertNothingLostOrReordered(result);
+      assertThat(result.duplicates()).as("only one relay published").isZero();
+      assertThat(b.log()).doesNotContain("ready: streaming");
+    }
+  }
+
+  @Test
+  void exactlyOneLeaderComesBackAfterTheDatabaseRestarts() throws Exception {
+    Path config = RelaySettings.cdc(db, bootstrap, name).writeTo(dir.resolve("relay.properties"));
+    try (RelayProcess a = start("relay-a", config);
+        RelayProcess b = start("relay-b", config)) {
+      a.awaitReady();
+      try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2)) {
+        awaitPublished(400);
+        server.kill();
+        Thread.sleep(8_000); // the outage, longer than the lease
+        server.start();
+        int before = ledger.size();
+        awaitPublished(before + 400);
+        writer.stop(Duration.ofSeconds(60));
+      }
+      assertNothingLostOrReordered(awaitAll(ledger));
+      String holder = lease();
+      RelayProcess leader = holder.startsWith(holderOf(a)) ? a : b;
+      RelayProcess standby = leader == a ? b : a;
+      assertThat(lastRole(leader)).as(holder).startsWith("leader");
+      assertThat(lastRole(standby)).as(holder).startsWith("standby");
+    }
+  }
+
+  private static String holderOf(RelayProcess p) {
+    var m = Pattern.compile("holder=(\\S+)").matcher(p.log());
+    return m.find() ? m.group(1) : "?";
+  }
+
+  /** The role changes in a relay's log, for assertion messages. */
+  private static String roles(RelayProcess p) {
+    StringBuilder b = new StringBuilder();
+    p.log()
+        .lines()
+        .filter(
+            l ->
+                l.matches(".*\\] (leader \\(|standby \\(|lost the lease|electing).*")
+                    || l.contains(" ERROR "))
+        .forEach(l -> b.append(l).append('\n'));
+    return b.toString();
+  }
+
+  private static String lastRole(RelayProcess p) {
+    String role = "";
+    var m = Pattern.compile("\\] (leader \\(epoch|standby|lost the lease)").matcher(p.log());
+    while (m.find()) {
+      role = m.group(1);
+    }
+    return role;
+  }
+}
