@@ -30,9 +30,18 @@ public final class ProjectFiles {
     return p;
   }
 
-  /** The relay launcher of the built distribution (mvn package builds it). */
+  /**
+   * The relay launcher of the built distribution (mvn package builds it), or of the distribution
+   * directory named by the environment variable {@code OUTBOX_RELAY_DIST} (the {@code outbox-relay}
+   * directory of another build: the benchmark runs an older relay against a newer one that way).
+   */
   public static Path relayLauncher() {
-    Path launcher = root().resolve("relay-app/target/dist/outbox-relay/bin/outbox-relay");
+    String other = System.getenv("OUTBOX_RELAY_DIST");
+    Path dist =
+        other == null || other.isBlank()
+            ? root().resolve("relay-app/target/dist/outbox-relay")
+            : Path.of(other).toAbsolutePath();
+    Path launcher = dist.resolve("bin/outbox-relay");
     if (!Files.isExecutable(launcher)) {
       throw new IllegalStateException(launcher + " is missing: run mvn package first");
     }
