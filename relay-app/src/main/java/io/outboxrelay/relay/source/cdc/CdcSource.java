@@ -6,6 +6,7 @@ import io.outboxrelay.relay.StartupCheckException;
 import io.outboxrelay.relay.config.CdcConfig;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.SourceConfig;
+import io.outboxrelay.relay.metrics.OutageLog;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.Backoff;
 import io.outboxrelay.relay.publish.ErrorClassifier;
@@ -75,6 +76,7 @@ public final class CdcSource implements OutboxSource {
   private final CompletableFuture<Void> termination = new CompletableFuture<>();
   private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
   private volatile LeaderElection election;
+  private volatile OutageLog sourceOutages; // one story per outage, across terms
   private EngineRun run; // guarded by this
   private volatile boolean started; // start() returned: a failing term stops the relay
 
@@ -111,6 +113,12 @@ public final class CdcSource implements OutboxSource {
     if (!kafka.awaitClosed(() -> state.get() == State.RUNNING)) {
       return;
     }
+    OutageLog outages =
+        BinlogConnectionWatch.sourceOutages(
+            context,
+            config.source(),
+            DebeziumProperties.keepalive(DebeziumProperties.build(config)));
+    sourceOutages = outages;
     LeaderElection e =
         new LeaderElection(
             new LeaseStore(config.source(), cdc.leaderTable(), cdc.leaderLease()),
@@ -118,6 +126,7 @@ public final class CdcSource implements OutboxSource {
             cdc.leaderLease(),
             cdc.leaderRenewInterval(),
             context,
+            outages,
             new LeaderElection.Publishing() {
               @Override
               public void start(Tenure tenure) {
@@ -167,7 +176,7 @@ public final class CdcSource implements OutboxSource {
       return;
     }
     CdcConfig cdc = config.cdc();
-    EngineRun r = new EngineRun(config, tenure);
+    EngineRun r = new EngineRun(config, tenure, sourceOutages);
     run = r;
     r.start(
         (gate, mayPublish) ->
@@ -212,6 +221,9 @@ public final class CdcSource implements OutboxSource {
     }
     if (r != null) {
       r.stop(LOST_LEASE_DRAIN);
+      // That run's binlog watch is gone: what it saw no longer holds the outage open; the lease
+      // renewals (or the next term's watch) tell when the database is back.
+      sourceOutages.clear(BinlogConnectionWatch.CAUSE);
       // What was in the producer for the lost term must not be delivered later, after the new
       // leader's records: drop it with the producer.
       publisher.reset();
