@@ -333,7 +333,10 @@ public final class ConfigLoader {
               get(values, RelayConfigKeys.CDC_LEADER_TABLE),
               get(values, RelayConfigKeys.CDC_LEADER_LEASE),
               get(values, RelayConfigKeys.CDC_LEADER_RENEW_INTERVAL),
-              debeziumOverrides);
+              debeziumOverrides,
+              get(values, RelayConfigKeys.CDC_RETENTION),
+              get(values, RelayConfigKeys.CDC_RETENTION_BATCH_SIZE),
+              get(values, RelayConfigKeys.CDC_RETENTION_INTERVAL));
     }
 
     PollingConfig polling = null;
