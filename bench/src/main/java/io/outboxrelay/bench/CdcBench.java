@@ -137,6 +137,7 @@ final class CdcBench {
       }
       long loadStart = System.nanoTime();
       double loadDb0 = ProcessStats.cpuSeconds(mariaDb.pid());
+      long rowsBeforeLoad = db.outboxRows();
       Map<String, Long> commitMillis = SteadyLoad.run(db, rate, duration);
       double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
       long expected = backlog + (long) commitMillis.size();
@@ -153,9 +154,9 @@ final class CdcBench {
           String.format("%.0f µs", loadDbCpu * 1e6 / Math.max(1, commitMillis.size())),
           "-",
           String.format(
-              "mariadbd CPU from the first insert to the last ack (inserts included); %,d outbox"
-                  + " rows left of %,d written",
-              db.outboxRows(), expected));
+              "mariadbd CPU from the first insert to the last ack (inserts included); %,d rows"
+                  + " deleted meanwhile, %,d left of %,d written",
+              rowsBeforeLoad + commitMillis.size() - db.outboxRows(), db.outboxRows(), expected));
       Percentiles latency = LatencyReader.read(kafka.bootstrapServers(), topics, commitMillis);
       table.add(
           "CDC latency commit -> Kafka ack at " + String.format("%,d", rate) + " events/s",
