@@ -172,10 +172,6 @@ public final class HandoffCommands {
     BinlogSnapshot.Position snapshot = BinlogSnapshot.begin(c);
     Instant cutoff =
         from.eventTime() == null ? Instant.EPOCH : from.eventTime().minus(openTransactions);
-    List<long[]> candidates = pendingRows(c, cutoff);
-    c.commit();
-    c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-
     String fallback = null;
     Set<Long> unpublished = Set.of();
     if (BinlogServer.indexOf(files, from.file()) < 0) {
@@ -208,27 +204,43 @@ public final class HandoffCommands {
             e);
       }
     }
-    List<Long> mark = new ArrayList<>();
-    for (long[] row : candidates) {
-      boolean published = fallback == null ? !unpublished.contains(row[0]) : row[1] == 1;
-      if (published) {
-        mark.add(row[0]);
+    // The snapshot stays open on c while its rows are read in windows; the marks go through a
+    // second connection, a short transaction per batch.
+    long seen = 0;
+    long marked = 0;
+    try (Connection w = Connections.open(source)) {
+      long after = 0;
+      while (true) {
+        List<long[]> window = pendingRows(c, cutoff, after);
+        if (window.isEmpty()) {
+          break;
+        }
+        seen += window.size();
+        after = window.get(window.size() - 1)[0];
+        List<Long> mark = new ArrayList<>();
+        for (long[] row : window) {
+          if (fallback == null ? !unpublished.contains(row[0]) : row[1] == 1) {
+            mark.add(row[0]);
+          }
+        }
+        for (int i = 0; i < mark.size(); i += BATCH) {
+          marked += markPublished(w, mark.subList(i, Math.min(mark.size(), i + BATCH)));
+        }
       }
     }
-    long marked = 0;
-    for (int i = 0; i < mark.size(); i += BATCH) {
-      marked += markPublished(c, mark.subList(i, Math.min(mark.size(), i + BATCH)));
-    }
-    long pending = candidates.size() - marked;
+    c.commit();
+    long pending = seen - marked;
     LOG.info(
         "operator {} handed {} from CDC relay {} to polling: {} rows marked PUBLISHED, {} left"
-            + " PENDING (CDC position {}, snapshot {}{})",
+            + " PENDING (CDC position {} after {} events and {} rows, snapshot {}{})",
         operator.name(),
         table,
         config.name(),
         marked,
         pending,
         from.position(),
+        from.eventsToSkip(),
+        from.rowsToSkip(),
         snapshot,
         fallback == null ? "" : ", by creation time: " + fallback);
     if (fallback != null) {
@@ -302,32 +314,27 @@ public final class HandoffCommands {
     }
   }
 
-  /** Rows {@code PENDING} in the open snapshot: {@code [id, created before cutoff ? 1 : 0]}. */
-  private List<long[]> pendingRows(Connection c, Instant cutoff) throws SQLException {
+  /**
+   * The next window of rows {@code PENDING} in the open snapshot, after id {@code after}: {@code
+   * [id, created before cutoff ? 1 : 0]}.
+   */
+  private List<long[]> pendingRows(Connection c, Instant cutoff, long after) throws SQLException {
     List<long[]> rows = new ArrayList<>();
-    long after = 0;
     try (PreparedStatement ps =
         c.prepareStatement(
             "SELECT id, created_at < FROM_UNIXTIME(?) FROM "
                 + table
                 + " WHERE status = 'PENDING' AND id > ? ORDER BY id LIMIT "
                 + BATCH * 10)) {
-      while (true) {
-        ps.setLong(1, cutoff.getEpochSecond());
-        ps.setLong(2, after);
-        int n = 0;
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            n++;
-            after = rs.getLong(1);
-            rows.add(new long[] {after, rs.getBoolean(2) ? 1 : 0});
-          }
-        }
-        if (n < BATCH * 10) {
-          return rows;
+      ps.setLong(1, cutoff.getEpochSecond());
+      ps.setLong(2, after);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          rows.add(new long[] {rs.getLong(1), rs.getBoolean(2) ? 1 : 0});
         }
       }
     }
+    return rows;
   }
 
   private int markPublished(Connection c, List<Long> ids) throws SQLException {
