@@ -137,7 +137,7 @@ class CdcBinlogHazardsIT {
                 "a statement-based binlog event changed " + db.name() + ".outbox_events (INSERT at")
             .containsPattern("\\(INSERT at mariadb-bin\\.\\d+:\\d+, GTID \\d+-\\d+-\\d+\\)")
             .contains("Set binlog_format=ROW")
-            .contains("publish the outbox rows written since then with polling mode")
+            .contains("then recover with 'outbox-relay handoff --to polling'")
             .doesNotContain(payloadMarker)
             .doesNotContain(otherMarker);
 
