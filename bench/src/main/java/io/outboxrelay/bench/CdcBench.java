@@ -53,6 +53,11 @@ final class CdcBench {
       RelaySettings settings =
           RelaySettings.cdc(db, kafka.bootstrapServers(), name).with("relay.stats.interval", "10s");
       relaySettings.forEach(settings::with);
+      String retention = relaySettings.getOrDefault("cdc.retention", "0ms");
+      String variant = retention.matches("0+[a-z]*") ? "" : " (cdc.retention=" + retention + ")";
+      if (!variant.isEmpty()) {
+        db.grantPolling(); // retention deletes published rows
+      }
       Path config = settings.writeTo(workDir.resolve(name + ".properties"));
 
       // A first start records the current binlog position; the backlog is written while the
@@ -71,6 +76,7 @@ final class CdcBench {
       long pid = relay.process().pid();
       relay.awaitReady();
       double cpuAtReady = ProcessStats.cpuSeconds(pid);
+      double dbAtReady = ProcessStats.cpuSeconds(mariaDb.pid());
       Map<String, Double> threadsAtReady = ProcessStats.cpuByThread(pid);
       long t0 = System.nanoTime();
       while (counter.count(topics) < backlog) {
@@ -91,10 +97,17 @@ final class CdcBench {
           String.format("%.1f CPU s", drainCpu * 100_000 / backlog),
           "-",
           String.format("%.0f µs per event", drainCpu * 1e6 / backlog));
+      double drainDbCpu = ProcessStats.cpuSeconds(mariaDb.pid()) - dbAtReady;
+      table.add(
+          "MariaDB CPU per event, CDC drain" + variant,
+          String.format("%.0f µs", drainDbCpu * 1e6 / backlog),
+          "-",
+          "mariadbd user+system CPU from ready to the last ack, per event");
 
       // A burst on a warm relay: the same backlog written as fast as the database takes it while
       // the relay runs; measured from the first insert to the last ack.
       double warmCpu0 = ProcessStats.cpuSeconds(pid);
+      double warmDb0 = ProcessStats.cpuSeconds(mariaDb.pid());
       long burstStart = System.nanoTime();
       Backlog.write(db, backlog, backlog);
       while (counter.count(topics) < 2L * backlog) {
@@ -109,6 +122,12 @@ final class CdcBench {
           String.format(
               "%.2f s from the first insert to the last ack; %.0f µs relay CPU per event",
               burstSeconds, burstCpu * 1e6 / backlog));
+      table.add(
+          "MariaDB CPU per event, CDC burst" + variant,
+          String.format(
+              "%.0f µs", (ProcessStats.cpuSeconds(mariaDb.pid()) - warmDb0) * 1e6 / backlog),
+          "-",
+          "mariadbd CPU from the first insert to the last ack (the inserts included), per event");
       backlog = 2 * backlog; // what the latency phase must wait past
 
       if (duration.isZero()) {
@@ -117,6 +136,8 @@ final class CdcBench {
         return;
       }
       long loadStart = System.nanoTime();
+      double loadDb0 = ProcessStats.cpuSeconds(mariaDb.pid());
+      long rowsBeforeLoad = db.outboxRows();
       Map<String, Long> commitMillis = SteadyLoad.run(db, rate, duration);
       double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
       long expected = backlog + (long) commitMillis.size();
@@ -124,6 +145,18 @@ final class CdcBench {
       while (counter.count(topics) < expected && System.nanoTime() < deadline) {
         Thread.sleep(20);
       }
+      double loadDbCpu = ProcessStats.cpuSeconds(mariaDb.pid()) - loadDb0;
+      table.add(
+          "MariaDB CPU per event, CDC steady load at "
+              + String.format("%,d", rate)
+              + " events/s"
+              + variant,
+          String.format("%.0f µs", loadDbCpu * 1e6 / Math.max(1, commitMillis.size())),
+          "-",
+          String.format(
+              "mariadbd CPU from the first insert to the last ack (inserts included); %,d rows"
+                  + " deleted meanwhile, %,d left of %,d written",
+              rowsBeforeLoad + commitMillis.size() - db.outboxRows(), db.outboxRows(), expected));
       Percentiles latency = LatencyReader.read(kafka.bootstrapServers(), topics, commitMillis);
       table.add(
           "CDC latency commit -> Kafka ack at " + String.format("%,d", rate) + " events/s",

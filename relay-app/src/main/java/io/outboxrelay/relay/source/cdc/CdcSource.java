@@ -77,6 +77,7 @@ public final class CdcSource implements OutboxSource {
   private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
   private volatile LeaderElection election;
   private volatile OutageLog sourceOutages; // one story per outage, across terms
+  private volatile CdcRetention retention;
   private EngineRun run; // guarded by this
   private volatile boolean started; // start() returned: a failing term stops the relay
 
@@ -141,6 +142,10 @@ public final class CdcSource implements OutboxSource {
             this::fail);
     election = e;
     e.start();
+    if (!cdc.retention().isZero()) {
+      retention = new CdcRetention(config, e.holder());
+      retention.start();
+    }
     EngineRun first;
     synchronized (this) {
       first = run;
@@ -330,9 +335,9 @@ public final class CdcSource implements OutboxSource {
               + "' can no longer be read from "
               + config.source().describe()
               + " (its binlog was purged, or reset, while the relay was down), so events may have"
-              + " been missed: run 'outbox-relay position reset --to-current' to see what a reset"
-              + " skips and which rows to publish with polling mode, then again with --yes"
-              + " (README: Operating) ("
+              + " been missed: recover them with 'outbox-relay handoff --to polling', run polling"
+              + " mode until it has caught up, then 'outbox-relay handoff --to cdc' (README:"
+              + " Switching modes) ("
               + detail
               + ")",
           error);
@@ -427,6 +432,10 @@ public final class CdcSource implements OutboxSource {
       return;
     }
     try {
+      CdcRetention cleaner = retention;
+      if (cleaner != null) {
+        cleaner.stop();
+      }
       LeaderElection e = election;
       if (e != null) {
         e.close(); // no new term, no renewal: the lease stays until given up below
