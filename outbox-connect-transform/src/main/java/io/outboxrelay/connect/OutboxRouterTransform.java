@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
@@ -80,6 +81,13 @@ public final class OutboxRouterTransform<R extends ConnectRecord<R>>
     TransformConfig config = TransformConfig.parse(props);
     router = EventRouter.withTopicTemplate(config.topicTemplate());
     poisonAction = config.poisonAction();
+    LOG.info(
+        "[outbox-transform] version {}: {}={}, {}={}",
+        version(),
+        TransformConfig.TOPIC_TEMPLATE,
+        config.topicTemplate(),
+        TransformConfig.POISON_ACTION,
+        poisonAction.name().toLowerCase(Locale.ROOT));
   }
 
   /**
