@@ -104,10 +104,11 @@ public final class OutboxRouterTransform<R extends ConnectRecord<R>>
     if (router == null) {
       throw new IllegalStateException("the outbox transform is not configured");
     }
+    OutboxEvent event = null;
     RoutedRecord routed;
     Headers headers = new ConnectHeaders();
     try {
-      OutboxEvent event = reader.read(record);
+      event = reader.read(record);
       if (event == null) {
         return null;
       }
@@ -116,7 +117,7 @@ public final class OutboxRouterTransform<R extends ConnectRecord<R>>
         headers.add(header.name(), text(header, routed), Schema.STRING_SCHEMA);
       }
     } catch (RuntimeException e) {
-      return poison(record, e);
+      return poison(record, event, e);
     }
     return record.newRecord(
         routed.topic(),
@@ -129,19 +130,31 @@ public final class OutboxRouterTransform<R extends ConnectRecord<R>>
         headers);
   }
 
-  private R poison(R record, RuntimeException e) {
+  /** Skips or refuses an event that cannot be routed; messages name it, never its payload. */
+  private R poison(R record, OutboxEvent event, RuntimeException e) {
+    String what =
+        event == null
+            ? "an outbox change event (topic "
+                + record.topic()
+                + ", offset "
+                + (record instanceof SourceRecord s ? s.sourceOffset() : null)
+                + ")"
+            : "event_id="
+                + event.eventId()
+                + " (aggregate_type='"
+                + event.aggregateType()
+                + "', aggregate_id='"
+                + event.aggregateId()
+                + "')";
     String reason = e.getMessage() == null ? e.getClass().getName() : e.getMessage();
     if (poisonAction == TransformConfig.PoisonAction.SKIP) {
-      LOG.error(
-          "[outbox-transform] skipping an outbox change event that cannot be published (topic={},"
-              + " offset={}): {}",
-          record.topic(),
-          record instanceof SourceRecord s ? s.sourceOffset() : null,
-          reason);
+      LOG.error("[outbox-transform] skipping {} that cannot be published: {}", what, reason);
       return null;
     }
     throw new DataException(
-        "cannot publish an outbox event: "
+        "cannot publish "
+            + what
+            + ": "
             + (reason.endsWith(".") ? reason.substring(0, reason.length() - 1) : reason)
             + ". Fix the cause and restart the task; to skip such events set poison.action=skip"
             + " (or Connect's errors.tolerance=all)",

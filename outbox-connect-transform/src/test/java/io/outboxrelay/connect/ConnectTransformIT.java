@@ -24,11 +24,13 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,9 +38,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The transform in a real Kafka Connect 4.1.1 worker (standalone, a child JVM) with Debezium's
  * MariaDB connector on the private binlog MariaDB, next to the relay (run from its distribution) on
- * the same outbox table: both must publish the same records, byte for byte, and nothing for updates
- * and deletes. The transform comes from the plugin archive {@code mvn package} built, found with
- * {@code plugin.discovery=service_load}; the worker's classpath holds neither it nor Debezium.
+ * the same outbox table: both must publish the same records, byte for byte, nothing for updates and
+ * deletes, and stop at an event that cannot be routed. The transform comes from the plugin archive
+ * {@code mvn package} built, found with {@code plugin.discovery=service_load}; the worker's
+ * classpath holds neither it nor Debezium.
  */
 class ConnectTransformIT {
 
@@ -63,7 +66,8 @@ class ConnectTransformIT {
   }
 
   @Test
-  void publishesWhatTheRelayPublishesByteForByteAndNothingForUpdatesOrDeletes() throws Exception {
+  void publishesWhatTheRelayPublishesByteForByteNothingForUpdatesOrDeletesAndStopsAtPoison()
+      throws Exception {
     LocalStack stack = LocalStack.shared();
     String bootstrap = stack.kafka().bootstrapServers();
     db = OutboxDatabase.on(stack.mariaDb());
@@ -130,10 +134,27 @@ class ConnectTransformIT {
     assertThat(fromConnect)
         .extracting(ConsumedRecord::valueAsString)
         .noneMatch(v -> v.contains("changed"));
-    JsonNode status = worker.get("/connectors/" + name + "/status");
-    assertThat(status.path("tasks").path(0).path("state").asText())
-        .as("the task after the updates and deletes: %s", status)
+    String status = "/connectors/" + name + "/status";
+    assertThat(worker.get(status).path("tasks").path(0).path("state").asText())
+        .as("the task after the updates and deletes: %s", worker.get(status))
         .isEqualTo("RUNNING");
+
+    // An event that cannot be routed (its topic would be illegal) stops both at it, naming it.
+    TestEvent poison =
+        new TestEvent(UUID.randomUUID().toString(), "no topic!", "p-1", "Happened", 1, "{}");
+    write(List.of(poison));
+    assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isEqualTo(1);
+    assertThat(relay.log()).contains("event_id=" + poison.eventId());
+    JsonNode task =
+        Awaitility.await()
+            .atMost(Duration.ofSeconds(60))
+            .until(
+                () -> worker.get(status).path("tasks").path(0),
+                t -> t.path("state").asText().equals("FAILED"));
+    assertThat(task.path("trace").asText())
+        .contains("cannot publish event_id=" + poison.eventId())
+        .contains("not a legal Kafka topic name")
+        .contains("poison.action=skip");
   }
 
   /** Transactions of one to three events over two aggregate types, payloads byte-exact. */

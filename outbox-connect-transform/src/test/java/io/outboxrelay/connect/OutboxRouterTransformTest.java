@@ -153,6 +153,8 @@ class OutboxRouterTransformTest {
     Struct row = textRow(1, EVENT_ID, PAYLOAD).put("event_type", "Order Created!");
     assertThatThrownBy(() -> transform.apply(change("c", row)))
         .isInstanceOf(DataException.class)
+        .hasMessageStartingWith(
+            "cannot publish event_id=" + EVENT_ID + " (aggregate_type='order', aggregate_id='o-1')")
         .hasMessageContaining("not a legal Kafka topic name")
         .hasMessageNotContaining(PAYLOAD);
   }
