@@ -18,8 +18,10 @@ import java.util.Properties;
  *       starts from the binlog position it reads at startup. {@code snapshot.locking.mode=none}:
  *       reading that position needs no global read lock (the default takes {@code FLUSH TABLES WITH
  *       READ LOCK}, which blocks every writer of the database while it lasts).
- *   <li>Offsets and schema history in the source database (Debezium's JDBC stores), committed after
- *       every acknowledged batch ({@code OffsetCommitPolicy.always()} in {@link CdcSource}).
+ *   <li>Offsets and schema history in the source database (Debezium's JDBC stores). A position is
+ *       committed only after Kafka acknowledged its events, once {@code cdc.batch.size} events are
+ *       acknowledged or {@code cdc.commit.interval} has passed ({@link PositionCommitPolicy}, set
+ *       in {@link EngineRun}).
  *   <li>{@code skipped.operations=u,d,t}: updates and deletes of outbox rows publish nothing.
  *   <li>Events are taken from Debezium's queue as soon as they are enqueued ({@link QueueTap}),
  *       instead of after {@code poll.interval.ms} (500 ms by default) or a full batch.
