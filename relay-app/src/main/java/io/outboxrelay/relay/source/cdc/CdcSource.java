@@ -13,11 +13,15 @@ import io.outboxrelay.relay.publish.ErrorClassifier;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
 import io.outboxrelay.relay.publish.RecordSizeLimit;
+import io.outboxrelay.relay.source.SourceConnections;
 import io.outboxrelay.relay.source.cdc.leader.LeaderElection;
 import io.outboxrelay.relay.source.cdc.leader.LeaseStore;
 import io.outboxrelay.relay.source.cdc.leader.Tenure;
 import io.outboxrelay.router.EventRouter;
+import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -385,6 +389,7 @@ public final class CdcSource implements OutboxSource {
       return;
     }
     if (stored.isEmpty()) {
+      refuseRetentionOverUnpublishedRows(context);
       return;
     }
     StoredPosition position = stored.get();
@@ -418,6 +423,65 @@ public final class CdcSource implements OutboxSource {
           position.eventsToSkip(),
           position.rowsToSkip());
     }
+  }
+
+  /**
+   * A first start (no stored position) publishes nothing already in the table ({@code
+   * snapshot.mode=no_data}), yet retention would delete those rows as lying before the position. If
+   * they are {@code PENDING}, nothing proves they were published (a polling relay may have left
+   * them): refuse, rather than let retention delete them unpublished.
+   */
+  private void refuseRetentionOverUnpublishedRows(String context) throws StartupCheckException {
+    CdcConfig cdc = config.cdc();
+    if (cdc.retention().isZero()
+        || !"no_data"
+            .equals(DebeziumProperties.build(config).getProperty("snapshot.mode", "no_data"))) {
+      return;
+    }
+    SourceConfig source = config.source();
+    String table = source.database() + "." + source.table();
+    long pending;
+    try (Connection c = SourceConnections.open(source);
+        Statement st = c.createStatement()) {
+      boolean hasStatus;
+      try (ResultSet rs =
+          st.executeQuery(
+              "SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = '"
+                  + source.database().replace("'", "''")
+                  + "' AND TABLE_NAME = '"
+                  + source.table().replace("'", "''")
+                  + "' AND LOWER(COLUMN_NAME) = 'status'")) {
+        hasStatus = rs.next() && rs.getLong(1) > 0;
+      }
+      try (ResultSet rs =
+          st.executeQuery(
+              "SELECT COUNT(*) FROM (SELECT 1 FROM "
+                  + table
+                  + (hasStatus ? " WHERE status = 'PENDING'" : "")
+                  + " LIMIT 1000) pending")) {
+        pending = rs.next() ? rs.getLong(1) : 0;
+      }
+    } catch (SQLException e) {
+      LOG.warn("[{}] cannot count the rows already in {}: {}", context, table, e.getMessage());
+      return;
+    }
+    if (pending == 0) {
+      return;
+    }
+    state.set(State.STOPPED);
+    throw new StartupCheckException(
+        List.of(
+            "cdc.retention is set and relay.name '"
+                + config.name()
+                + "' starts fresh on "
+                + table
+                + ", which already holds "
+                + (pending >= 1000 ? "1000 or more" : String.valueOf(pending))
+                + " PENDING row(s): CDC does not publish them (it starts at the current binlog"
+                + " position) and retention would delete them unpublished. If a polling relay"
+                + " left them, run 'outbox-relay handoff --to cdc' first (it publishes them);"
+                + " if they must not be published, start once without cdc.retention (README:"
+                + " Switching modes and CDC retention)"));
   }
 
   @Override

@@ -268,6 +268,29 @@ class CdcStartupChecksIT {
   }
 
   @Test
+  void refusesRetentionOnAFirstStartOverRowsNobodyPublished() {
+    try (OutboxDatabase db = database(LocalStack.shared().mariaDb())) {
+      // As a polling relay leaves them: PENDING rows that a fresh CDC relay does not publish and
+      // retention would delete.
+      db.admin(
+          "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload)"
+              + " VALUES (UUID(), 'order', 'o-1', 'Happened', '{}')");
+      Path config =
+          RelaySettings.cdc(db, bootstrap(), "retfresh")
+              .with("cdc.retention", "1h")
+              .writeTo(dir.resolve("retfresh.properties"));
+
+      RelayProcess relay = runExpectingExit("retfresh", config, 2);
+
+      assertThat(relay.log())
+          .contains("cdc.retention is set and relay.name 'retfresh' starts fresh on")
+          .contains("which already holds 1 PENDING row(s)")
+          .contains("handoff --to cdc");
+      assertThat(relay.stackTraceLines()).as(relay.log()).isEmpty();
+    }
+  }
+
+  @Test
   void aHealthyFirstStartThatCreatesItsOwnTablesLogsNoWarning() throws Exception {
     try (OutboxDatabase db = database(LocalStack.shared().mariaDb())) {
       // config/mysql/relay-storage.sql not run: the relay creates its tables on the first start.
