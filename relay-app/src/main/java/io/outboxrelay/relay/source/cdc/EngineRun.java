@@ -73,7 +73,8 @@ final class EngineRun {
         cdc.leaderTable(),
         LeaseStore.resourceOf(config.source()),
         holder,
-        tenure.epoch());
+        tenure.epoch(),
+        config.logContext());
     engine =
         DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
             .using(properties)
