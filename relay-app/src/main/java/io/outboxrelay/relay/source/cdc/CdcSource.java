@@ -112,6 +112,7 @@ public final class CdcSource implements OutboxSource {
     }
     String context = config.logContext();
     CdcConfig cdc = config.cdc();
+    DdlParserWarmUp.start(config.source().flavor()); // meanwhile: the engine's first parse waits
     runPreflight(context, cdc);
     checkStoredPosition(context);
     // The engine would only queue events for a Kafka that does not answer.
@@ -185,6 +186,7 @@ public final class CdcSource implements OutboxSource {
       return;
     }
     CdcConfig cdc = config.cdc();
+    publisher.warmUp(); // while the engine starts, rather than at the first event
     EngineRun r = new EngineRun(config, tenure, sourceOutages);
     run = r;
     r.start(
