@@ -29,6 +29,9 @@ final class MariaDbConfig {
     Path dataDir = layout.dataDir();
     put("datadir", dataDir.toString());
     put("socket", layout.socket().toString());
+    // Its own temporary files: with the default /tmp, two servers initialised at once (parallel
+    // tests) delete each other's temporary tables ("Error on delete of '/tmp/#sql-temptable-...").
+    put("tmpdir", layout.socketDir().toString());
     put("port", Integer.toString(settings.port()));
     put("bind-address", "127.0.0.1");
     put("skip-name-resolve", null);

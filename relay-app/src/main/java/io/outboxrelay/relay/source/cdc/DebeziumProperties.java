@@ -143,10 +143,11 @@ final class DebeziumProperties {
     p.setProperty("heartbeat.interval.ms", String.valueOf(cdc.heartbeatInterval().toMillis()));
 
     p.setProperty("max.batch.size", String.valueOf(cdc.batchSize()));
-    // Room for one batch being taken while the next is read. Whatever waits in the queue is copied
-    // by every young collection while it waits: a deeper queue (it was 4 batches) cost a drain
-    // twice the GC time and a 50,000-row transaction 30 MB more memory, for no throughput.
-    p.setProperty("max.queue.size", String.valueOf(cdc.batchSize() * 2));
+    // Four batches: whatever waits in the queue is copied by every young collection while it waits
+    // (two batches halved a drain's GC time), but with two the binlog reader, blocked on a full
+    // queue through a Kafka outage, was dropped and reconnected mid-transaction and published a
+    // few rows twice in every 20-second broker outage under load; with four, none.
+    p.setProperty("max.queue.size", String.valueOf(cdc.batchSize() * 4));
     // The relay takes events as soon as they are queued (QueueTap); Debezium's interval only
     // paces a binlog reader blocked on a full queue, and is the fallback poll wait.
     p.setProperty("poll.interval.ms", "5");
