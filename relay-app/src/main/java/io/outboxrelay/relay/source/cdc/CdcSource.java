@@ -15,6 +15,7 @@ import io.outboxrelay.relay.publish.RecordSizeLimit;
 import io.outboxrelay.relay.source.cdc.leader.LeaderElection;
 import io.outboxrelay.relay.source.cdc.leader.LeaseStore;
 import io.outboxrelay.relay.source.cdc.leader.Tenure;
+import io.outboxrelay.relay.versions.VersionWatch;
 import io.outboxrelay.router.EventRouter;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -186,7 +187,8 @@ public final class CdcSource implements OutboxSource {
                 metrics,
                 gate,
                 config.logContext(),
-                mayPublish),
+                mayPublish,
+                VersionWatch.of(config.versionCheck(), metrics, config.logContext())),
         election.holder(),
         this::failureFrom,
         this::onEngineCompletion);

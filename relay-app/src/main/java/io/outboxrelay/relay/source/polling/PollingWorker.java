@@ -9,6 +9,7 @@ import io.outboxrelay.relay.publish.Disposition;
 import io.outboxrelay.relay.publish.ErrorClassifier;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
+import io.outboxrelay.relay.versions.VersionWatch;
 import io.outboxrelay.router.EventRouter;
 import io.outboxrelay.router.RoutedRecord;
 import java.sql.SQLException;
@@ -63,6 +64,7 @@ final class PollingWorker implements Runnable {
   private final KafkaPublisher publisher;
   private final KafkaBreaker breaker;
   private final EventRouter router;
+  private final VersionWatch versions;
   private final RelayMetrics metrics;
   private final Backoff retryBackoff;
   private final Backoff reconnectBackoff;
@@ -91,6 +93,7 @@ final class PollingWorker implements Runnable {
       KafkaPublisher publisher,
       KafkaBreaker breaker,
       EventRouter router,
+      VersionWatch versions,
       RelayMetrics metrics,
       LeaseKeeper leases,
       OutageLog databaseOutages,
@@ -102,6 +105,7 @@ final class PollingWorker implements Runnable {
     this.publisher = publisher;
     this.breaker = breaker;
     this.router = router;
+    this.versions = versions;
     this.metrics = metrics;
     this.leases = leases;
     this.databaseOutages = databaseOutages;
@@ -276,6 +280,7 @@ final class PollingWorker implements Runnable {
       try {
         records.add(router.route(c.event()));
         routed.add(c);
+        versions.published(c.event());
       } catch (RuntimeException e) {
         failures.add(poison(c, e));
       }
