@@ -93,6 +93,37 @@ final class PollingWorker implements Runnable {
       KafkaPublisher publisher,
       KafkaBreaker breaker,
       EventRouter router,
+      RelayMetrics metrics,
+      LeaseKeeper leases,
+      OutageLog databaseOutages,
+      Consumer<RelayFailure> onFatal) {
+    this(
+        name,
+        context,
+        config,
+        stores,
+        publisher,
+        breaker,
+        router,
+        VersionWatch.off(),
+        metrics,
+        leases,
+        databaseOutages,
+        onFatal);
+  }
+
+  /**
+   * @param versions the version check, shared by the process's workers (an aggregate's events may
+   *     be claimed by any of them)
+   */
+  PollingWorker(
+      String name,
+      String context,
+      PollingConfig config,
+      StoreFactory stores,
+      KafkaPublisher publisher,
+      KafkaBreaker breaker,
+      EventRouter router,
       VersionWatch versions,
       RelayMetrics metrics,
       LeaseKeeper leases,
