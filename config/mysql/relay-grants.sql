@@ -19,5 +19,9 @@ GRANT SELECT, INSERT, DELETE ON app.outbox_relay_schema_history TO 'outbox_relay
 GRANT SELECT, INSERT, UPDATE ON app.outbox_relay_leases TO 'outbox_relay'@'%';
 -- Polling mode instead needs only the outbox table itself (DELETE only with polling.retention):
 --   GRANT SELECT, UPDATE, DELETE ON app.outbox_events TO 'outbox_relay'@'%';
+-- CDC retention (cdc.retention) deletes published rows:
+--   GRANT DELETE ON app.outbox_events TO 'outbox_relay'@'%';
+-- outbox-relay handoff (between CDC and polling) needs the CDC grants above and:
+--   GRANT SELECT, INSERT, UPDATE, DELETE ON app.outbox_events TO 'outbox_relay'@'%';
 -- Not needed: RELOAD and LOCK TABLES (the relay reads its start position without a global read
 -- lock: snapshot.locking.mode=none), SUPER, or access to any other table.

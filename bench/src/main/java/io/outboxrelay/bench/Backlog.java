@@ -37,4 +37,20 @@ final class Backlog {
         Math.round(count / seconds));
     return seconds;
   }
+
+  /**
+   * Inserts {@code count} events numbered from {@code from} in one transaction, as the application
+   * user.
+   *
+   * @return the seconds it took
+   */
+  static double writeOneTransaction(SourceDatabase db, long from, int count) throws SQLException {
+    long start = System.nanoTime();
+    try (Connection c = db.app()) {
+      OutboxWriter.writeTransaction(c, BenchEvents.batch(from, count));
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    LOG.info("one transaction of {} events written in {} s", count, String.format("%.1f", seconds));
+    return seconds;
+  }
 }

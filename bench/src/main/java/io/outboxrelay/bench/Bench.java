@@ -2,6 +2,7 @@ package io.outboxrelay.bench;
 
 import io.outboxrelay.localstack.KafkaBroker;
 import io.outboxrelay.localstack.MariaDbServer;
+import io.outboxrelay.localstack.ProjectFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,14 +16,19 @@ import java.util.Set;
  * Runs the benchmarks and prints a table. Usage: {@code Bench [--only group,...] [--events N]
  * [--drain-workers 1,4,8] [--rate R] [--seconds S] [--claim-events N] [--consumer-events N]
  * [--recovery-faults id,...] [--recovery-rate R] [--recovery-seconds S] [--takeovers N]
- * [--binlog-row-image FULL|MINIMAL] [--profile DIR]}, groups {@link #GROUPS} (all by default).
- * {@code --events} is the relay's backlog (raw, cdc, polling-drain), {@code --drain-workers} the
- * polling drains' worker counts (repeat one to see the spread), {@code --rate} and {@code
- * --seconds} its steady load (cdc, polling-latency). The recovery group injects each fault of
- * {@link RecoveryBench#faults()} (or those named) under {@code --recovery-rate} events/s, with
- * {@code --recovery-seconds} of load before and after it, then kills a CDC leader {@code
- * --takeovers} times (0: not at all) for its standby to take over ({@link TakeoverBench}). Run it
- * on a quiet machine: figures of a machine that is also running tests are meaningless.
+ * [--binlog-row-image FULL|MINIMAL] [--cdc-starts N] [--big-transaction ROWS] [--relay-env
+ * KEY=VALUE] [--profile DIR]}, groups {@link #GROUPS} (all by default). {@code --events} is the
+ * relay's backlog (raw, cdc, polling-drain), {@code --drain-workers} the polling drains' worker
+ * counts (repeat one to see the spread), {@code --rate} and {@code --seconds} its steady load (cdc,
+ * polling-latency). The recovery group injects each fault of {@link RecoveryBench#faults()} (or
+ * those named) under {@code --recovery-rate} events/s, with {@code --recovery-seconds} of load
+ * before and after it, then kills a CDC leader {@code --takeovers} times (0: not at all) for its
+ * standby to take over ({@link TakeoverBench}). The cdc group also starts the relay {@code
+ * --cdc-starts} more times on a small backlog (3; 0: none) and writes one transaction of {@code
+ * --big-transaction} rows (50,000; 0: none). The relay is the distribution mvn package builds, or
+ * the one named by the environment variable {@code OUTBOX_RELAY_DIST} (an {@code outbox-relay}
+ * directory: a saved older build, to run old against new). Run it on a quiet machine: figures of a
+ * machine that is also running tests are meaningless.
  */
 public final class Bench {
 
@@ -44,6 +50,8 @@ public final class Bench {
     int recoveryRate = 1_000;
     int recoverySeconds = 20;
     int takeovers = 5;
+    int cdcStarts = 3;
+    int bigTransaction = 50_000;
     String rowImage = "FULL";
     Map<String, String> relayEnv = new HashMap<>();
     Map<String, String> relaySettings = new HashMap<>();
@@ -57,27 +65,19 @@ public final class Bench {
         case "--consumer-events" -> consumerEvents = Integer.parseInt(args[++i]);
         case "--rate" -> rate = Integer.parseInt(args[++i]);
         case "--seconds" -> seconds = Integer.parseInt(args[++i]);
-        case "--recovery-faults" -> {
-          Set<String> ids = Set.of(args[++i].split(","));
-          recoveryFaults =
-              RecoveryBench.faults().stream().filter(f -> ids.contains(f.id())).toList();
-          if (ids.equals(Set.of("none"))) {
-            continue; // only the takeovers
-          }
-          if (recoveryFaults.size() != ids.size()) {
-            throw new IllegalArgumentException(
-                "unknown fault in --recovery-faults "
-                    + ids
-                    + "; faults: "
-                    + RecoveryBench.faults().stream().map(RecoveryBench.Fault::id).toList());
-          }
-        }
+        case "--recovery-faults" -> recoveryFaults = faults(args[++i]);
         case "--recovery-rate" -> recoveryRate = Integer.parseInt(args[++i]);
         case "--recovery-seconds" -> recoverySeconds = Integer.parseInt(args[++i]);
         case "--takeovers" -> takeovers = Integer.parseInt(args[++i]);
+        case "--cdc-starts" -> cdcStarts = Integer.parseInt(args[++i]);
+        case "--big-transaction" -> bigTransaction = Integer.parseInt(args[++i]);
         case "--binlog-row-image" -> rowImage = args[++i].toUpperCase(java.util.Locale.ROOT);
         case "--relay-heap" -> relayEnv.put("OUTBOX_RELAY_HEAP", args[++i]);
         case "--relay-java-opts" -> relayEnv.put("JAVA_OPTS", args[++i]);
+        case "--relay-env" -> {
+          String[] kv = args[++i].split("=", 2);
+          relayEnv.put(kv[0], kv[1]);
+        }
         case "--relay-set" -> {
           String[] kv = args[++i].split("=", 2);
           relaySettings.put(kv[0], kv[1]);
@@ -108,7 +108,7 @@ public final class Bench {
         Quiet.await(mariaDb, "cdc");
         System.err.println("CDC: backlog drain, steady-state latency, RSS and CPU...");
         new CdcBench(mariaDb, kafka, work, relayEnv, relaySettings)
-            .run(table, events, rate, Duration.ofSeconds(seconds));
+            .run(table, events, rate, Duration.ofSeconds(seconds), cdcStarts, bigTransaction);
       }
       PollingSetup.Context polling =
           new PollingSetup.Context(mariaDb, kafka, work, relayEnv, relaySettings);
@@ -143,12 +143,32 @@ public final class Bench {
         new IdempotencyBench(mariaDb, kafka).run(table, consumerEvents);
       }
     }
+    print(table, work);
+  }
+
+  /** The faults named in {@code --recovery-faults}: ids, or {@code none} for only the takeovers. */
+  private static List<RecoveryBench.Fault> faults(String arg) {
+    Set<String> ids = Set.of(arg.split(","));
+    List<RecoveryBench.Fault> faults =
+        RecoveryBench.faults().stream().filter(f -> ids.contains(f.id())).toList();
+    if (!ids.equals(Set.of("none")) && faults.size() != ids.size()) {
+      throw new IllegalArgumentException(
+          "unknown fault in --recovery-faults "
+              + ids
+              + "; faults: "
+              + RecoveryBench.faults().stream().map(RecoveryBench.Fault::id).toList());
+    }
+    return faults;
+  }
+
+  private static void print(ResultTable table, Path work) {
     System.out.println();
     System.out.println(
         "outbox-relay benchmark, "
             + Runtime.getRuntime().availableProcessors()
             + " cores, MariaDB, Kafka and the relay on one machine");
     System.out.println(table.render());
+    System.err.println("relay: " + ProjectFiles.relayLauncher());
     System.err.println("relay logs: " + work);
   }
 }

@@ -24,17 +24,61 @@ final class LatencyReader {
 
   private LatencyReader() {}
 
+  /** The timed events found: commit time (ms, wall clock) and latency (ms), index by index. */
+  record Samples(long[] commitMillis, double[] latencyMillis) {
+
+    Percentiles percentiles() {
+      return Percentiles.of(latencyMillis);
+    }
+
+    /**
+     * The latencies cut into windows by commit time, from the first commit: a spike that recurs
+     * every few seconds shows in the windows' p99 while the overall p99 hides it.
+     */
+    List<Percentiles> windows(Duration window) {
+      if (commitMillis.length == 0) {
+        return List.of();
+      }
+      long first = Arrays.stream(commitMillis).min().orElseThrow();
+      long last = Arrays.stream(commitMillis).max().orElseThrow();
+      long width = window.toMillis();
+      int count = (int) ((last - first) / width) + 1;
+      List<List<Double>> byWindow = new ArrayList<>();
+      for (int i = 0; i < count; i++) {
+        byWindow.add(new ArrayList<>());
+      }
+      for (int i = 0; i < commitMillis.length; i++) {
+        byWindow.get((int) ((commitMillis[i] - first) / width)).add(latencyMillis[i]);
+      }
+      List<Percentiles> result = new ArrayList<>(count);
+      for (List<Double> w : byWindow) {
+        result.add(Percentiles.of(w.stream().mapToDouble(Double::doubleValue).toArray()));
+      }
+      return result;
+    }
+  }
+
   /**
    * @param commitMillis commit time (ms, wall clock) by event id, the record header {@code id}
    * @return the latencies in milliseconds of the timed events found
    */
   static Percentiles read(String bootstrap, List<String> topics, Map<String, Long> commitMillis) {
+    return readSamples(bootstrap, topics, commitMillis).percentiles();
+  }
+
+  /**
+   * @param commitMillis commit time (ms, wall clock) by event id, the record header {@code id}
+   * @return the timed events found, with their commit times
+   */
+  static Samples readSamples(
+      String bootstrap, List<String> topics, Map<String, Long> commitMillis) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
     double[] values = new double[commitMillis.size()];
+    long[] commits = new long[commitMillis.size()];
     int n = 0;
     try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
       List<TopicPartition> partitions = new ArrayList<>();
@@ -52,11 +96,37 @@ final class LatencyReader {
           Long committed =
               id == null ? null : commitMillis.get(new String(id.value(), StandardCharsets.UTF_8));
           if (committed != null && n < values.length) {
+            commits[n] = committed;
             values[n++] = r.timestamp() - committed;
           }
         }
       }
     }
-    return Percentiles.of(Arrays.copyOf(values, n));
+    return new Samples(Arrays.copyOf(commits, n), Arrays.copyOf(values, n));
+  }
+
+  /**
+   * One line per window for the log, and a compact list for the table: {@code "4, 5, 22, 4"}.
+   *
+   * @return the windows' p99 in milliseconds, in order
+   */
+  static String p99s(List<Percentiles> windows) {
+    StringBuilder sb = new StringBuilder();
+    for (Percentiles w : windows) {
+      if (sb.length() > 0) {
+        sb.append(", ");
+      }
+      sb.append(String.format("%.0f", w.p99()));
+    }
+    return sb.toString();
+  }
+
+  /** The largest p99 of the windows holding at least {@code minCount} events. */
+  static double maxP99(List<Percentiles> windows, long minCount) {
+    return windows.stream()
+        .filter(w -> w.count() >= minCount)
+        .mapToDouble(Percentiles::p99)
+        .max()
+        .orElse(Double.NaN);
   }
 }

@@ -49,30 +49,63 @@ final class TopicCounter implements AutoCloseable {
    */
   long count(List<String> topics) throws InterruptedException {
     try {
-      if (!topics.equals(partitionsOf)) {
-        Map<String, TopicDescription> described =
-            admin.describeTopics(topics).allTopicNames().get();
-        request.clear();
-        described
-            .values()
-            .forEach(
-                d ->
-                    d.partitions()
-                        .forEach(
-                            p ->
-                                request.put(
-                                    new TopicPartition(d.name(), p.partition()),
-                                    OffsetSpec.latest())));
-        partitionsOf = List.copyOf(topics);
-      }
       long total = 0;
-      for (var e : admin.listOffsets(request).all().get().values()) {
+      for (var e : admin.listOffsets(latest(topics)).all().get().values()) {
         total += e.offset();
       }
       return total;
     } catch (ExecutionException e) {
       return 0; // topics not created yet
     }
+  }
+
+  /**
+   * The broker's append times (the topics' timestamps are {@code LogAppendTime}) of the first
+   * record appended at or after {@code fromMillis} and of the last record, over all partitions.
+   *
+   * @return the two times in epoch milliseconds; {@code first} is -1 when no record is that recent
+   */
+  AppendTimes appendTimes(List<String> topics, long fromMillis) throws Exception {
+    Map<TopicPartition, OffsetSpec> first = new HashMap<>();
+    Map<TopicPartition, OffsetSpec> last = new HashMap<>();
+    for (TopicPartition tp : latest(topics).keySet()) {
+      first.put(tp, OffsetSpec.forTimestamp(fromMillis));
+      last.put(tp, OffsetSpec.maxTimestamp());
+    }
+    long firstAppend = Long.MAX_VALUE;
+    for (var e : admin.listOffsets(first).all().get().values()) {
+      if (e.offset() >= 0 && e.timestamp() >= 0) {
+        firstAppend = Math.min(firstAppend, e.timestamp());
+      }
+    }
+    long lastAppend = -1;
+    for (var e : admin.listOffsets(last).all().get().values()) {
+      lastAppend = Math.max(lastAppend, e.timestamp());
+    }
+    return new AppendTimes(firstAppend == Long.MAX_VALUE ? -1 : firstAppend, lastAppend);
+  }
+
+  /** Append times in epoch milliseconds, from {@link #appendTimes}. */
+  record AppendTimes(long first, long last) {}
+
+  private Map<TopicPartition, OffsetSpec> latest(List<String> topics)
+      throws InterruptedException, ExecutionException {
+    if (!topics.equals(partitionsOf)) {
+      Map<String, TopicDescription> described = admin.describeTopics(topics).allTopicNames().get();
+      request.clear();
+      described
+          .values()
+          .forEach(
+              d ->
+                  d.partitions()
+                      .forEach(
+                          p ->
+                              request.put(
+                                  new TopicPartition(d.name(), p.partition()),
+                                  OffsetSpec.latest())));
+      partitionsOf = List.copyOf(topics);
+    }
+    return request;
   }
 
   private final Map<TopicPartition, OffsetSpec> request = new HashMap<>();

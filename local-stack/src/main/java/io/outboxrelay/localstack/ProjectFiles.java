@@ -30,8 +30,32 @@ public final class ProjectFiles {
     return p;
   }
 
-  /** The relay launcher of the built distribution (mvn package builds it). */
+  /**
+   * The environment variable naming another relay distribution (its {@code outbox-relay} directory,
+   * holding {@code bin/} and {@code lib/}), e.g. a saved build of an older version, for the
+   * benchmark to run old against new.
+   */
+  public static final String RELAY_DIST_ENV = "OUTBOX_RELAY_DIST";
+
+  /**
+   * The relay launcher: that of the distribution named by {@link #RELAY_DIST_ENV} when it is set,
+   * else that of the built distribution (mvn package builds it).
+   */
   public static Path relayLauncher() {
+    String dist = System.getenv(RELAY_DIST_ENV);
+    if (dist != null && !dist.isBlank()) {
+      Path launcher = Path.of(dist).toAbsolutePath().resolve("bin/outbox-relay");
+      if (!Files.isExecutable(launcher)) {
+        throw new IllegalStateException(
+            RELAY_DIST_ENV
+                + "="
+                + dist
+                + ": no "
+                + launcher
+                + "; set it to an outbox-relay distribution directory (bin/, lib/)");
+      }
+      return launcher;
+    }
     Path launcher = root().resolve("relay-app/target/dist/outbox-relay/bin/outbox-relay");
     if (!Files.isExecutable(launcher)) {
       throw new IllegalStateException(launcher + " is missing: run mvn package first");

@@ -189,6 +189,12 @@ public final class PositionCommands {
               + config.cdc().offsetsTable()
               + ": it then starts from the current position");
     }
+    if (yes && !config.cdc().retention().isZero()) {
+      throw AdminException.usage(
+          "a reset skips rows without publishing them, and cdc.retention would then delete them:"
+              + " use 'outbox-relay handoff --to polling' (it publishes them), or set"
+              + " cdc.retention=0ms for this command; nothing was changed");
+    }
     try (Connection c = Connections.open(source)) {
       try {
         reset(c, yes);
@@ -339,8 +345,8 @@ public final class PositionCommands {
             + ") ORDER BY id;");
     out.println(
         "Some of them may have been published before the relay stopped (consumers deduplicate on"
-            + " the event id). To publish them, use polling mode for those rows: see 'Recovering"
-            + " events after a position reset' in the README.");
+            + " the event id). To publish them instead of skipping them, use 'outbox-relay handoff"
+            + " --to polling' rather than a reset (README: Switching modes).");
   }
 
   private long maxId(Connection c) throws SQLException {

@@ -11,6 +11,7 @@ import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -120,6 +121,64 @@ record StoredPosition(
       return Json.MAPPER.writeValueAsString(m);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e); // strings and numbers always serialise
+    }
+  }
+
+  /**
+   * Replaces the relay's stored position with {@code at}, in the caller's transaction: deletes its
+   * row, if it has one, and inserts the new one as Debezium would.
+   *
+   * @param c the connection, auto-commit off
+   * @param table the offsets table
+   * @param relayName {@code relay.name}
+   * @param existing the relay's row as read (locked) in this transaction, if any
+   * @param at the new position
+   * @param serverId the source's {@code server_id}
+   * @throws SQLException when the row changed since it was read, or the write fails
+   */
+  static void write(
+      Connection c,
+      String table,
+      String relayName,
+      Optional<StoredPosition> existing,
+      BinlogServer.Position at,
+      long serverId)
+      throws SQLException {
+    if (existing.isPresent()) {
+      try (PreparedStatement delete =
+          c.prepareStatement("DELETE FROM " + table + " WHERE id = ?")) {
+        delete.setString(1, existing.get().rowId());
+        if (delete.executeUpdate() != 1) {
+          throw new SQLException("the stored position changed while it was written: try again");
+        }
+      }
+    }
+    long now;
+    try (PreparedStatement ps = c.prepareStatement("SELECT UNIX_TIMESTAMP()");
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      now = rs.getLong(1);
+    }
+    try (PreparedStatement insert =
+        c.prepareStatement(
+            "INSERT INTO "
+                + table
+                + " (id, offset_key, offset_val, record_insert_ts, record_insert_seq)"
+                + " VALUES (?, ?, ?, CURRENT_TIMESTAMP, ?)")) {
+      insert.setString(1, java.util.UUID.randomUUID().toString());
+      insert.setString(2, existing.isPresent() ? existing.get().key() : keyOf(relayName));
+      insert.setString(3, offsetAt(at, serverId, now));
+      insert.setInt(4, existing.isPresent() ? existing.get().sequence() + 1 : 1);
+      insert.executeUpdate();
+    }
+  }
+
+  /** The {@code offset_key} Debezium's engine writes for a relay: {@code ["n",{"server":"n"}]}. */
+  static String keyOf(String relayName) {
+    try {
+      return Json.MAPPER.writeValueAsString(List.of(relayName, Map.of("server", relayName)));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e); // strings always serialise
     }
   }
 

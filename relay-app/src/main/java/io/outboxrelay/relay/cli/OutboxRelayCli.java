@@ -22,6 +22,7 @@ import picocli.CommandLine.Spec;
       StatusCommand.class,
       DeadCommand.class,
       PositionCommand.class,
+      HandoffCommand.class,
       CommandLine.HelpCommand.class
     },
     footer = {"", "Exit codes: 0 ok, 1 fatal runtime error, 2 bad usage or configuration."})
@@ -47,7 +48,7 @@ public final class OutboxRelayCli implements Callable<Integer> {
   }
 
   /** The operator commands. */
-  private static final Set<String> ADMIN_COMMANDS = Set.of("status", "dead", "position");
+  private static final Set<String> ADMIN_COMMANDS = Set.of("status", "dead", "position", "handoff");
 
   /**
    * Runs the command line without exiting.

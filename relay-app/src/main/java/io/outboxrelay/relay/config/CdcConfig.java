@@ -22,6 +22,9 @@ import java.util.Map;
  * @param leaderLease how long a lease lasts after each renewal, by the database clock
  * @param leaderRenewInterval how often the leader renews, and a standby looks at the lease
  * @param debeziumOverrides {@code debezium.*} entries without the prefix, unmodifiable
+ * @param retention age after which certainly published rows are deleted, or zero for never
+ * @param retentionBatchSize rows deleted per statement
+ * @param retentionInterval how often the deletion runs
  */
 public record CdcConfig(
     long serverId,
@@ -38,7 +41,10 @@ public record CdcConfig(
     String leaderTable,
     Duration leaderLease,
     Duration leaderRenewInterval,
-    Map<String, String> debeziumOverrides) {
+    Map<String, String> debeziumOverrides,
+    Duration retention,
+    int retentionBatchSize,
+    Duration retentionInterval) {
 
   /** Freezes the overrides. */
   public CdcConfig {

@@ -250,6 +250,15 @@ public final class ConfigLoader {
               + " supports only polling mode: set mode=polling"
               + " (CDC mode reads a MySQL/MariaDB binlog)");
     }
+    Duration retention = (Duration) values.get(RelayConfigKeys.CDC_RETENTION);
+    if (mode == RelayMode.CDC
+        && flavor == SourceFlavor.MYSQL
+        && retention != null
+        && !retention.isZero()) {
+      problems.add(
+          "cdc.retention needs MariaDB (a consistent snapshot with its binlog position); MySQL has"
+              + " none: set cdc.retention=0ms");
+    }
     Duration initial = (Duration) values.get(RelayConfigKeys.CDC_RETRY_BACKOFF_INITIAL);
     Duration max = (Duration) values.get(RelayConfigKeys.CDC_RETRY_BACKOFF_MAX);
     if (mode == RelayMode.CDC && initial != null && max != null && initial.compareTo(max) > 0) {
@@ -333,7 +342,10 @@ public final class ConfigLoader {
               get(values, RelayConfigKeys.CDC_LEADER_TABLE),
               get(values, RelayConfigKeys.CDC_LEADER_LEASE),
               get(values, RelayConfigKeys.CDC_LEADER_RENEW_INTERVAL),
-              debeziumOverrides);
+              debeziumOverrides,
+              get(values, RelayConfigKeys.CDC_RETENTION),
+              get(values, RelayConfigKeys.CDC_RETENTION_BATCH_SIZE),
+              get(values, RelayConfigKeys.CDC_RETENTION_INTERVAL));
     }
 
     PollingConfig polling = null;

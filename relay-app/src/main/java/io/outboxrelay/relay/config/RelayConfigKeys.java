@@ -362,6 +362,37 @@ public final class RelayConfigKeys {
                   + " looks at it.")
           .build();
 
+  public static final ConfigKey<Duration> CDC_RETENTION =
+      define("cdc.retention", ValueType.DURATION_TYPE)
+          .group(Group.CDC)
+          .usedIn(RelayMode.CDC)
+          .defaultValue(Duration.ZERO)
+          .check(Checks.between(Duration.ZERO, Duration.ofDays(3650)))
+          .doc(
+              "Delete outbox rows created longer ago than this (database clock) once they are"
+                  + " certainly published: seen in a consistent snapshot whose binlog position the"
+                  + " committed position has reached. Only the leader deletes, oldest id first, in"
+                  + " small batches. 0ms keeps every row. Needs DELETE on the outbox table.")
+          .build();
+
+  public static final ConfigKey<Integer> CDC_RETENTION_BATCH_SIZE =
+      define("cdc.retention.batch.size", ValueType.INT)
+          .group(Group.CDC)
+          .usedIn(RelayMode.CDC)
+          .defaultValue(1000)
+          .check(Checks.between(1, 100_000))
+          .doc("Rows one retention DELETE removes at most, each its own short transaction.")
+          .build();
+
+  public static final ConfigKey<Duration> CDC_RETENTION_INTERVAL =
+      define("cdc.retention.interval", ValueType.DURATION_TYPE)
+          .group(Group.CDC)
+          .usedIn(RelayMode.CDC)
+          .defaultValue(Duration.ofMinutes(1))
+          .check(Checks.between(Duration.ofSeconds(1), Duration.ofDays(1)))
+          .doc("How often the deletion of old published rows runs.")
+          .build();
+
   public static final ConfigKey<Integer> POLLING_WORKERS =
       define("polling.workers", ValueType.INT)
           .group(Group.POLLING)
@@ -576,6 +607,9 @@ public final class RelayConfigKeys {
           CDC_LEADER_TABLE,
           CDC_LEADER_LEASE,
           CDC_LEADER_RENEW_INTERVAL,
+          CDC_RETENTION,
+          CDC_RETENTION_BATCH_SIZE,
+          CDC_RETENTION_INTERVAL,
           POLLING_WORKERS,
           POLLING_BATCH_SIZE,
           POLLING_INTERVAL,

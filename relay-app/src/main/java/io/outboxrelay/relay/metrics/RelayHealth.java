@@ -81,7 +81,8 @@ public final class RelayHealth {
         .register(registry);
     for (String r : new String[] {"active", "leader", "standby"}) {
       Gauge.builder(MetricNames.ROLE, this, h -> r.equals(h.role()) ? 1 : 0)
-          .description("1 for the relay's role: active (no standby configured), leader or standby")
+          .description(
+              "1 for the relay's role: active (polling: every process publishes), leader or standby (CDC)")
           .tag("role", r)
           .register(registry);
     }

@@ -307,6 +307,28 @@ public final class KafkaPublisher implements AutoCloseable {
         record.topic(), null, timestamp, record.key(), record.value(), headers);
   }
 
+  /**
+   * Creates the producer now, on a thread of its own, unless one exists: its class loading, its
+   * connection and its producer id (which an idempotent producer asks for at once) are then done by
+   * the first send instead of delaying it. A failure is left to the first send, which tries again.
+   * Returns at once.
+   */
+  public void warmUp() {
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                producer();
+              } catch (RuntimeException e) {
+                LOG.debug(
+                    "[{}] the producer could not be created ahead: {}", context, e.toString());
+              }
+            },
+            "kafka-producer-warm-up");
+    t.setDaemon(true);
+    t.start();
+  }
+
   private synchronized Producer<byte[], byte[]> producer() {
     if (closed) {
       throw new IllegalStateException("publisher is closed");

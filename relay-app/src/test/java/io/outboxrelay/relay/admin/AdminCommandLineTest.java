@@ -83,6 +83,22 @@ class AdminCommandLineTest {
   }
 
   @Test
+  void refusesAHandoffWithoutCdcSettingsOrATargetBeforeReachingTheDatabase() throws Exception {
+    String polling = config("polling", "127.0.0.1", closedPort()).toString();
+    assertOneLineUsageError(
+        Cli.run("handoff", "--config", polling, "--to", "cdc"),
+        "handoff needs the CDC settings (offsets, schema history and lease tables): run it with"
+            + " the CDC relay's configuration, or add --mode cdc");
+    String cdc = config("cdc", "127.0.0.1", closedPort()).toString();
+    assertOneLineUsageError(
+        Cli.run("handoff", "--config", cdc, "--to", "polling", "--open-transactions", "soon"),
+        "--open-transactions:");
+    Cli.Result noTarget = Cli.run("handoff", "--config", cdc);
+    assertThat(noTarget.exitCode()).as(noTarget.toString()).isEqualTo(2);
+    assertThat(noTarget.err()).contains("Missing required option: '--to=MODE'");
+  }
+
+  @Test
   void exitsWithOneWhenTheDatabaseIsNotThereAndTwoWhenItsHostDoesNotExist() throws Exception {
     Cli.Result down =
         Cli.run("status", "--config", config("polling", "127.0.0.1", closedPort()).toString());

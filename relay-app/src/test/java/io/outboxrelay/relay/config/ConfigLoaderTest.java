@@ -145,6 +145,21 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void rejectsCdcRetentionOnMysqlAndAcceptsItOnMariaDb() throws Exception {
+    Map<String, String> raw = minimalCdc();
+    raw.put("cdc.retention", "7d");
+    raw.put("source.flavor", "mysql");
+    assertThat(failure(raw).problems())
+        .contains(
+            "cdc.retention needs MariaDB (a consistent snapshot with its binlog position); MySQL"
+                + " has none: set cdc.retention=0ms");
+
+    raw.put("source.flavor", "mariadb");
+    assertThat(new ConfigLoader(Map.of()).parse(raw, null).cdc().retention())
+        .isEqualTo(java.time.Duration.ofDays(7));
+  }
+
+  @Test
   void rejectsAnUnknownModeWithTheAllowedValues() {
     Map<String, String> raw = minimalCdc();
     raw.put("mode", "streaming");

@@ -78,4 +78,35 @@ class OutageLogTest {
 
     assertThat(log.lines().get(0)).contains("since 2026-01-05T10:00:00.000");
   }
+
+  @Test
+  void oneOutageWhileAnyObserverSeesItDown() {
+    outages.down("binlog", clock.instant(), "the binlog connection was closed");
+    clock.advance(Duration.ofSeconds(2));
+    outages.down("lease", clock.instant(), "the lease table cannot be read");
+    clock.advance(Duration.ofSeconds(1));
+
+    assertThat(outages.up("binlog", "publishing resumes")).isEmpty();
+    assertThat(outages.isDown()).isTrue();
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(outages.up("lease", "leader (epoch 3), publishing")).contains(Duration.ofSeconds(4));
+
+    assertThat(log.lines())
+        .containsExactly(
+            "WARN [relay] source database db:3306/app unreachable since 2026-01-05T10:00:00.000:"
+                + " the binlog connection was closed; retrying",
+            "INFO [relay] source database db:3306/app reachable again after an outage of 4.0 s"
+                + " (since 2026-01-05T10:00:00.000); leader (epoch 3), publishing");
+  }
+
+  @Test
+  void anObserverThatStopsWatchingLeavesTheEndToTheOthers() {
+    outages.down("binlog", clock.instant(), "the binlog connection was closed");
+    outages.clear("binlog"); // its reader was closed while the database was still down
+    clock.advance(Duration.ofSeconds(5));
+
+    assertThat(outages.isDown()).isTrue();
+    assertThat(outages.up("lease", "standby")).contains(Duration.ofSeconds(5));
+    assertThat(log.lines()).last().asString().startsWith("INFO").endsWith("; standby");
+  }
 }

@@ -37,6 +37,9 @@ final class BinlogConnectionWatch implements AutoCloseable {
   /** How long the client must stay disconnected before the loss is reported. */
   static final Duration GRACE = Duration.ofSeconds(1);
 
+  /** The cause under which this watch reports to a shared {@link OutageLog}. */
+  static final String CAUSE = "binlog";
+
   private final Supplier<Optional<StreamingProbe.Sample>> probe;
   private final OutageLog outages;
   private final Duration keepalive;
@@ -65,28 +68,36 @@ final class BinlogConnectionWatch implements AutoCloseable {
   }
 
   /**
-   * A watch that logs under this class's logger.
+   * A watch that reports to the source database's outage log, under {@link #CAUSE}.
    *
    * @param probe the streaming metrics
-   * @param context the log prefix
-   * @param source the source database
+   * @param outages the source database's outage log, shared with the lease renewals
    * @param keepalive the binlog client's keepalive interval
    * @return the watch, not started
    */
-  static BinlogConnectionWatch of(
-      StreamingProbe probe, String context, SourceConfig source, Duration keepalive) {
-    Clock clock = Clock.systemDefaultZone();
-    OutageLog outages =
-        new OutageLog(
-            LOG,
-            context,
-            "source database " + source.describe() + " (binlog)",
-            "reconnecting every "
-                + keepalive.toSeconds()
-                + " s; events committed meanwhile are published once it is back",
-            OutageLog.REPEAT,
-            clock);
-    return new BinlogConnectionWatch(probe::sample, outages, keepalive, clock);
+  static BinlogConnectionWatch of(StreamingProbe probe, OutageLog outages, Duration keepalive) {
+    return new BinlogConnectionWatch(probe::sample, outages, keepalive, Clock.systemDefaultZone());
+  }
+
+  /**
+   * The outage log of a CDC relay's source database, shared by the binlog watch of every term and
+   * the lease renewals.
+   *
+   * @param context the log prefix
+   * @param source the source database
+   * @param keepalive the binlog client's keepalive interval
+   * @return the log
+   */
+  static OutageLog sourceOutages(String context, SourceConfig source, Duration keepalive) {
+    return new OutageLog(
+        LOG,
+        context,
+        "source database " + source.describe(),
+        "reconnecting every "
+            + keepalive.toSeconds()
+            + " s; events committed meanwhile are published once it is back",
+        OutageLog.REPEAT,
+        Clock.systemDefaultZone());
   }
 
   /** Starts watching on a daemon thread. */
@@ -115,7 +126,7 @@ final class BinlogConnectionWatch implements AutoCloseable {
     Instant now = clock.instant();
     if (sample.connected()) {
       disconnectedAt = null;
-      outages.up("publishing resumes from where it stopped");
+      outages.up(CAUSE, "publishing resumes from where it stopped");
       return;
     }
     if (sample.queueFull()) {
@@ -134,6 +145,7 @@ final class BinlogConnectionWatch implements AutoCloseable {
     boolean silent = silentSeconds >= keepalive.toSeconds();
     Instant from = silent ? disconnectedAt.minusSeconds(silentSeconds) : disconnectedAt;
     outages.down(
+        CAUSE,
         from,
         silent
             ? "the binlog connection went silent (nothing received, not even the server's"

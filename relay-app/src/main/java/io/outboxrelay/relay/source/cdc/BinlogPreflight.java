@@ -227,6 +227,11 @@ final class BinlogPreflight {
   private static void checkStorageTable(
       Connection c, SourceConfig source, String name, List<String> problems) throws SQLException {
     String table = source.database() + "." + name;
+    if (!visible(c, table) && canCreate(c, source)) {
+      // Missing, as before a first start: Debezium creates it. Reading it would fail and the
+      // driver log the server's error as a warning.
+      return;
+    }
     try (Statement st = c.createStatement()) {
       st.executeQuery("SELECT * FROM " + table + " LIMIT 0").close();
       // Zero-row statements still check the privileges.
@@ -307,7 +312,13 @@ final class BinlogPreflight {
     return "cannot read " + table + ": " + e.getMessage();
   }
 
-  private static boolean visible(Connection c, String table) throws SQLException {
+  /**
+   * Whether the catalog shows a table to this user: it exists and the user has some privilege on it
+   * or its database.
+   *
+   * @param table {@code database.table}
+   */
+  static boolean visible(Connection c, String table) throws SQLException {
     int dot = table.indexOf('.');
     try (PreparedStatement ps =
         c.prepareStatement(

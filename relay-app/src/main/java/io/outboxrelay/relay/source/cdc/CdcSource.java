@@ -6,18 +6,23 @@ import io.outboxrelay.relay.StartupCheckException;
 import io.outboxrelay.relay.config.CdcConfig;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.SourceConfig;
+import io.outboxrelay.relay.metrics.OutageLog;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.Backoff;
 import io.outboxrelay.relay.publish.ErrorClassifier;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
 import io.outboxrelay.relay.publish.RecordSizeLimit;
+import io.outboxrelay.relay.source.SourceConnections;
 import io.outboxrelay.relay.source.cdc.leader.LeaderElection;
 import io.outboxrelay.relay.source.cdc.leader.LeaseStore;
 import io.outboxrelay.relay.source.cdc.leader.Tenure;
 import io.outboxrelay.relay.versions.VersionWatch;
 import io.outboxrelay.router.EventRouter;
+import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -76,6 +81,8 @@ public final class CdcSource implements OutboxSource {
   private final CompletableFuture<Void> termination = new CompletableFuture<>();
   private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
   private volatile LeaderElection election;
+  private volatile OutageLog sourceOutages; // one story per outage, across terms
+  private volatile CdcRetention retention;
   private EngineRun run; // guarded by this
   private volatile boolean started; // start() returned: a failing term stops the relay
 
@@ -106,12 +113,19 @@ public final class CdcSource implements OutboxSource {
     }
     String context = config.logContext();
     CdcConfig cdc = config.cdc();
+    DdlParserWarmUp.start(config.source().flavor()); // meanwhile: the engine's first parse waits
     runPreflight(context, cdc);
     checkStoredPosition(context);
     // The engine would only queue events for a Kafka that does not answer.
     if (!kafka.awaitClosed(() -> state.get() == State.RUNNING)) {
       return;
     }
+    OutageLog outages =
+        BinlogConnectionWatch.sourceOutages(
+            context,
+            config.source(),
+            DebeziumProperties.keepalive(DebeziumProperties.build(config)));
+    sourceOutages = outages;
     LeaderElection e =
         new LeaderElection(
             new LeaseStore(config.source(), cdc.leaderTable(), cdc.leaderLease()),
@@ -119,6 +133,7 @@ public final class CdcSource implements OutboxSource {
             cdc.leaderLease(),
             cdc.leaderRenewInterval(),
             context,
+            outages,
             new LeaderElection.Publishing() {
               @Override
               public void start(Tenure tenure) {
@@ -133,6 +148,10 @@ public final class CdcSource implements OutboxSource {
             this::fail);
     election = e;
     e.start();
+    if (!cdc.retention().isZero()) {
+      retention = new CdcRetention(config, e.holder());
+      retention.start();
+    }
     EngineRun first;
     synchronized (this) {
       first = run;
@@ -168,7 +187,8 @@ public final class CdcSource implements OutboxSource {
       return;
     }
     CdcConfig cdc = config.cdc();
-    EngineRun r = new EngineRun(config, tenure);
+    publisher.warmUp(); // while the engine starts, rather than at the first event
+    EngineRun r = new EngineRun(config, tenure, sourceOutages);
     run = r;
     r.start(
         (gate, mayPublish) ->
@@ -214,6 +234,9 @@ public final class CdcSource implements OutboxSource {
     }
     if (r != null) {
       r.stop(LOST_LEASE_DRAIN);
+      // That run's binlog watch is gone: what it saw no longer holds the outage open; the lease
+      // renewals (or the next term's watch) tell when the database is back.
+      sourceOutages.clear(BinlogConnectionWatch.CAUSE);
       // What was in the producer for the lost term must not be delivered later, after the new
       // leader's records: drop it with the producer.
       publisher.reset();
@@ -320,9 +343,9 @@ public final class CdcSource implements OutboxSource {
               + "' can no longer be read from "
               + config.source().describe()
               + " (its binlog was purged, or reset, while the relay was down), so events may have"
-              + " been missed: run 'outbox-relay position reset --to-current' to see what a reset"
-              + " skips and which rows to publish with polling mode, then again with --yes"
-              + " (README: Operating) ("
+              + " been missed: recover them with 'outbox-relay handoff --to polling', run polling"
+              + " mode until it has caught up, then 'outbox-relay handoff --to cdc' (README:"
+              + " Switching modes) ("
               + detail
               + ")",
           error);
@@ -370,6 +393,7 @@ public final class CdcSource implements OutboxSource {
       return;
     }
     if (stored.isEmpty()) {
+      refuseRetentionOverUnpublishedRows(context);
       return;
     }
     StoredPosition position = stored.get();
@@ -405,6 +429,65 @@ public final class CdcSource implements OutboxSource {
     }
   }
 
+  /**
+   * A first start (no stored position) publishes nothing already in the table ({@code
+   * snapshot.mode=no_data}), yet retention would delete those rows as lying before the position. If
+   * they are {@code PENDING}, nothing proves they were published (a polling relay may have left
+   * them): refuse, rather than let retention delete them unpublished.
+   */
+  private void refuseRetentionOverUnpublishedRows(String context) throws StartupCheckException {
+    CdcConfig cdc = config.cdc();
+    if (cdc.retention().isZero()
+        || !"no_data"
+            .equals(DebeziumProperties.build(config).getProperty("snapshot.mode", "no_data"))) {
+      return;
+    }
+    SourceConfig source = config.source();
+    String table = source.database() + "." + source.table();
+    long pending;
+    try (Connection c = SourceConnections.open(source);
+        Statement st = c.createStatement()) {
+      boolean hasStatus;
+      try (ResultSet rs =
+          st.executeQuery(
+              "SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = '"
+                  + source.database().replace("'", "''")
+                  + "' AND TABLE_NAME = '"
+                  + source.table().replace("'", "''")
+                  + "' AND LOWER(COLUMN_NAME) = 'status'")) {
+        hasStatus = rs.next() && rs.getLong(1) > 0;
+      }
+      try (ResultSet rs =
+          st.executeQuery(
+              "SELECT COUNT(*) FROM (SELECT 1 FROM "
+                  + table
+                  + (hasStatus ? " WHERE status = 'PENDING'" : "")
+                  + " LIMIT 1000) pending")) {
+        pending = rs.next() ? rs.getLong(1) : 0;
+      }
+    } catch (SQLException e) {
+      LOG.warn("[{}] cannot count the rows already in {}: {}", context, table, e.getMessage());
+      return;
+    }
+    if (pending == 0) {
+      return;
+    }
+    state.set(State.STOPPED);
+    throw new StartupCheckException(
+        List.of(
+            "cdc.retention is set and relay.name '"
+                + config.name()
+                + "' starts fresh on "
+                + table
+                + ", which already holds "
+                + (pending >= 1000 ? "1000 or more" : String.valueOf(pending))
+                + " PENDING row(s): CDC does not publish them (it starts at the current binlog"
+                + " position) and retention would delete them unpublished. If a polling relay"
+                + " left them, run 'outbox-relay handoff --to cdc' first (it publishes them);"
+                + " if they must not be published, start once without cdc.retention (README:"
+                + " Switching modes and CDC retention)"));
+  }
+
   @Override
   public CompletableFuture<Void> termination() {
     return termination;
@@ -417,6 +500,10 @@ public final class CdcSource implements OutboxSource {
       return;
     }
     try {
+      CdcRetention cleaner = retention;
+      if (cleaner != null) {
+        cleaner.stop();
+      }
       LeaderElection e = election;
       if (e != null) {
         e.close(); // no new term, no renewal: the lease stays until given up below

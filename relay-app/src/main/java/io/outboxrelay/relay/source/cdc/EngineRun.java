@@ -7,6 +7,7 @@ import io.debezium.engine.format.ChangeEventFormat;
 import io.outboxrelay.relay.RelayFailure;
 import io.outboxrelay.relay.config.CdcConfig;
 import io.outboxrelay.relay.config.RelayConfig;
+import io.outboxrelay.relay.metrics.OutageLog;
 import io.outboxrelay.relay.source.cdc.leader.FencedOffsetBackingStore;
 import io.outboxrelay.relay.source.cdc.leader.LeaseStore;
 import io.outboxrelay.relay.source.cdc.leader.Tenure;
@@ -39,11 +40,19 @@ final class EngineRun {
   private volatile boolean stopRequested;
   private volatile DebeziumEngine<RecordChangeEvent<SourceRecord>> engine;
   private volatile Thread engineThread;
+  private final OutageLog sourceOutages;
   private volatile BinlogConnectionWatch watch;
 
-  EngineRun(RelayConfig config, Tenure tenure) {
+  /**
+   * @param config the relay configuration
+   * @param tenure the term this run publishes in
+   * @param sourceOutages the source database's outage log, shared by every term, where this run's
+   *     binlog watch reports
+   */
+  EngineRun(RelayConfig config, Tenure tenure, OutageLog sourceOutages) {
     this.config = config;
     this.tenure = tenure;
+    this.sourceOutages = sourceOutages;
   }
 
   /** Completes once the binlog reader streams; exceptionally when it cannot. */
@@ -64,7 +73,8 @@ final class EngineRun {
         cdc.leaderTable(),
         LeaseStore.resourceOf(config.source()),
         holder,
-        tenure.epoch());
+        tenure.epoch(),
+        config.logContext());
     engine =
         DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
             .using(properties)
@@ -119,8 +129,7 @@ final class EngineRun {
         return;
       }
       watch =
-          BinlogConnectionWatch.of(
-              probe, context, config.source(), DebeziumProperties.keepalive(properties));
+          BinlogConnectionWatch.of(probe, sourceOutages, DebeziumProperties.keepalive(properties));
       watch.start();
     }
     LOG.info(

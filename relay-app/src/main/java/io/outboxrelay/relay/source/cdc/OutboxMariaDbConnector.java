@@ -1,11 +1,14 @@
 package io.outboxrelay.relay.source.cdc;
 
 import io.debezium.connector.mariadb.MariaDbConnector;
+import java.util.List;
+import java.util.Map;
 import org.apache.kafka.connect.connector.Task;
 
 /**
  * Debezium's MariaDB connector with a task that hands over change events as soon as they are queued
- * ({@link QueueTap}). Everything else is Debezium's.
+ * ({@link QueueTap}). Everything else is Debezium's; its task is told Debezium's connector class
+ * ({@link DebeziumTaskConfig}).
  */
 public class OutboxMariaDbConnector extends MariaDbConnector {
 
@@ -15,5 +18,10 @@ public class OutboxMariaDbConnector extends MariaDbConnector {
   @Override
   public Class<? extends Task> taskClass() {
     return OutboxMariaDbConnectorTask.class;
+  }
+
+  @Override
+  public List<Map<String, String>> taskConfigs(int maxTasks) {
+    return DebeziumTaskConfig.naming(MariaDbConnector.class, super.taskConfigs(maxTasks));
   }
 }

@@ -174,11 +174,11 @@ final class StatementGuard {
                 + (gtid != null ? ", GTID " + gtid : "")
                 + "): binlog_format STATEMENT or MIXED logs the SQL, not the rows, so these events"
                 + " cannot be published; nothing after it was. Set binlog_format=ROW (SET GLOBAL and"
-                + " the server's configuration) and reconnect the application, publish the outbox"
-                + " rows written since then with polling mode, then delete this relay's row from "
+                + " the server's configuration) and reconnect the application, then recover with"
+                + " 'outbox-relay handoff --to polling', run polling mode until it has caught up,"
+                + " and 'outbox-relay handoff --to cdc' (README: Switching modes; the position in "
                 + offsetsTable
-                + " to continue from the current position (README: CDC mode, Failures). Until then"
-                + " every restart stops here",
+                + " moves past the statement then). Until then every restart stops here",
             null));
     return true;
   }

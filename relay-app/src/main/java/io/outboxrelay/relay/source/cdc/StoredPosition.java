@@ -57,6 +57,9 @@ final class StoredPosition {
             DriverManager.getConnection(
                 source.jdbcUrl(), source.user(), source.password().reveal());
         Statement st = c.createStatement()) {
+      if (!BinlogPreflight.visible(c, source.database() + "." + cdc.offsetsTable())) {
+        return Optional.empty(); // a first start: Debezium creates the table
+      }
       JsonNode offset = null;
       try (ResultSet rs =
           st.executeQuery("SELECT offset_key, offset_val FROM " + cdc.offsetsTable())) {

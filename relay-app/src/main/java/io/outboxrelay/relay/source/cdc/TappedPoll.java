@@ -10,7 +10,8 @@ import org.apache.kafka.connect.source.SourceRecord;
 
 /**
  * The part of the relay's connector tasks that polls through a {@link QueueTap} and watches for
- * statement-based changes to the outbox table ({@link StatementGuard}). Not thread-safe: the engine
+ * statement-based changes to the outbox table ({@link StatementGuard}); it also keeps Debezium's
+ * metrics from rendering every event as text ({@link EventSummaries}). Not thread-safe: the engine
  * installs it once and then polls from one thread.
  */
 final class TappedPoll {
@@ -34,6 +35,7 @@ final class TappedPoll {
       ChangeEventSourceCoordinator<?, ?> coordinator) {
     maxBatchSize = config.getInteger("max.batch.size", maxBatchSize);
     guard = StatementGuard.install(coordinator, config).orElse(null);
+    EventSummaries.shorten(coordinator);
     tap = QueueTap.install(task, declaringClass).orElse(null);
   }
 

@@ -17,6 +17,7 @@ import io.outboxrelay.router.EventRouter;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -83,6 +84,7 @@ public final class PollingSource implements OutboxSource {
   private OutboxStore openStore() throws SQLException {
     Connection c = connect();
     try {
+      boundIdleTransactions(c);
       return new OutboxStore(
           c,
           dialect,
@@ -93,6 +95,30 @@ public final class PollingSource implements OutboxSource {
     } catch (SQLException | RuntimeException e) {
       c.close();
       throw e;
+    }
+  }
+
+  /**
+   * A process frozen between a statement and its commit (SIGSTOP, a long pause) keeps the rows it
+   * updated locked, and {@code SKIP LOCKED} claims skip them: its batch could not be taken over,
+   * however long ago its lease expired, until it woke. The server therefore ends a session that
+   * sits in a transaction with writes for half a lease (MariaDB {@code
+   * idle_write_transaction_timeout}, PostgreSQL {@code idle_in_transaction_session_timeout}); the
+   * relay's own transactions take milliseconds. MySQL has no such setting: there a frozen process
+   * holds its rows until it wakes.
+   */
+  private void boundIdleTransactions(Connection c) throws SQLException {
+    long seconds = Math.max(1, (config.polling().lease().toMillis() / 2 + 999) / 1000);
+    String statement =
+        switch (config.source().flavor()) {
+          case MARIADB -> "SET SESSION idle_write_transaction_timeout = " + seconds;
+          case POSTGRESQL -> "SET idle_in_transaction_session_timeout = " + seconds * 1000;
+          default -> null;
+        };
+    if (statement != null) {
+      try (Statement st = c.createStatement()) {
+        st.execute(statement);
+      }
     }
   }
 

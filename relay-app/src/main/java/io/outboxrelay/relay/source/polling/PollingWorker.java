@@ -326,8 +326,56 @@ final class PollingWorker implements Runnable {
             claim.databaseTime().toEpochMilli(),
             () -> lease.lost() || System.nanoTime() - (lease.expiresAt() - margin) >= 0);
     long published = System.nanoTime();
+    Decisions decided = decide(routed, outcomes, lease.expiresAt());
+    failures.addAll(decided.failures());
+    leases.end(lease); // a renewal after the finish would take the released rows for taken over
+    OutboxStore.Finish finish =
+        finishWithRetries(claim.token(), decided.acknowledged(), failures, lease.expiresAt());
+    metrics.batch(published - publishStart, System.nanoTime() - published);
+    metrics.published(finish.published().size());
+    if (!finish.lost().isEmpty()) {
+      metrics.leaseLost(finish.lost().size());
+      LOG.warn(
+          "[{}] {}: lost the lease on {} events before finishing them (ids {}): another worker"
+              + " took them over after polling.lease expired, so they may be published twice;"
+              + " if this repeats, raise polling.lease",
+          context,
+          name,
+          finish.lost().size(),
+          finish.lost().size() > 20 ? finish.lost().subList(0, 20) + "..." : finish.lost());
+    }
+    if (decided.stop() != null) {
+      throw decided.stop();
+    }
+    return true;
+  }
 
+  /**
+   * What the finish does with the events of a sent batch.
+   *
+   * @param acknowledged the ids Kafka acknowledged: marked published
+   * @param failures what becomes of the others: DEAD, a retry, or back to PENDING
+   * @param stop when Kafka refused the relay itself, the failure that stops it once the batch is
+   *     finished; otherwise null
+   */
+  record Decisions(
+      List<Long> acknowledged, List<OutboxStore.Failure> failures, RelayFailure stop) {}
+
+  /**
+   * Decides from each routed event's outcome what becomes of it: acknowledged, it is published; a
+   * failure that is the event's for good makes it DEAD; one that may pass is retried or goes back
+   * to PENDING (see {@link #reschedule}); one that needs an operator sends it back to PENDING and
+   * stops the relay.
+   *
+   * @param routed the events sent, in the order of {@code outcomes}
+   * @param outcomes one per event
+   * @param leaseExpiresAt when the batch's lease expires, in {@link System#nanoTime()} terms
+   */
+  Decisions decide(
+      List<ClaimedEvent> routed, List<KafkaPublisher.Outcome> outcomes, long leaseExpiresAt)
+      throws InterruptedException {
     List<Long> acknowledged = new ArrayList<>(routed.size());
+    List<OutboxStore.Failure> failures = new ArrayList<>();
     List<Unsent> unsent = new ArrayList<>();
     RelayFailure stop = null;
     for (int i = 0; i < routed.size(); i++) {
@@ -358,28 +406,9 @@ final class PollingWorker implements Runnable {
       }
     }
     if (!unsent.isEmpty()) {
-      failures.addAll(reschedule(unsent, acknowledged.isEmpty(), lease));
+      failures.addAll(reschedule(unsent, acknowledged.isEmpty(), leaseExpiresAt));
     }
-    leases.end(lease); // a renewal after the finish would take the released rows for taken over
-    OutboxStore.Finish finish =
-        finishWithRetries(claim.token(), acknowledged, failures, lease.expiresAt());
-    metrics.batch(published - publishStart, System.nanoTime() - published);
-    metrics.published(finish.published().size());
-    if (!finish.lost().isEmpty()) {
-      metrics.leaseLost(finish.lost().size());
-      LOG.warn(
-          "[{}] {}: lost the lease on {} events before finishing them (ids {}): another worker"
-              + " took them over after polling.lease expired, so they may be published twice;"
-              + " if this repeats, raise polling.lease",
-          context,
-          name,
-          finish.lost().size(),
-          finish.lost().size() > 20 ? finish.lost().subList(0, 20) + "..." : finish.lost());
-    }
-    if (stop != null) {
-      throw stop;
-    }
-    return true;
+    return new Decisions(acknowledged, failures, stop);
   }
 
   /** An event Kafka did not take, for a reason that may pass. */
@@ -394,12 +423,12 @@ final class PollingWorker implements Runnable {
    * attempt; only a partition that is briefly without a leader or replicas never counts.
    */
   private List<OutboxStore.Failure> reschedule(
-      List<Unsent> unsent, boolean nothingAcknowledged, LeaseKeeper.Lease lease)
+      List<Unsent> unsent, boolean nothingAcknowledged, long leaseExpiresAt)
       throws InterruptedException {
     boolean kafkaDown = breaker.isOpen();
     if (!kafkaDown && nothingAcknowledged) {
       // Leave the finish its margin: the probe gets what is left of the lease before it.
-      long budget = lease.expiresAt() - finishMargin.toNanos() / 2 - System.nanoTime();
+      long budget = leaseExpiresAt - finishMargin.toNanos() / 2 - System.nanoTime();
       kafkaDown = !breaker.answers(Duration.ofNanos(Math.max(0, budget)));
     }
     List<OutboxStore.Failure> failures = new ArrayList<>(unsent.size());

@@ -137,7 +137,7 @@ class CdcBinlogHazardsIT {
                 "a statement-based binlog event changed " + db.name() + ".outbox_events (INSERT at")
             .containsPattern("\\(INSERT at mariadb-bin\\.\\d+:\\d+, GTID \\d+-\\d+-\\d+\\)")
             .contains("Set binlog_format=ROW")
-            .contains("publish the outbox rows written since then with polling mode")
+            .contains("then recover with 'outbox-relay handoff --to polling'")
             .doesNotContain(payloadMarker)
             .doesNotContain(otherMarker);
 
@@ -196,8 +196,8 @@ class CdcBinlogHazardsIT {
                     + name
                     + "' can no longer be read from")
             .contains("events may have been missed")
-            .contains("run 'outbox-relay position reset --to-current' to see what a reset skips")
-            .contains("which rows to publish with polling mode")
+            .contains("recover them with 'outbox-relay handoff --to polling'")
+            .contains("then 'outbox-relay handoff --to cdc'")
             .contains("Could not find GTID state requested by slave in any binlog files");
 
         // The README's recovery: after the rows went by polling, start afresh.

@@ -159,7 +159,7 @@ class CdcDatabaseFaultIT {
       bootstrap = broker.bootstrapServers();
       Path config =
           RelaySettings.cdc(db, bootstrap, name)
-              .with("cdc.batch.size", "50") // a queue of 200 events: full within a second
+              .with("cdc.batch.size", "50") // a queue of 100 events: full within a second
               .writeTo(dir.resolve("relay.properties"));
       try (RelayProcess relay = RelayProcess.run("relay", dir, config)) {
         try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2)) {

@@ -268,6 +268,57 @@ class CdcStartupChecksIT {
   }
 
   @Test
+  void refusesRetentionOnAFirstStartOverRowsNobodyPublished() {
+    try (OutboxDatabase db = database(LocalStack.shared().mariaDb())) {
+      // As a polling relay leaves them: PENDING rows that a fresh CDC relay does not publish and
+      // retention would delete.
+      db.admin(
+          "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload)"
+              + " VALUES (UUID(), 'order', 'o-1', 'Happened', '{}')");
+      Path config =
+          RelaySettings.cdc(db, bootstrap(), "retfresh")
+              .with("cdc.retention", "1h")
+              .writeTo(dir.resolve("retfresh.properties"));
+
+      RelayProcess relay = runExpectingExit("retfresh", config, 2);
+
+      assertThat(relay.log())
+          .contains("cdc.retention is set and relay.name 'retfresh' starts fresh on")
+          .contains("which already holds 1 PENDING row(s)")
+          .contains("handoff --to cdc");
+      assertThat(relay.stackTraceLines()).as(relay.log()).isEmpty();
+    }
+  }
+
+  @Test
+  void aHealthyFirstStartThatCreatesItsOwnTablesLogsNoWarning() throws Exception {
+    try (OutboxDatabase db = database(LocalStack.shared().mariaDb())) {
+      // config/mysql/relay-storage.sql not run: the relay creates its tables on the first start.
+      db.admin(
+          "DROP TABLE outbox_relay_offsets, outbox_relay_schema_history, outbox_relay_leases",
+          "GRANT CREATE ON " + db.name() + ".* TO '" + db.relayUser() + "'@'127.0.0.1'");
+      Path config =
+          RelaySettings.cdc(db, bootstrap(), "clean").writeTo(dir.resolve("clean.properties"));
+
+      try (RelayProcess relay = RelayProcess.run("clean", dir, config)) {
+        try (Connection c = db.app()) {
+          OutboxWriter.writeTransaction(c, List.of(TestEvent.of("order", "o-1", 1)));
+        }
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> db.adminQuery("SELECT offset_val FROM outbox_relay_offsets") != null);
+        relay.process().terminate();
+        assertThat(relay.waitFor(Duration.ofSeconds(60))).isZero();
+
+        // An operator learns to ignore warnings that are not problems: a healthy start has none.
+        assertThat(relay.log().lines().filter(l -> l.matches("\\S+ (WARN|ERROR) .*")))
+            .as(relay.log())
+            .isEmpty();
+      }
+    }
+  }
+
+  @Test
   void neverPrintsThePasswordAndShowsTheEffectiveConfiguration() {
     MariaDbServer server = LocalStack.shared().mariaDb();
     try (OutboxDatabase db = database(server)) {

@@ -79,8 +79,8 @@ class StatementGuardTest {
     assertThat(failure.getMessage())
         .contains("(INSERT at mariadb-bin.000007:1234, GTID 0-1-42)")
         .contains("Set binlog_format=ROW")
-        .contains("with polling mode")
-        .contains("delete this relay's row from outbox_relay_offsets")
+        .contains("'outbox-relay handoff --to polling'")
+        .contains("'outbox-relay handoff --to cdc'")
         .doesNotContain("PAYLOAD-MARKER")
         .doesNotContain("\n");
     assertThatThrownBy(guard::check).isSameAs(failure);

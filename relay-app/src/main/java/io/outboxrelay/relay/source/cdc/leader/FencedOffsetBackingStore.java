@@ -4,15 +4,26 @@ import io.debezium.config.Configuration;
 import io.debezium.storage.jdbc.RetriableConnection;
 import io.debezium.storage.jdbc.offset.JdbcOffsetBackingStore;
 import io.debezium.storage.jdbc.offset.JdbcOffsetBackingStoreConfig;
+import io.outboxrelay.relay.publish.ErrorClassifier;
+import java.nio.ByteBuffer;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.runtime.WorkerConfig;
+import org.apache.kafka.connect.util.Callback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Debezium's JDBC offset store, with every position commit fenced by the leader's epoch: in the
@@ -23,21 +34,38 @@ import org.apache.kafka.connect.runtime.WorkerConfig;
  * standby's acquisition waits for it, and a commit after the acquisition finds the new epoch.
  *
  * <p>Configured by the engine from {@code offset.storage.jdbc.*}, plus the {@code
- * offset.storage.jdbc.lease.*} keys of {@link #configure(Properties, String, String, String,
- * long)}. Reads, table creation and loading are Debezium's own. Its writes run on the store's
- * single executor thread.
+ * offset.storage.jdbc.lease.*} keys of {@link #configure(Properties, String, String, String, long,
+ * String)}. Reads, table creation and loading are Debezium's own.
+ *
+ * <p>Writes are behind the engine, not in its way: {@link #set} takes the new position and returns
+ * at once, and the store's single executor thread writes the newest position it holds, one write at
+ * a time (positions that arrive while a write runs are merged into the next one). The engine calls
+ * {@code set} only for events Kafka has acknowledged, so the position still never runs ahead of
+ * Kafka; what a crash can cost is the position of the write in progress, i.e. a few more events
+ * published again. A durable transaction in the source database takes milliseconds to tens of
+ * milliseconds under load; waiting for it on the engine's thread, every {@code
+ * cdc.commit.interval}, stalled publishing for as long. {@link #stop} waits for the last write, so
+ * a clean stop commits the final position before the lease is given up. A write that fails (the
+ * database unreachable, the lease taken over) is logged in one line and the next position is
+ * written again.
  */
 public final class FencedOffsetBackingStore extends JdbcOffsetBackingStore {
 
   private static final String PREFIX = "offset.storage.jdbc.lease.";
 
+  private static final Logger LOG = LoggerFactory.getLogger(FencedOffsetBackingStore.class);
+
   private final AtomicInteger insertSeq = new AtomicInteger();
+  private final Object queue = new Object();
+  private boolean writeQueued; // guarded by queue
+  private String lastFailure; // the last write's failure, logged once; executor thread only
   private JdbcOffsetBackingStoreConfig storeConfig;
   private RetriableConnection writer;
   private String leaseTable;
   private String resource;
   private String holder;
   private long epoch;
+  private String context;
 
   /** Created by the engine. */
   public FencedOffsetBackingStore() {}
@@ -50,14 +78,16 @@ public final class FencedOffsetBackingStore extends JdbcOffsetBackingStore {
    * @param resource the lease key
    * @param holder this process
    * @param epoch the epoch of the term this engine publishes in
+   * @param context the log prefix
    */
   public static void configure(
-      Properties p, String leaseTable, String resource, String holder, long epoch) {
+      Properties p, String leaseTable, String resource, String holder, long epoch, String context) {
     p.setProperty("offset.storage", FencedOffsetBackingStore.class.getName());
     p.setProperty(PREFIX + "table", leaseTable);
     p.setProperty(PREFIX + "resource", resource);
     p.setProperty(PREFIX + "holder", holder);
     p.setProperty(PREFIX + "epoch", String.valueOf(epoch));
+    p.setProperty(PREFIX + "context", context);
   }
 
   @Override
@@ -68,6 +98,7 @@ public final class FencedOffsetBackingStore extends JdbcOffsetBackingStore {
     resource = required(originals, "resource");
     holder = required(originals, "holder");
     epoch = Long.parseLong(required(originals, "epoch"));
+    context = originals.getOrDefault(PREFIX + "context", "relay");
     storeConfig = new JdbcOffsetBackingStoreConfig(Configuration.from(originals));
     try {
       writer =
@@ -134,6 +165,73 @@ public final class FencedOffsetBackingStore extends JdbcOffsetBackingStore {
           true);
     } catch (SQLException e) {
       throw new ConnectException(e);
+    }
+  }
+
+  /**
+   * Takes a new position and queues its write; returns at once, completed.
+   *
+   * @param values the position, by partition key
+   * @param callback told at once that the position was taken
+   * @return a completed future
+   */
+  @Override
+  public Future<Void> set(Map<ByteBuffer, ByteBuffer> values, Callback<Void> callback) {
+    for (Map.Entry<ByteBuffer, ByteBuffer> entry : values.entrySet()) {
+      if (entry.getKey() != null) {
+        data.put(fromByteBuffer(entry.getKey()), fromByteBuffer(entry.getValue()));
+      }
+    }
+    synchronized (queue) {
+      if (!writeQueued) {
+        writeQueued = true;
+        executor.execute(this::writeNewest);
+      }
+    }
+    if (callback != null) {
+      callback.onCompletion(null, null);
+    }
+    return CompletableFuture.completedFuture(null);
+  }
+
+  /**
+   * Waits until every position taken so far has been written, or its write has failed.
+   *
+   * @param timeout the longest wait
+   * @return the failure of the last write, or empty when it succeeded
+   * @throws InterruptedException when interrupted
+   * @throws java.util.concurrent.TimeoutException when the writes take longer
+   */
+  public Optional<String> awaitWritten(Duration timeout)
+      throws InterruptedException, java.util.concurrent.TimeoutException {
+    try {
+      return executor
+          .submit(() -> Optional.ofNullable(lastFailure))
+          .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(e.getCause());
+    }
+  }
+
+  private void writeNewest() {
+    synchronized (queue) {
+      writeQueued = false; // a position that arrives from now on needs another write
+    }
+    try {
+      save();
+      if (lastFailure != null) {
+        LOG.info("[{}] position commits succeed again after: {}", context, lastFailure);
+        lastFailure = null;
+      }
+    } catch (RuntimeException e) {
+      String failure =
+          e instanceof PositionFencedException
+              ? e.getMessage()
+              : "the position was not committed: " + ErrorClassifier.describe(e);
+      if (!failure.equals(lastFailure)) {
+        LOG.warn("[{}] {}; the next position is committed again", context, failure);
+      }
+      lastFailure = failure;
     }
   }
 

@@ -1,10 +1,12 @@
 package io.outboxrelay.relay.source.cdc.leader;
 
 import io.outboxrelay.relay.RelayFailure;
+import io.outboxrelay.relay.metrics.OutageLog;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HexFormat;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
@@ -33,6 +35,9 @@ public final class LeaderElection implements AutoCloseable {
 
   /** Shortest wait between two attempts when the database does not answer. */
   private static final Duration RETRY = Duration.ofMillis(500);
+
+  /** The cause under which the election reports the source database in the shared outage log. */
+  public static final String OUTAGE_CAUSE = "lease";
 
   /** What a leader does with its term. */
   public interface Publishing {
@@ -67,7 +72,7 @@ public final class LeaderElection implements AutoCloseable {
   private long lastRenewal; // System.nanoTime() at the start of the last successful renewal
   private volatile String abdication; // why the current term was given up, if it was
   private String lastSeen = ""; // holder and epoch last logged as standby
-  private boolean unreachableLogged;
+  private final OutageLog sourceOutages;
 
   /**
    * Creates the election; nothing happens until {@link #start()}.
@@ -77,6 +82,8 @@ public final class LeaderElection implements AutoCloseable {
    * @param lease how long a lease lasts after a renewal
    * @param renewInterval how often to renew, and the longest a standby waits between looks
    * @param context log prefix
+   * @param sourceOutages the source database's outage log, shared with the binlog watch: a lease
+   *     table that cannot be reached is reported there, under {@link #OUTAGE_CAUSE}
    * @param publishing what to do while leader
    * @param onFailure told once when the relay must stop ({@link Publishing#start} failed after the
    *     first term)
@@ -87,6 +94,7 @@ public final class LeaderElection implements AutoCloseable {
       Duration lease,
       Duration renewInterval,
       String context,
+      OutageLog sourceOutages,
       Publishing publishing,
       Consumer<RuntimeException> onFailure) {
     this.store = store;
@@ -96,6 +104,7 @@ public final class LeaderElection implements AutoCloseable {
     this.renewInterval = renewInterval;
     this.valid = lease.minus(renewInterval.dividedBy(2));
     this.context = context;
+    this.sourceOutages = sourceOutages;
     this.publishing = publishing;
     this.onFailure = onFailure;
     this.thread = new Thread(this::run, "cdc-leader-election");
@@ -162,20 +171,19 @@ public final class LeaderElection implements AutoCloseable {
         } else {
           leaderTurn(t);
         }
-        unreachableLogged = false;
       } catch (SQLException e) {
-        if (!unreachableLogged) {
-          LOG.warn(
-              "[{}] cannot reach the lease table ({}); {}",
-              context,
-              e.getMessage(),
-              tenure != null
-                  ? "publishing stops unless a renewal succeeds within "
-                      + Math.max(0, tenure.nanosLeft() / 1_000_000)
-                      + " ms"
-                  : "retrying");
-          unreachableLogged = true;
-        }
+        Tenure t = tenure;
+        sourceOutages.down(
+            OUTAGE_CAUSE,
+            Instant.now(),
+            "the lease table cannot be read ("
+                + e.getMessage()
+                + ")"
+                + (t != null
+                    ? "; publishing stops unless a renewal succeeds within "
+                        + Math.max(0, t.nanosLeft() / 1_000_000)
+                        + " ms"
+                    : ""));
         firstDecision.countDown();
         try {
           sleep(RETRY);
@@ -201,6 +209,10 @@ public final class LeaderElection implements AutoCloseable {
   private void standbyTurn() throws SQLException, InterruptedException {
     long start = System.nanoTime();
     Lease l = store.tryAcquire(holder, relayName, lease);
+    reached(
+        l.heldBy(holder)
+            ? "this relay takes the lease (epoch " + l.epoch() + ")"
+            : "standby (holder " + l.holder() + ", epoch " + l.epoch() + ")");
     if (l.heldBy(holder)) {
       Tenure t = new Tenure(l.epoch(), start, valid);
       tenure = t;
@@ -274,6 +286,7 @@ public final class LeaderElection implements AutoCloseable {
       }
       long start = System.nanoTime();
       boolean held = store.renew(holder, t.epoch(), lease);
+      reached(held ? "leader (epoch " + t.epoch() + "), publishing" : "the lease was taken over");
       if (!t.mayPublish()) {
         // The renewal took so long that the deadline passed meanwhile: publishing has stopped.
         lose(
@@ -290,8 +303,12 @@ public final class LeaderElection implements AutoCloseable {
       }
       t.renewed(start);
       lastRenewal = start;
-      unreachableLogged = false;
     }
+  }
+
+  /** The lease table answered: whatever outage the election reported is over. */
+  private void reached(String resumed) {
+    sourceOutages.up(OUTAGE_CAUSE, resumed);
   }
 
   private void lose(Tenure t, String why) {

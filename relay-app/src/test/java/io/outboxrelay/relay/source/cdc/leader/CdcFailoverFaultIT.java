@@ -114,32 +114,46 @@ class CdcFailoverFaultIT {
   }
 
   @Test
-  void exactlyOneOfTwoStartedAtOncePublishesAndTheStandbyTakesOverWhenItIsKilled()
+  void exactlyOneOfThreeStartedAtOncePublishesAndOneStandbyTakesOverWhenItIsKilled()
       throws Exception {
     Path config = RelaySettings.cdc(db, bootstrap, name).writeTo(dir.resolve("relay.properties"));
     RelayProcess a = RelayProcess.start("relay-a", dir, "run", "--config", config.toString());
     RelayProcess b = RelayProcess.start("relay-b", dir, "run", "--config", config.toString());
+    RelayProcess c = RelayProcess.start("relay-c", dir, "run", "--config", config.toString());
     try (a;
-        b) {
-      a.process().awaitLogLine(ROLE, Duration.ofSeconds(90));
-      b.process().awaitLogLine(ROLE, Duration.ofSeconds(90));
-      assertThat(leads(a)).as("exactly one leader").isNotEqualTo(leads(b));
-      RelayProcess leader = leads(a) ? a : b;
-      RelayProcess standby = leads(a) ? b : a;
+        b;
+        c) {
+      List<RelayProcess> relays = List.of(a, b, c);
+      for (RelayProcess r : relays) {
+        r.process().awaitLogLine(ROLE, Duration.ofSeconds(90));
+      }
+      List<RelayProcess> leaders = relays.stream().filter(CdcFailoverFaultIT::leads).toList();
+      assertThat(leaders).as("exactly one leader of three").hasSize(1);
+      RelayProcess leader = leaders.get(0);
+      List<RelayProcess> standbys = relays.stream().filter(r -> r != leader).toList();
       leader.awaitReady();
-      assertThat(standby.log()).contains("] standby (holder " + name + "@");
+      for (RelayProcess standby : standbys) {
+        assertThat(standby.log()).contains("] standby (holder " + name + "@");
+      }
 
       Ledger.Result result;
+      RelayProcess successor;
       try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 300, 40, 2)) {
         awaitPublished(600);
-        assertThat(standby.log()).doesNotContain("ready: streaming");
+        for (RelayProcess standby : standbys) {
+          assertThat(standby.log()).doesNotContain("ready: streaming");
+        }
 
         leader.process().kill();
         long killed = System.nanoTime();
-        standby.process().awaitLogLine(".*\\] leader \\(epoch 2\\).*", Duration.ofSeconds(30));
-        standby.awaitReady();
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> standbys.stream().anyMatch(r -> r.log().contains("] leader (epoch 2)")));
+        successor =
+            standbys.stream().filter(r -> r.log().contains("] leader (epoch 2)")).findFirst().get();
+        successor.awaitReady();
         LOG.info(
-            "{}: the standby streams {} ms after the kill",
+            "{}: a standby streams {} ms after the kill",
             name,
             (System.nanoTime() - killed) / 1_000_000);
         awaitPublished(ledger.size() + 300);
@@ -150,9 +164,12 @@ class CdcFailoverFaultIT {
       // At-least-once: what the killed leader published after its last position commit (every
       // 100 ms, cdc.commit.interval) comes again.
       assertThat(result.duplicates()).as(result.summary()).isLessThanOrEqualTo(300);
-      standby.process().terminate();
-      assertThat(standby.waitFor(Duration.ofSeconds(60))).as(standby.log()).isZero();
-      assertThat(standby.log()).contains("gave up the lease (epoch 2)");
+      RelayProcess other = standbys.get(0) == successor ? standbys.get(1) : standbys.get(0);
+      assertThat(other.log()).as(roles(other)).doesNotContain("] leader (epoch");
+      assertThat(lastRole(other)).as(roles(other)).isEqualTo("standby");
+      successor.process().terminate();
+      assertThat(successor.waitFor(Duration.ofSeconds(60))).as(successor.log()).isZero();
+      assertThat(successor.log()).contains("gave up the lease (epoch 2)");
     }
   }
 

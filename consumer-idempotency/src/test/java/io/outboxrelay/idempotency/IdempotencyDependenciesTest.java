@@ -1,0 +1,48 @@
+package io.outboxrelay.idempotency;
+
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import org.junit.jupiter.api.Test;
+
+/**
+ * consumer-idempotency stands alone: consumers depend on it without the relay, and nothing a user
+ * deploys carries test support. Checked on the compiled main classes, so a fully qualified name
+ * cannot slip past.
+ */
+class IdempotencyDependenciesTest {
+
+  /** The module\'s compiled main classes (where the class below was loaded from), not its tests. */
+  private static final JavaClasses MAIN =
+      new ClassFileImporter()
+          .importUrl(IdempotentProcessor.class.getProtectionDomain().getCodeSource().getLocation());
+
+  @Test
+  void usesNoRelayCodeAndNoOtherModuleOfTheProject() {
+    noClasses()
+        .should()
+        .dependOnClassesThat(
+            resideInAPackage("io.outboxrelay..")
+                .and(not(resideInAPackage("io.outboxrelay.idempotency.."))))
+        .because("consumers use this library without the relay")
+        .check(MAIN);
+  }
+
+  @Test
+  void mainCodeUsesNoTestSupport() {
+    noClasses()
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "io.outboxrelay.idempotency.testing..",
+            "io.outboxrelay.localstack..",
+            "org.junit..",
+            "org.assertj..",
+            "org.awaitility..")
+        .because("nothing a user deploys carries test support")
+        .check(MAIN);
+  }
+}
