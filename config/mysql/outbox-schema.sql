@@ -9,6 +9,10 @@ CREATE TABLE outbox_events (
   event_type       VARCHAR(255)    NOT NULL,               -- e.g. "OrderCreated"; the header "event_type"
   payload          JSON            NOT NULL,               -- published as its raw bytes (MariaDB keeps them as written)
   created_at       TIMESTAMP(6)    NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
+  -- Optional (leave it out, or NULL, for events without a version): the version this event brings
+  -- its aggregate to, 1, 2, 3... per aggregate; published as the header "aggregate_version"
+  -- (decimal text), which consumer-idempotency's version check reads.
+  aggregate_version BIGINT         NULL,
   -- Polling mode bookkeeping (CDC mode ignores these columns; the application never sets them).
   -- status, claim_token and processing_until are fixed-width and NOT NULL so that a claim
   -- overwrites them in place: InnoDB rewrites a record whose size changes (a NULL filled or

@@ -8,6 +8,10 @@ CREATE TABLE outbox_events (
   event_type       varchar(255) NOT NULL,               -- e.g. "OrderCreated"; the header "event_type"
   payload          jsonb        NOT NULL,               -- published as PostgreSQL's text of the jsonb value
   created_at       timestamptz  NOT NULL DEFAULT clock_timestamp(),
+  -- Optional (leave it out, or NULL, for events without a version): the version this event brings
+  -- its aggregate to, 1, 2, 3... per aggregate; published as the header "aggregate_version"
+  -- (decimal text), which consumer-idempotency's version check reads.
+  aggregate_version bigint      NULL,
   -- Polling bookkeeping (the application never sets these).
   status           varchar(16)  NOT NULL DEFAULT 'PENDING'
                    CHECK (status IN ('PENDING', 'PROCESSING', 'PUBLISHED', 'DEAD', 'SKIPPED')),

@@ -30,8 +30,9 @@ import java.util.List;
  * relay (the real {@code bin/outbox-relay}) in CDC or polling mode, writes order events in business
  * transactions of the {@link OrderService}, shows them arriving in Kafka, has the {@link
  * NotificationService} apply them to its own database exactly once, and publishes one event again,
- * as a relay does after a crash, to show it ignored. Everything is stopped at the end. It throws
- * (and the JVM exits non-zero) when it sees anything else than it describes.
+ * as a relay does after a crash, to show it ignored by its event id, and an old event under a new
+ * id, to show it ignored by its aggregate version. Everything is stopped at the end. It throws (and
+ * the JVM exits non-zero) when it sees anything else than it describes.
  *
  * <p>Not thread-safe: one run per instance.
  */
@@ -94,9 +95,9 @@ public final class Demo {
   }
 
   /**
-   * Runs steps 2 to 9 of the demo on servers that are already running. What it creates on them (two
-   * databases and their users, the relay process) is removed or stopped before it returns; topics
-   * and consumer groups stay, so give each run on a shared broker its own names.
+   * Runs steps 2 to 10 of the demo on servers that are already running. What it creates on them
+   * (two databases and their users, the relay process) is removed or stopped before it returns;
+   * topics and consumer groups stay, so give each run on a shared broker its own names.
    *
    * @param mariaDb a MariaDB server with a binlog, for both services' databases
    * @param kafka the broker
@@ -136,19 +137,21 @@ public final class Demo {
             new NotificationSteps(service, deliveries, kafka.bootstrapServers(), report);
         List<CustomerOrder> applied = steps.awaitApplied(records, written);
         steps.redeliverPaid(records, written.paid().get(0), applied);
+        steps.redeliverStaleCreated(records, written.paid().get(0), applied);
         report.step(
-            9,
+            10,
             "stopping the notification service, then the relay with SIGTERM (it waits for Kafka's"
                 + " acks of what is in flight and exits 0)");
         service.close(); // idempotent: the counters are final once it has stopped
         counters = service.counters();
       }
       report.line(
-          "notification service: %d processed, %d duplicate(s), %d failure(s)",
-          counters.processed(), counters.duplicates(), counters.failures());
+          "notification service: %d processed, %d duplicate(s), %d stale, %d failure(s)",
+          counters.processed(), counters.duplicates(), counters.stale(), counters.failures());
       check(
           counters.processed() == records.size()
               && counters.duplicates() == 1
+              && counters.stale() == 1
               && counters.failures() == 0,
           "unexpected consumer counts: " + counters);
       relay.process().terminate();
@@ -247,11 +250,12 @@ public final class Demo {
           "%s partition %d offset %d key %s",
           r.topic(), r.partition(), r.offset(), r.keyAsString());
       report.line(
-          "  headers: id=%s event_type=%s aggregate_type=%s aggregate_id=%s",
+          "  headers: id=%s event_type=%s aggregate_type=%s aggregate_id=%s aggregate_version=%s",
           r.header("id"),
           r.header("event_type"),
           r.header("aggregate_type"),
-          r.header("aggregate_id"));
+          r.header("aggregate_id"),
+          r.header("aggregate_version"));
       report.line("  value:   %s", r.valueAsString());
     }
     boolean inOrder = written.created().stream().allMatch(id -> inOrder(records, id, written));
@@ -268,7 +272,10 @@ public final class Demo {
     return records;
   }
 
-  /** Whether the order's events are on one partition: OrderCreated, then OrderPaid if paid. */
+  /**
+   * Whether the order's events are on one partition: OrderCreated (version 1), then OrderPaid
+   * (version 2) if paid.
+   */
   private static boolean inOrder(List<ConsumedRecord> records, String orderId, Written written) {
     List<ConsumedRecord> mine =
         records.stream().filter(r -> orderId.equals(r.keyAsString())).toList();
@@ -276,7 +283,9 @@ public final class Demo {
         written.paid().contains(orderId)
             ? List.of("OrderCreated", "OrderPaid")
             : List.of("OrderCreated");
+    List<String> versions = expected.size() == 2 ? List.of("1", "2") : List.of("1");
     return mine.stream().map(r -> r.header("event_type")).toList().equals(expected)
+        && mine.stream().map(r -> r.header("aggregate_version")).toList().equals(versions)
         && mine.stream().map(ConsumedRecord::partition).distinct().count() == 1;
   }
 

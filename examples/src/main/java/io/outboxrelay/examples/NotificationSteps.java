@@ -17,9 +17,11 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
- * Steps 7 and 8 of the demo, on the consumer's side: the notification service applies the events
+ * Steps 7 to 9 of the demo, on the consumer's side: the notification service applies the events
  * that reached Kafka to its own database, then a copy of one {@code OrderPaid} arrives (as after a
- * relay crash) and changes nothing. Not thread-safe.
+ * relay crash) and changes nothing, rejected by its event id; then an old {@code OrderCreated}
+ * arrives under a new event id and changes nothing, rejected by its aggregate version. Not
+ * thread-safe.
  */
 final class NotificationSteps {
 
@@ -106,6 +108,54 @@ final class NotificationSteps {
         (unchanged ? "still " : "now ") + notifications,
         unchanged ? "unchanged" : "CHANGED (unexpected)");
     check(outcome == Outcome.DUPLICATE && unchanged, "the redelivered event was not ignored");
+  }
+
+  /**
+   * Step 9: publishes the order's OrderCreated again under a new event id, as a replay or a stale
+   * copy would arrive: the event id is new, so only its version (1, below the order's 2) shows it
+   * is old. The consumer skips it as STALE and nothing changes.
+   */
+  void redeliverStaleCreated(
+      List<ConsumedRecord> records, String orderId, List<CustomerOrder> before) throws Exception {
+    ConsumedRecord original =
+        records.stream()
+            .filter(r -> orderId.equals(r.keyAsString()))
+            .filter(r -> "OrderCreated".equals(r.header("event_type")))
+            .findFirst()
+            .orElseThrow();
+    String newId = java.util.UUID.randomUUID().toString();
+    report.step(
+        9,
+        "publishing OrderCreated of "
+            + orderId
+            + " (aggregate_version "
+            + original.header("aggregate_version")
+            + ") again under a NEW event id "
+            + newId
+            + ", as a replay would: only its version shows it is old");
+    Redelivery.Sent sent = Redelivery.publishAgain(bootstrapServers, original, Map.of("id", newId));
+    report.line(
+        "published at partition %d offset %d; the order's last applied version is 2 (OrderPaid)",
+        sent.partition(), sent.offset());
+    Outcome outcome =
+        deliveries
+            .awaitUntil(d -> d.stream().anyMatch(sent::is), WAIT)
+            .orElseThrow(this::notReported)
+            .stream()
+            .filter(sent::is)
+            .findFirst()
+            .orElseThrow()
+            .outcome();
+    List<CustomerOrder> after = service.customerOrders();
+    boolean unchanged = after.equals(before);
+    report.line(
+        "consumer: %s, %s; customer_orders %s",
+        outcome,
+        outcome == Outcome.STALE
+            ? "rejected by version (1 is not above 2), not by event id"
+            : "NOT REJECTED BY VERSION (unexpected)",
+        unchanged ? "unchanged (still PAID)" : "CHANGED (unexpected)");
+    check(outcome == Outcome.STALE && unchanged, "the stale event was not skipped by version");
   }
 
   private static boolean appliedAsWritten(CustomerOrder order, Demo.Written written) {

@@ -38,9 +38,28 @@ final class Redelivery {
   /** Sends {@code original} again with a plain producer and waits for the broker's ack. */
   static Sent publishAgain(String bootstrapServers, ConsumedRecord original)
       throws InterruptedException, ExecutionException, TimeoutException {
+    return publishAgain(bootstrapServers, original, Map.of());
+  }
+
+  /**
+   * Sends {@code original} again with some header values replaced (as UTF-8 text), e.g. a new event
+   * id, and waits for the broker's ack.
+   */
+  static Sent publishAgain(
+      String bootstrapServers, ConsumedRecord original, Map<String, String> replacedHeaders)
+      throws InterruptedException, ExecutionException, TimeoutException {
     List<Header> headers =
         original.headers().entrySet().stream()
-            .map(h -> (Header) new RecordHeader(h.getKey(), h.getValue()))
+            .map(
+                h ->
+                    (Header)
+                        new RecordHeader(
+                            h.getKey(),
+                            replacedHeaders.containsKey(h.getKey())
+                                ? replacedHeaders
+                                    .get(h.getKey())
+                                    .getBytes(java.nio.charset.StandardCharsets.UTF_8)
+                                : h.getValue()))
             .toList();
     Map<String, Object> settings =
         Map.of(

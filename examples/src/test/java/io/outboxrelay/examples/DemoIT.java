@@ -16,15 +16,17 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The demo's whole loop in each relay mode, on the shared local stack with a topic and consumer
- * group of its own: the demo itself throws when any step shows something unexpected.
+ * group of its own: the demo itself throws when any step shows something unexpected. The consumer's
+ * version check runs on the relay's real output: each event's aggregate_version header, and a stale
+ * copy rejected by it.
  */
 class DemoIT {
 
   @ParameterizedTest
   @EnumSource(RelayMode.class)
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
-  void runsTheWholeLoopAndIgnoresTheRedeliveredOrderPaid(RelayMode mode, @TempDir Path work)
-      throws Exception {
+  void runsTheWholeLoopAndIgnoresTheRedeliveredOrderPaidAndTheStaleOrderCreated(
+      RelayMode mode, @TempDir Path work) throws Exception {
     LocalStack stack = LocalStack.shared();
     String unique = DemoOptions.of(mode).modeName() + "-" + Long.toHexString(System.nanoTime());
     DemoOptions options =
@@ -39,6 +41,8 @@ class DemoIT {
     assertThat(console.toString(StandardCharsets.UTF_8))
         .contains("(" + options.modeName() + " mode)")
         .contains("consumer: DUPLICATE, ignored")
+        .contains("consumer: STALE, rejected by version (1 is not above 2), not by event id")
+        .contains("aggregate_version=2")
         .contains("customer_orders unchanged")
         .contains("relay exit code 0");
   }

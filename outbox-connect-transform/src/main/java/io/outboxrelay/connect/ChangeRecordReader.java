@@ -36,6 +36,7 @@ final class ChangeRecordReader {
   private Field aggregateId;
   private Field eventType;
   private Field payload;
+  private Field aggregateVersion; // null: the table has no aggregate_version column
 
   /**
    * Reads one record.
@@ -71,7 +72,8 @@ final class ChangeRecordReader {
           (String) after.get(aggregateId),
           (String) after.get(eventType),
           bytes(after.get(payload)),
-          sourceTimestamp(envelope));
+          sourceTimestamp(envelope),
+          aggregateVersion == null ? null : version(after.get(aggregateVersion)));
     } catch (NullPointerException e) {
       throw new RoutingException(
           "outbox row id="
@@ -112,6 +114,8 @@ final class ChangeRecordReader {
     aggregateId = required(schema, "aggregate_id");
     eventType = required(schema, "event_type");
     payload = required(schema, "payload");
+    // Optional, as in the relay: a row with it publishes the header aggregate_version.
+    aggregateVersion = schema.field("aggregate_version");
     cachedSchema = schema;
   }
 
@@ -125,6 +129,23 @@ final class ChangeRecordReader {
               + " in the connector's column.include.list");
     }
     return f;
+  }
+
+  /** An integer column's value: Short, Integer or Long (BigDecimal if precise), as the relay. */
+  private static Long version(Object v) {
+    if (v == null) {
+      return null;
+    }
+    if (v instanceof java.math.BigDecimal d) {
+      return d.longValueExact();
+    }
+    if (v instanceof Number n) {
+      return n.longValue();
+    }
+    throw new RoutingException(
+        "column aggregate_version holds "
+            + v.getClass().getSimpleName()
+            + " values: make it BIGINT NULL as in config/mysql/outbox-schema.sql");
   }
 
   private static String text(Object v) {

@@ -81,6 +81,43 @@ class OutboxRouterTransformTest {
   }
 
   @Test
+  void publishesTheAggregateVersionColumnAsTheRouterDoes() {
+    transform.configure(Map.of());
+    Schema versionedRow =
+        SchemaBuilder.struct()
+            .name("srv.app.outbox_events.Value")
+            .field("id", Schema.INT64_SCHEMA)
+            .field("event_id", Schema.STRING_SCHEMA)
+            .field("aggregate_type", Schema.STRING_SCHEMA)
+            .field("aggregate_id", Schema.STRING_SCHEMA)
+            .field("event_type", Schema.STRING_SCHEMA)
+            .field("payload", Schema.OPTIONAL_STRING_SCHEMA)
+            .field("aggregate_version", Schema.OPTIONAL_INT64_SCHEMA)
+            .build();
+    Struct row =
+        new Struct(versionedRow)
+            .put("id", 7L)
+            .put("event_id", EVENT_ID)
+            .put("aggregate_type", "order")
+            .put("aggregate_id", "o-1")
+            .put("event_type", "OrderPaid")
+            .put("payload", PAYLOAD)
+            .put("aggregate_version", 12L);
+
+    SourceRecord versioned = transform.apply(change("c", row));
+    SourceRecord unversioned = transform.apply(change("c", row.put("aggregate_version", null)));
+
+    assertThat(headers(versioned))
+        .containsExactly(
+            "id=" + EVENT_ID,
+            "event_type=OrderPaid",
+            "aggregate_type=order",
+            "aggregate_id=o-1",
+            "aggregate_version=12");
+    assertThat(headers(unversioned)).noneMatch(h -> h.startsWith("aggregate_version="));
+  }
+
+  @Test
   void publishesSnapshotReadsLikeInserts() {
     transform.configure(Map.of());
     SourceRecord out = transform.apply(change("r", textRow(1, EVENT_ID, PAYLOAD)));

@@ -15,7 +15,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>key: {@code aggregate_id} as UTF-8, so one aggregate's events share a partition and keep
  *       their order;
  *   <li>headers: {@code id} ({@code event_id}), {@code event_type}, {@code aggregate_type}, {@code
- *       aggregate_id}, as UTF-8 text;
+ *       aggregate_id}, as UTF-8 text; and {@code aggregate_version} as decimal text when the event
+ *       has a version ({@link OutboxEvent#aggregateVersion()}), none otherwise;
  *   <li>value: the payload bytes exactly as stored: no escaping, no re-serialising.
  * </ul>
  *
@@ -80,12 +81,22 @@ public final class EventRouter {
               + " compacted topic: write a payload (e.g. {}) and make the payload column NOT NULL");
     }
     String topic = topicFor(event.aggregateType(), event.eventType());
+    RecordHeader id = RecordHeader.utf8(OutboxHeaders.ID, event.eventId());
+    RecordHeader eventType = RecordHeader.utf8(OutboxHeaders.EVENT_TYPE, event.eventType());
+    RecordHeader aggregateType =
+        RecordHeader.utf8(OutboxHeaders.AGGREGATE_TYPE, event.aggregateType());
+    RecordHeader aggregateId = RecordHeader.utf8(OutboxHeaders.AGGREGATE_ID, event.aggregateId());
+    Long version = event.aggregateVersion();
     List<RecordHeader> headers =
-        List.of(
-            RecordHeader.utf8(OutboxHeaders.ID, event.eventId()),
-            RecordHeader.utf8(OutboxHeaders.EVENT_TYPE, event.eventType()),
-            RecordHeader.utf8(OutboxHeaders.AGGREGATE_TYPE, event.aggregateType()),
-            RecordHeader.utf8(OutboxHeaders.AGGREGATE_ID, event.aggregateId()));
+        version == null
+            ? List.of(id, eventType, aggregateType, aggregateId)
+            : List.of(
+                id,
+                eventType,
+                aggregateType,
+                aggregateId,
+                // Decimal text, as the consumer library's version check parses it (Long.parseLong).
+                RecordHeader.utf8(OutboxHeaders.AGGREGATE_VERSION, Long.toString(version)));
     return new RoutedRecord(
         topic, event.aggregateId().getBytes(StandardCharsets.UTF_8), headers, event.payload());
   }

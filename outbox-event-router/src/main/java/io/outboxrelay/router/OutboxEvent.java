@@ -19,6 +19,10 @@ import java.util.Objects;
  * @param payload the payload bytes (UTF-8 JSON as stored); {@code null} when the column is NULL,
  *     which {@link EventRouter#route} refuses (the record would be a tombstone)
  * @param createdAt when the row was written, or {@code null} when unknown
+ * @param aggregateVersion the version the event brings its aggregate to (the optional {@code
+ *     aggregate_version} column), published as the header {@link OutboxHeaders#AGGREGATE_VERSION};
+ *     {@code null} when the table has no such column or the row's value is NULL, and then no such
+ *     header is published
  */
 public record OutboxEvent(
     long id,
@@ -27,7 +31,8 @@ public record OutboxEvent(
     String aggregateId,
     String eventType,
     byte[] payload,
-    Instant createdAt) {
+    Instant createdAt,
+    Long aggregateVersion) {
 
   /**
    * Checks the required fields.
@@ -42,6 +47,31 @@ public record OutboxEvent(
     Objects.requireNonNull(eventType, "event_type");
   }
 
+  /**
+   * An event without an aggregate version: a row of a table without the {@code aggregate_version}
+   * column.
+   *
+   * @param id see {@link OutboxEvent}
+   * @param eventId see {@link OutboxEvent}
+   * @param aggregateType see {@link OutboxEvent}
+   * @param aggregateId see {@link OutboxEvent}
+   * @param eventType see {@link OutboxEvent}
+   * @param payload see {@link OutboxEvent}
+   * @param createdAt see {@link OutboxEvent}
+   * @throws NullPointerException if {@code eventId}, {@code aggregateType}, {@code aggregateId} or
+   *     {@code eventType} is null
+   */
+  public OutboxEvent(
+      long id,
+      String eventId,
+      String aggregateType,
+      String aggregateId,
+      String eventType,
+      byte[] payload,
+      Instant createdAt) {
+    this(id, eventId, aggregateType, aggregateId, eventType, payload, createdAt, null);
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof OutboxEvent other
@@ -51,12 +81,15 @@ public record OutboxEvent(
         && aggregateId.equals(other.aggregateId)
         && eventType.equals(other.eventType)
         && Arrays.equals(payload, other.payload)
-        && Objects.equals(createdAt, other.createdAt);
+        && Objects.equals(createdAt, other.createdAt)
+        && Objects.equals(aggregateVersion, other.aggregateVersion);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(id, eventId, aggregateType, aggregateId, eventType, createdAt) * 31
+    return Objects.hash(
+                id, eventId, aggregateType, aggregateId, eventType, createdAt, aggregateVersion)
+            * 31
         + Arrays.hashCode(payload);
   }
 
@@ -73,6 +106,7 @@ public record OutboxEvent(
         + aggregateId
         + ", eventType="
         + eventType
+        + (aggregateVersion == null ? "" : ", aggregateVersion=" + aggregateVersion)
         + ", payloadBytes="
         + (payload == null ? "null" : payload.length)
         + "]";

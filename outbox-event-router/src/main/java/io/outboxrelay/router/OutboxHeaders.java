@@ -1,8 +1,9 @@
 package io.outboxrelay.router;
 
 /**
- * Names of the headers the router puts on every record. {@link #ID} matches Debezium's outbox
- * router, so consumers written for Debezium deduplicate on the same header.
+ * Names of the headers the router puts on records: every record has the first four, records of
+ * versioned events also {@link #AGGREGATE_VERSION}. {@link #ID} matches Debezium's outbox router,
+ * so consumers written for Debezium deduplicate on the same header.
  */
 public final class OutboxHeaders {
 
@@ -17,6 +18,13 @@ public final class OutboxHeaders {
 
   /** The aggregate id ({@code aggregate_id} column), also the record key. */
   public static final String AGGREGATE_ID = "aggregate_id";
+
+  /**
+   * The version the event brings its aggregate to (the optional {@code aggregate_version} column),
+   * as decimal text ({@code 7}, {@code -1}): what the consumer library's per-aggregate version
+   * check reads. Only on records of events that have a version.
+   */
+  public static final String AGGREGATE_VERSION = "aggregate_version";
 
   private OutboxHeaders() {}
 }

@@ -38,6 +38,38 @@ class EventRouterTest {
   }
 
   @Test
+  void publishesTheAggregateVersionAsADecimalHeaderAfterTheOthers() {
+    OutboxEvent versioned =
+        new OutboxEvent(
+            7L,
+            "5f0c6b8e-6f7a-4a52-9d4e-0d1b8c7f1a01",
+            "order",
+            "order-42",
+            "OrderPaid",
+            "{}".getBytes(StandardCharsets.UTF_8),
+            null,
+            9_007_199_254_740_993L);
+
+    RoutedRecord record = EventRouter.withDefaults().route(versioned);
+
+    // Decimal UTF-8 text, as consumer-idempotency's version check reads it; beyond 2^53 too.
+    assertThat(record.header(OutboxHeaders.AGGREGATE_VERSION)).isEqualTo("9007199254740993");
+    assertThat(record.headers())
+        .extracting(RecordHeader::name)
+        .containsExactly("id", "event_type", "aggregate_type", "aggregate_id", "aggregate_version");
+  }
+
+  @Test
+  void publishesNoVersionHeaderForAnEventWithoutVersion() {
+    RoutedRecord record =
+        EventRouter.withDefaults()
+            .route(event("order", "OrderPaid", "{}".getBytes(StandardCharsets.UTF_8)));
+
+    assertThat(record.header(OutboxHeaders.AGGREGATE_VERSION)).isNull();
+    assertThat(record.headers()).hasSize(4);
+  }
+
+  @Test
   void publishesThePayloadBytesUntouched() {
     // Whitespace, key order, escapes and non-ASCII text must survive byte for byte.
     byte[] payload =

@@ -1,6 +1,7 @@
 package io.outboxrelay.examples.notifications;
 
 import io.outboxrelay.idempotency.Counters;
+import io.outboxrelay.idempotency.GapPolicy;
 import io.outboxrelay.idempotency.IdempotentProcessor;
 import io.outboxrelay.idempotency.kafka.ConsumerListener;
 import io.outboxrelay.idempotency.kafka.FailurePolicy;
@@ -26,7 +27,9 @@ import javax.sql.DataSource;
  * IdempotentConsumer}. Each event's id goes into {@code processed_events} in the same transaction
  * as the change, and the Kafka offset is committed only after that transaction, so an event
  * delivered again (the relay re-publishing after a crash, this consumer restarting before its
- * offset commit) is recognised and skipped.
+ * offset commit) is recognised and skipped. Each order's last applied version (the record's {@code
+ * aggregate_version} header) is kept too, so an old event of an order that arrives under another id
+ * (a replay, a stale copy) is skipped as {@code STALE}.
  *
  * <pre>{@code
  * try (NotificationService service =
@@ -78,7 +81,12 @@ public final class NotificationService implements AutoCloseable {
                     "group.id", groupId,
                     "client.id", groupId))
             .topics(topic)
-            .processor(IdempotentProcessor.builder(database, groupId).build())
+            // The version check: an event older than the order's last applied version is
+            // skipped as STALE; one that skips a version is retried until the gap is filled.
+            .processor(
+                IdempotentProcessor.builder(database, groupId)
+                    .versionCheck(GapPolicy.REJECT)
+                    .build())
             .handler(new OrderEventHandler())
             .retryPolicy(RetryPolicy.defaults())
             // A record this service cannot apply stops it: the demo must not go on past one.

@@ -13,13 +13,18 @@ import java.util.function.Supplier;
  * describing it are written in ONE database transaction. Either both commit or neither does, so an
  * event is published exactly when its change happened, and the relay does the publishing.
  *
+ * <p>Each order has a version, 1 when created and one more with every change, kept in the same row
+ * and written with each event as {@code aggregate_version}: the relay publishes it as a header, and
+ * a consumer with a version check skips an event older than what it already applied. The row lock
+ * of the change serialises an order's events, so its versions commit in order.
+ *
  * <p>Thread-safe: each call takes its own connection.
  */
 public final class OrderService {
 
   private static final String INSERT_EVENT =
-      "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload)"
-          + " VALUES (?, 'order', ?, ?, ?)";
+      "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload,"
+          + " aggregate_version) VALUES (?, 'order', ?, ?, ?, ?)";
 
   private final Supplier<Connection> connections;
 
@@ -48,7 +53,7 @@ public final class OrderService {
         c -> {
           try (PreparedStatement ps =
               c.prepareStatement(
-                  "INSERT INTO orders (id, customer_id, amount, currency, status) VALUES (?, ?, ?, ?, 'CREATED')")) {
+                  "INSERT INTO orders (id, customer_id, amount, currency, status, version) VALUES (?, ?, ?, ?, 'CREATED', 1)")) {
             ps.setString(1, orderId);
             ps.setString(2, customerId);
             ps.setBigDecimal(3, amount);
@@ -58,6 +63,7 @@ public final class OrderService {
           event(
               c,
               orderId,
+              1,
               "OrderCreated",
               String.format(
                   Locale.ROOT,
@@ -81,7 +87,8 @@ public final class OrderService {
     inTransaction(
         c -> {
           try (PreparedStatement ps =
-              c.prepareStatement("UPDATE orders SET status = 'PAID' WHERE id = ?")) {
+              c.prepareStatement(
+                  "UPDATE orders SET status = 'PAID', version = version + 1 WHERE id = ?")) {
             ps.setString(1, orderId);
             if (ps.executeUpdate() != 1) {
               throw new SQLException("no order " + orderId);
@@ -90,6 +97,7 @@ public final class OrderService {
           event(
               c,
               orderId,
+              version(c, orderId), // read under the row lock the update took
               "OrderPaid",
               String.format(
                   Locale.ROOT, "{\"orderId\":\"%s\",\"paymentId\":\"%s\"}", orderId, paymentId));
@@ -110,12 +118,12 @@ public final class OrderService {
           c -> {
             try (PreparedStatement ps =
                 c.prepareStatement(
-                    "INSERT INTO orders (id, customer_id, amount, currency, status) VALUES (?, ?, 1, 'EUR', 'CREATED')")) {
+                    "INSERT INTO orders (id, customer_id, amount, currency, status, version) VALUES (?, ?, 1, 'EUR', 'CREATED', 1)")) {
               ps.setString(1, orderId);
               ps.setString(2, customerId);
               ps.executeUpdate();
             }
-            event(c, orderId, "OrderCreated", "{\"orderId\":\"" + orderId + "\"}");
+            event(c, orderId, 1, "OrderCreated", "{\"orderId\":\"" + orderId + "\"}");
             throw new SQLException("credit limit exceeded");
           });
     } catch (SQLException expected) {
@@ -124,14 +132,27 @@ public final class OrderService {
     return orderId;
   }
 
-  private static void event(Connection c, String orderId, String type, String payload)
+  private static void event(Connection c, String orderId, long version, String type, String payload)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(INSERT_EVENT)) {
       ps.setString(1, UUID.randomUUID().toString());
       ps.setString(2, orderId);
       ps.setString(3, type);
       ps.setString(4, payload);
+      ps.setLong(5, version);
       ps.executeUpdate();
+    }
+  }
+
+  private static long version(Connection c, String orderId) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT version FROM orders WHERE id = ?")) {
+      ps.setString(1, orderId);
+      try (java.sql.ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          throw new SQLException("no order " + orderId);
+        }
+        return rs.getLong(1);
+      }
     }
   }
 

@@ -398,6 +398,9 @@ public final class ConfigLoader {
         get(values, RelayConfigKeys.SHUTDOWN_TIMEOUT),
         source,
         TopicTemplate.parse(get(values, RelayConfigKeys.TOPIC_TEMPLATE)),
+        new VersionCheckConfig(
+            get(values, RelayConfigKeys.VERSION_CHECK),
+            get(values, RelayConfigKeys.VERSION_CHECK_AGGREGATES)),
         producer,
         cdc,
         polling,

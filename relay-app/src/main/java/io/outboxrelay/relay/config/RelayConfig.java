@@ -17,6 +17,7 @@ import java.util.TreeMap;
  * @param shutdownTimeout how long SIGTERM waits for in-flight acknowledgements
  * @param source the source database
  * @param topicTemplate the topic template
+ * @param versionCheck the per-aggregate version check
  * @param producer the Kafka producer settings
  * @param cdc CDC settings, or {@code null} in polling mode
  * @param polling polling settings, or {@code null} in CDC mode
@@ -34,6 +35,7 @@ public record RelayConfig(
     Duration shutdownTimeout,
     SourceConfig source,
     TopicTemplate topicTemplate,
+    VersionCheckConfig versionCheck,
     ProducerSettings producer,
     CdcConfig cdc,
     PollingConfig polling,

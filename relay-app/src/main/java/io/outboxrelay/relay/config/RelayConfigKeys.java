@@ -155,7 +155,34 @@ public final class RelayConfigKeys {
               "Topic of each event; ${aggregate_type} and ${event_type} are replaced by the"
                   + " event's columns. An event whose values make an illegal topic name is poison."
                   + " The key is always aggregate_id; headers id, event_type, aggregate_type and"
-                  + " aggregate_id are always set.")
+                  + " aggregate_id are always set, and aggregate_version for rows that have"
+                  + " one.")
+          .build();
+
+  public static final ConfigKey<VersionCheck> VERSION_CHECK =
+      define("router.version.check", ValueType.oneOf(VersionCheck.class))
+          .group(Group.ROUTER)
+          .defaultValue(VersionCheck.OFF)
+          .doc(
+              "Whether the relay checks, per aggregate, the aggregate_version of the events it"
+                  + " publishes (tables with that column). backwards: a version not above the last"
+                  + " one published for its aggregate is logged at WARN with both versions and"
+                  + " counted (outbox_relay_aggregate_version_anomalies_total); contiguous: also a"
+                  + " version that skips ahead of the last one plus one, for versions that grow by"
+                  + " one per event and one relay process that sees them all (CDC, or a single"
+                  + " polling process). The event is published all the same: nothing is held"
+                  + " back or reordered.")
+          .build();
+
+  public static final ConfigKey<Integer> VERSION_CHECK_AGGREGATES =
+      define("router.version.check.aggregates", ValueType.INT)
+          .group(Group.ROUTER)
+          .defaultValue(100_000)
+          .check(Checks.between(1, 10_000_000))
+          .doc(
+              "Most aggregates the version check remembers, about 150 bytes of heap each plus the"
+                  + " length of its type and id; the least recently published one is forgotten"
+                  + " first, and its next event is taken as it comes.")
           .build();
 
   public static final ConfigKey<String> KAFKA_BOOTSTRAP_SERVERS =
@@ -563,6 +590,8 @@ public final class RelayConfigKeys {
           SOURCE_TABLE,
           SOURCE_CONNECT_TIMEOUT,
           TOPIC_TEMPLATE,
+          VERSION_CHECK,
+          VERSION_CHECK_AGGREGATES,
           KAFKA_BOOTSTRAP_SERVERS,
           CDC_SERVER_ID,
           CDC_OFFSETS_TABLE,

@@ -21,6 +21,12 @@ public final class MetricNames {
   /** Counter, label {@code outcome} = dead | skipped: events the relay gave up on. */
   public static final String FAILED = "outbox.relay.events.failed";
 
+  /**
+   * Counter, label {@code kind} = backwards | gap: events whose aggregate_version did not follow
+   * the last one published for their aggregate ({@code router.version.check}).
+   */
+  public static final String VERSION_ANOMALIES = "outbox.relay.aggregate.version.anomalies";
+
   /** Timer (histogram): from created_at to Kafka's acknowledgement. */
   public static final String DELAY = "outbox.relay.publish.delay";
 

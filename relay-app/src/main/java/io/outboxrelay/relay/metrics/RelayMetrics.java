@@ -42,6 +42,8 @@ public final class RelayMetrics {
   private final Counter retried;
   private final Counter dead;
   private final Counter skipped;
+  private final Counter versionsBackwards;
+  private final Counter versionGaps;
   private final LongAdder leaseLost = new LongAdder();
   private final Timer delay;
   private final LongAdder takenOver = new LongAdder();
@@ -96,6 +98,20 @@ public final class RelayMetrics {
         Counter.builder(MetricNames.FAILED)
             .description("Events the relay gave up on: DEAD (polling) or skipped (CDC)")
             .tag("outcome", "skipped")
+            .register(r);
+    versionsBackwards =
+        Counter.builder(MetricNames.VERSION_ANOMALIES)
+            .description(
+                "Events whose aggregate_version did not follow the last one published for their"
+                    + " aggregate (router.version.check)")
+            .tag("kind", "backwards")
+            .register(r);
+    versionGaps =
+        Counter.builder(MetricNames.VERSION_ANOMALIES)
+            .description(
+                "Events whose aggregate_version did not follow the last one published for their"
+                    + " aggregate (router.version.check)")
+            .tag("kind", "gap")
             .register(r);
     delay =
         Timer.builder(MetricNames.DELAY)
@@ -199,6 +215,36 @@ public final class RelayMetrics {
   public void skipped(String eventType) {
     skipped.increment();
     sourceGauges.skipped(eventType == null ? "unknown" : eventType);
+  }
+
+  /**
+   * Counts one event whose aggregate version is not above the last one published for its aggregate.
+   */
+  public void versionBackwards() {
+    versionsBackwards.increment();
+  }
+
+  /** Counts one event whose aggregate version skips ahead of the last one published plus one. */
+  public void versionGap() {
+    versionGaps.increment();
+  }
+
+  /**
+   * How many events since start had an aggregate version not above their aggregate's last one.
+   *
+   * @return the count
+   */
+  public long versionsBackwardsCount() {
+    return (long) versionsBackwards.count();
+  }
+
+  /**
+   * How many events since start had an aggregate version that skipped ahead.
+   *
+   * @return the count
+   */
+  public long versionGapsCount() {
+    return (long) versionGaps.count();
   }
 
   /**

@@ -26,7 +26,8 @@ import java.util.Set;
  * event ids, read as a UUID); polling reads the values as text and the row id as a number. Binary
  * payloads are refused in both modes: polling would decode them as UTF-8, and CDC's bytes would
  * depend on Debezium's {@code binary.handling.mode}, so the two modes would publish different
- * bytes. Stateless.
+ * bytes. The optional {@value #AGGREGATE_VERSION} column must be an integer when present.
+ * Stateless.
  */
 public final class OutboxColumns {
 
@@ -40,7 +41,21 @@ public final class OutboxColumns {
   private static final Set<String> PG_TEXT = Set.of("text", "character varying", "character");
   private static final Set<String> PG_INTEGER = Set.of("smallint", "integer", "bigint");
 
+  /** The optional column whose value both modes publish as the header {@code aggregate_version}. */
+  public static final String AGGREGATE_VERSION = "aggregate_version";
+
   private OutboxColumns() {}
+
+  /**
+   * Whether the table has the optional {@value #AGGREGATE_VERSION} column, so that its rows'
+   * versions are published.
+   *
+   * @param columns the table's columns, from {@link #read}
+   * @return true when the column is there
+   */
+  public static boolean hasAggregateVersion(Map<String, Column> columns) {
+    return columns.containsKey(AGGREGATE_VERSION);
+  }
 
   /**
    * Reads the outbox table's columns, as the relay's user sees them.
@@ -133,6 +148,15 @@ public final class OutboxColumns {
         pg ? union(PG_TEXT, Set.of("json", "jsonb")) : union(MY_TEXT, Set.of("json")),
         "text",
         pg ? "jsonb, json or text" : "JSON or LONGTEXT",
+        table,
+        ddl,
+        problems);
+    // Optional; published as decimal text, which only an integer column gives in both modes.
+    check(
+        columns.get(AGGREGATE_VERSION),
+        pg ? PG_INTEGER : MY_INTEGER,
+        "an integer",
+        pg ? "bigint NULL" : "BIGINT NULL",
         table,
         ddl,
         problems);

@@ -20,6 +20,7 @@ class OutboxColumnsTest {
     put(m, "aggregate_id", "varchar", "varchar(255)");
     put(m, "event_type", "varchar", "varchar(255)");
     put(m, "payload", "longtext", "longtext"); // MariaDB's JSON
+    put(m, "aggregate_version", "bigint", "bigint(20)");
     return m;
   }
 
@@ -32,6 +33,7 @@ class OutboxColumnsTest {
     put(m, "aggregate_id", "character varying", "character varying(255)");
     put(m, "event_type", "character varying", "character varying(255)");
     put(m, "payload", "jsonb", "jsonb");
+    put(m, "aggregate_version", "bigint", "bigint");
     return m;
   }
 
@@ -130,5 +132,29 @@ class OutboxColumnsTest {
 
     assertThat(OutboxColumns.typeProblems(m, SourceFlavor.MARIADB, RelayMode.POLLING, "t"))
         .isEmpty();
+  }
+
+  @Test
+  void acceptsAnIntegerAggregateVersionOrNoneAndRefusesText() {
+    Map<String, Column> without = mariaDbSchema();
+    without.remove("aggregate_version");
+    assertThat(OutboxColumns.hasAggregateVersion(without)).isFalse();
+    assertThat(OutboxColumns.hasAggregateVersion(mariaDbSchema())).isTrue();
+    assertThat(OutboxColumns.typeProblems(without, SourceFlavor.MARIADB, RelayMode.CDC, "t"))
+        .isEmpty();
+
+    Map<String, Column> m = mariaDbSchema();
+    put(m, "aggregate_version", "varchar", "varchar(20)");
+    Map<String, Column> pg = postgresSchema();
+    put(pg, "aggregate_version", "numeric", "numeric(20,0)");
+
+    assertThat(OutboxColumns.typeProblems(m, SourceFlavor.MARIADB, RelayMode.CDC, "t"))
+        .containsExactly(
+            "column t.aggregate_version is varchar(20), which is not an integer: make it BIGINT"
+                + " NULL as in config/mysql/outbox-schema.sql");
+    assertThat(OutboxColumns.typeProblems(pg, SourceFlavor.POSTGRESQL, RelayMode.POLLING, "t"))
+        .containsExactly(
+            "column t.aggregate_version is numeric(20,0), which is not an integer: make it bigint"
+                + " NULL as in config/postgresql/outbox-schema.sql");
   }
 }

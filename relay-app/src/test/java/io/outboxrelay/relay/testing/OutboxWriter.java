@@ -12,7 +12,40 @@ public final class OutboxWriter {
       "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload)"
           + " VALUES (?, ?, ?, ?, ?)";
 
+  private static final String INSERT_VERSIONED =
+      "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload,"
+          + " aggregate_version) VALUES (?, ?, ?, ?, ?, ?)";
+
   private OutboxWriter() {}
+
+  /**
+   * Inserts one event with its aggregate version (into a table with that column) and commits.
+   *
+   * @param c a connection with auto-commit off
+   * @param event the event
+   * @param version its aggregate version, or {@code null} for none
+   * @throws SQLException on failure (the transaction is rolled back)
+   */
+  public static void writeVersioned(Connection c, TestEvent event, Long version)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(INSERT_VERSIONED)) {
+      ps.setString(1, event.eventId());
+      ps.setString(2, event.aggregateType());
+      ps.setString(3, event.aggregateId());
+      ps.setString(4, event.eventType());
+      ps.setString(5, event.payload());
+      if (version == null) {
+        ps.setNull(6, java.sql.Types.BIGINT);
+      } else {
+        ps.setLong(6, version);
+      }
+      ps.executeUpdate();
+      c.commit();
+    } catch (SQLException e) {
+      c.rollback();
+      throw e;
+    }
+  }
 
   /**
    * Inserts the events in one transaction and commits.

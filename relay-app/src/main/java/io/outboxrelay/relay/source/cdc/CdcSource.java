@@ -17,6 +17,7 @@ import io.outboxrelay.relay.source.SourceConnections;
 import io.outboxrelay.relay.source.cdc.leader.LeaderElection;
 import io.outboxrelay.relay.source.cdc.leader.LeaseStore;
 import io.outboxrelay.relay.source.cdc.leader.Tenure;
+import io.outboxrelay.relay.versions.VersionWatch;
 import io.outboxrelay.router.EventRouter;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -206,7 +207,8 @@ public final class CdcSource implements OutboxSource {
                 metrics,
                 gate,
                 config.logContext(),
-                mayPublish),
+                mayPublish,
+                VersionWatch.of(config.versionCheck(), metrics, config.logContext())),
         election.holder(),
         this::failureFrom,
         this::onEngineCompletion);

@@ -1,6 +1,7 @@
 package io.outboxrelay.relay.source.cdc;
 
 import io.debezium.data.Envelope;
+import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.router.OutboxEvent;
 import io.outboxrelay.router.RoutingException;
 import java.nio.ByteBuffer;
@@ -22,10 +23,19 @@ import org.apache.kafka.connect.source.SourceRecord;
  */
 final class ChangeEventMapper {
 
-  /** The outbox columns CDC mode captures; the others are excluded from change events. */
+  /**
+   * The outbox columns CDC mode captures; the others are excluded from change events. The last one
+   * is optional: a row image without it (a table without the column) publishes no version.
+   */
   static final java.util.List<String> CAPTURED_COLUMNS =
       java.util.List.of(
-          "id", "event_id", "aggregate_type", "aggregate_id", "event_type", "payload");
+          "id",
+          "event_id",
+          "aggregate_type",
+          "aggregate_id",
+          "event_type",
+          "payload",
+          OutboxColumns.AGGREGATE_VERSION);
 
   private Schema cachedSchema;
   private Field id;
@@ -34,6 +44,7 @@ final class ChangeEventMapper {
   private Field aggregateId;
   private Field eventType;
   private Field payload;
+  private Field aggregateVersion; // null: the table has no such column
 
   /**
    * Maps one record.
@@ -68,7 +79,8 @@ final class ChangeEventMapper {
           (String) after.get(aggregateId),
           (String) after.get(eventType),
           bytes(after.get(payload)),
-          sourceTimestamp(envelope));
+          sourceTimestamp(envelope),
+          aggregateVersion == null ? null : version(after.get(aggregateVersion)));
     } catch (NullPointerException e) {
       throw new RoutingException(
           "outbox row id="
@@ -100,6 +112,9 @@ final class ChangeEventMapper {
     aggregateId = required(schema, "aggregate_id");
     eventType = required(schema, "event_type");
     payload = required(schema, "payload");
+    // Read from each row image's schema, so a column added while the relay streams (the ALTER
+    // comes through the binlog) is published from the first row written after it.
+    aggregateVersion = schema.field(OutboxColumns.AGGREGATE_VERSION);
     cachedSchema = schema;
   }
 
@@ -113,6 +128,25 @@ final class ChangeEventMapper {
               + " config/mysql/outbox-schema.sql");
     }
     return f;
+  }
+
+  /** An integer column's value: Debezium gives Short, Integer or Long (BigDecimal if precise). */
+  private static Long version(Object v) {
+    if (v == null) {
+      return null;
+    }
+    if (v instanceof java.math.BigDecimal d) {
+      return d.longValueExact();
+    }
+    if (v instanceof Number n) {
+      return n.longValue();
+    }
+    throw new RoutingException(
+        "column "
+            + OutboxColumns.AGGREGATE_VERSION
+            + " holds "
+            + v.getClass().getSimpleName()
+            + " values: make it BIGINT NULL as in config/mysql/outbox-schema.sql");
   }
 
   private static String text(Object v) {

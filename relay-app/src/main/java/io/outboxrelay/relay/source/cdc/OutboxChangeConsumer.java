@@ -11,6 +11,7 @@ import io.outboxrelay.relay.publish.ErrorClassifier;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
 import io.outboxrelay.relay.publish.RecordSizeLimit;
+import io.outboxrelay.relay.versions.VersionWatch;
 import io.outboxrelay.router.EventRouter;
 import io.outboxrelay.router.OutboxEvent;
 import io.outboxrelay.router.RoutedRecord;
@@ -85,6 +86,7 @@ final class OutboxChangeConsumer
   private final DrainGate gate;
   private final String context;
   private final BooleanSupplier mayPublish;
+  private final VersionWatch versions;
   private boolean dropping;
 
   OutboxChangeConsumer(
@@ -98,7 +100,39 @@ final class OutboxChangeConsumer
       DrainGate gate,
       String context,
       BooleanSupplier mayPublish) {
+    this(
+        router,
+        sizeLimit,
+        publisher,
+        backoff,
+        kafka,
+        poisonAction,
+        metrics,
+        gate,
+        context,
+        mayPublish,
+        VersionWatch.off());
+  }
+
+  /**
+   * @param versions the version check, fresh for this consumer: an engine that starts again reads
+   *     again from the committed position, so a watch that outlived it would take those events for
+   *     versions going backwards
+   */
+  OutboxChangeConsumer(
+      EventRouter router,
+      RecordSizeLimit sizeLimit,
+      KafkaPublisher publisher,
+      Backoff backoff,
+      KafkaBreaker kafka,
+      PoisonAction poisonAction,
+      RelayMetrics metrics,
+      DrainGate gate,
+      String context,
+      BooleanSupplier mayPublish,
+      VersionWatch versions) {
     this.router = router;
+    this.versions = versions;
     this.sizeLimit = sizeLimit;
     this.publisher = publisher;
     this.backoff = backoff;
@@ -153,6 +187,7 @@ final class OutboxChangeConsumer
         RecordTooLargeException tooLarge = sizeLimit.check(routed);
         if (tooLarge == null) {
           item.routed = routed;
+          versions.published(event); // once per record: a re-send does not route again
         } else {
           item.poison = tooLarge;
         }

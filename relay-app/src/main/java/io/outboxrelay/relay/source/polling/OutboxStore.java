@@ -57,6 +57,9 @@ final class OutboxStore {
   /** The assignments that end a row's lease: no claim owns it, and its lease ended now. */
   private final String released;
 
+  /** Whether claims read the optional aggregate_version column (the table has it). */
+  private final boolean aggregateVersions;
+
   /** Pending rows with an id at most this have been looked at in this sweep. */
   private long cursor;
 
@@ -67,7 +70,23 @@ final class OutboxStore {
       Ordering ordering,
       boolean deadBlocksAggregate)
       throws SQLException {
+    this(connection, dialect, table, ordering, deadBlocksAggregate, false);
+  }
+
+  /**
+   * @param aggregateVersions whether the table has the optional {@code aggregate_version} column,
+   *     which claims then read (found at start: a table without it is read as before)
+   */
+  OutboxStore(
+      Connection connection,
+      SqlDialect dialect,
+      String table,
+      Ordering ordering,
+      boolean deadBlocksAggregate,
+      boolean aggregateVersions)
+      throws SQLException {
     this.connection = connection;
+    this.aggregateVersions = aggregateVersions;
     this.dialect = dialect;
     this.table = table;
     connection.setAutoCommit(false);
@@ -81,7 +100,8 @@ final class OutboxStore {
             + " e.event_type, "
             + prefixed(dialect.payloadText())
             + ", e.created_at, e.attempts, "
-            + dialect.now();
+            + dialect.now()
+            + (aggregateVersions ? ", e.aggregate_version" : "");
     // The head checks read the aggregate's index (aggregate_type, aggregate_id, status, id) one
     // status at a time, so each reads the few rows of that status, never the aggregate's history:
     // "lowest pending id" is one index entry, and PROCESSING and DEAD rows are rare.
@@ -284,7 +304,7 @@ final class OutboxStore {
       ps.setLong(1, cursor);
       ps.setLong(2, last);
       ps.setInt(3, limit);
-      read(ps, into);
+      read(ps, into, aggregateVersions);
     }
     if (into.size() - before == limit) {
       return cursor; // the window may hold more
@@ -296,15 +316,21 @@ final class OutboxStore {
   private void select(String sql, List<ClaimedEvent> into, int limit) throws SQLException {
     try (PreparedStatement ps = connection.prepareStatement(sql)) {
       ps.setInt(1, limit);
-      read(ps, into);
+      read(ps, into, aggregateVersions);
     }
   }
 
-  private static void read(PreparedStatement ps, List<ClaimedEvent> into) throws SQLException {
+  private static void read(PreparedStatement ps, List<ClaimedEvent> into, boolean versions)
+      throws SQLException {
     try (ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
         String payload = rs.getString(6);
         Timestamp created = rs.getTimestamp(7);
+        Long version = null;
+        if (versions) {
+          long v = rs.getLong(10);
+          version = rs.wasNull() ? null : v;
+        }
         into.add(
             new ClaimedEvent(
                 new OutboxEvent(
@@ -314,7 +340,8 @@ final class OutboxStore {
                     rs.getString(4),
                     rs.getString(5),
                     payload == null ? null : payload.getBytes(StandardCharsets.UTF_8),
-                    created == null ? null : created.toInstant()),
+                    created == null ? null : created.toInstant(),
+                    version),
                 rs.getInt(8) + 1,
                 rs.getTimestamp(9).toInstant()));
       }

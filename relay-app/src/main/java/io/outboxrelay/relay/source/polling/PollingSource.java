@@ -10,7 +10,9 @@ import io.outboxrelay.relay.metrics.OutageLog;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
+import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.SourceConnections;
+import io.outboxrelay.relay.versions.VersionWatch;
 import io.outboxrelay.router.EventRouter;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -48,6 +50,7 @@ public final class PollingSource implements OutboxSource {
   private final List<PollingWorker> workers = new ArrayList<>();
   private final List<Thread> threads = new ArrayList<>();
   private final AtomicBoolean stopped = new AtomicBoolean();
+  private volatile boolean aggregateVersions;
   private RetentionTask retention;
   private LeaseKeeper leases;
   private Thread leaseThread;
@@ -87,7 +90,8 @@ public final class PollingSource implements OutboxSource {
           dialect,
           config.source().table(),
           config.polling().ordering(),
-          config.polling().deadBlocksAggregate());
+          config.polling().deadBlocksAggregate(),
+          aggregateVersions);
     } catch (SQLException | RuntimeException e) {
       c.close();
       throw e;
@@ -128,6 +132,7 @@ public final class PollingSource implements OutboxSource {
       if (!problems.isEmpty()) {
         throw new StartupCheckException(problems);
       }
+      aggregateVersions = OutboxColumns.hasAggregateVersion(OutboxColumns.read(c, config.source()));
       try {
         for (String advice : PollingPreflight.advice(c, config.source())) {
           LOG.warn("[{}] {}", context, advice);
@@ -156,6 +161,8 @@ public final class PollingSource implements OutboxSource {
       return;
     }
     EventRouter router = EventRouter.withTopicTemplate(config.topicTemplate());
+    // One watch for every worker: an aggregate's events may be claimed by any of them.
+    VersionWatch versions = VersionWatch.of(config.versionCheck(), metrics, context);
     leases = new LeaseKeeper(context, polling.lease(), this::openStore);
     leaseThread = new Thread(leases, "polling-lease-keeper");
     leaseThread.setDaemon(true);
@@ -180,6 +187,7 @@ public final class PollingSource implements OutboxSource {
               publisher,
               kafka,
               router,
+              versions,
               metrics,
               leases,
               databaseOutages,
@@ -212,6 +220,12 @@ public final class PollingSource implements OutboxSource {
         polling.lease().toSeconds(),
         LeaseKeeper.period(polling.lease()).toMillis(),
         polling.ordering().name().toLowerCase(java.util.Locale.ROOT));
+    LOG.info(
+        "[{}] {}",
+        context,
+        aggregateVersions
+            ? "publishing column aggregate_version as the header aggregate_version"
+            : "no aggregate_version column: records carry no aggregate_version header");
   }
 
   private void fail(RelayFailure failure) {

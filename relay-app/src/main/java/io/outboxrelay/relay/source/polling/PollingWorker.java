@@ -9,6 +9,7 @@ import io.outboxrelay.relay.publish.Disposition;
 import io.outboxrelay.relay.publish.ErrorClassifier;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
+import io.outboxrelay.relay.versions.VersionWatch;
 import io.outboxrelay.router.EventRouter;
 import io.outboxrelay.router.RoutedRecord;
 import java.sql.SQLException;
@@ -63,6 +64,7 @@ final class PollingWorker implements Runnable {
   private final KafkaPublisher publisher;
   private final KafkaBreaker breaker;
   private final EventRouter router;
+  private final VersionWatch versions;
   private final RelayMetrics metrics;
   private final Backoff retryBackoff;
   private final Backoff reconnectBackoff;
@@ -95,6 +97,38 @@ final class PollingWorker implements Runnable {
       LeaseKeeper leases,
       OutageLog databaseOutages,
       Consumer<RelayFailure> onFatal) {
+    this(
+        name,
+        context,
+        config,
+        stores,
+        publisher,
+        breaker,
+        router,
+        VersionWatch.off(),
+        metrics,
+        leases,
+        databaseOutages,
+        onFatal);
+  }
+
+  /**
+   * @param versions the version check, shared by the process's workers (an aggregate's events may
+   *     be claimed by any of them)
+   */
+  PollingWorker(
+      String name,
+      String context,
+      PollingConfig config,
+      StoreFactory stores,
+      KafkaPublisher publisher,
+      KafkaBreaker breaker,
+      EventRouter router,
+      VersionWatch versions,
+      RelayMetrics metrics,
+      LeaseKeeper leases,
+      OutageLog databaseOutages,
+      Consumer<RelayFailure> onFatal) {
     this.name = name;
     this.context = context;
     this.config = config;
@@ -102,6 +136,7 @@ final class PollingWorker implements Runnable {
     this.publisher = publisher;
     this.breaker = breaker;
     this.router = router;
+    this.versions = versions;
     this.metrics = metrics;
     this.leases = leases;
     this.databaseOutages = databaseOutages;
@@ -276,6 +311,7 @@ final class PollingWorker implements Runnable {
       try {
         records.add(router.route(c.event()));
         routed.add(c);
+        versions.published(c.event());
       } catch (RuntimeException e) {
         failures.add(poison(c, e));
       }

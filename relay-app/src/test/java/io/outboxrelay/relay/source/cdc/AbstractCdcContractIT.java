@@ -3,6 +3,7 @@ package io.outboxrelay.relay.source.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.outboxrelay.localstack.ConsumedRecord;
+import io.outboxrelay.localstack.ProjectFiles;
 import io.outboxrelay.localstack.TopicReader;
 import io.outboxrelay.relay.Relay;
 import io.outboxrelay.relay.testing.Ledger;
@@ -10,6 +11,7 @@ import io.outboxrelay.relay.testing.OutboxDatabase;
 import io.outboxrelay.relay.testing.OutboxWriter;
 import io.outboxrelay.relay.testing.RelaySettings;
 import io.outboxrelay.relay.testing.TestEvent;
+import io.outboxrelay.relay.testing.VersionScenario;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -266,5 +268,52 @@ abstract class AbstractCdcContractIT {
     assertThat(result.lost()).as(result.summary()).isZero();
     assertThat(result.outOfOrder()).as(result.summary()).isZero();
     assertThat(records).noneMatch(r -> r.keyAsString().startsWith("old-"));
+  }
+
+  @Test
+  void publishesAggregateVersionsAsHeadersAndReportsVersionsThatGoBackwardsOrSkipAhead()
+      throws Exception {
+    Relay relay = startRelay(settings().with("router.version.check", "contiguous"));
+    Ledger ledger = new Ledger(topicPrefix());
+    VersionScenario scenario = new VersionScenario();
+    try (Connection c = db.app()) {
+      scenario.write(c, ledger);
+    }
+
+    scenario.check(ledger, awaitAll(ledger), relay.metrics(), true);
+  }
+
+  @Test
+  void publishesATableWithoutTheVersionColumnAsBeforeAndItsVersionsOnceTheMigrationAddsIt()
+      throws Exception {
+    db.admin("ALTER TABLE outbox_events DROP COLUMN aggregate_version");
+    startRelay(settings().with("router.version.check", "contiguous"));
+    Ledger before = new Ledger(topicPrefix());
+    for (int i = 1; i <= 5; i++) {
+      write(before, List.of(TestEvent.of("order", "u-1", i)));
+    }
+    List<ConsumedRecord> unversioned = awaitAll(before);
+    Ledger.Result result = before.check(unversioned);
+    assertThat(result.lost()).as(result.summary()).isZero();
+    assertThat(result.outOfOrder()).as(result.summary()).isZero();
+    assertThat(result.mismatches()).as(result.summary()).isEmpty();
+    VersionScenario.checkNoVersionHeaders(unversioned);
+
+    // The shipped migration, while the relay streams: the ALTER comes through the binlog.
+    db.admin(
+        ProjectFiles.sqlStatements("config/mysql/migrations/003-add-aggregate-version.sql")
+            .toArray(String[]::new));
+    Ledger after = new Ledger(topicPrefix());
+    TestEvent versioned = TestEvent.of("order", "u-1", 6);
+    try (Connection c = db.app()) {
+      OutboxWriter.writeVersioned(c, versioned, 6L);
+    }
+    after.expect(versioned);
+
+    List<ConsumedRecord> records = reader().readUntil(after::allArrived, Duration.ofSeconds(60));
+    assertThat(records)
+        .filteredOn(r -> versioned.eventId().equals(r.header("id")))
+        .singleElement()
+        .satisfies(r -> assertThat(r.header("aggregate_version")).isEqualTo("6"));
   }
 }

@@ -68,6 +68,41 @@ final class ChangeRecords {
         ENVELOPE.create(row(id, aggregateType, aggregateId, payload), source(id), Instant.now()));
   }
 
+  /** A row of a table with the aggregate_version column. */
+  static final Schema VERSIONED_ROW =
+      SchemaBuilder.struct()
+          .name("outbox-relay.app.outbox_events.Value")
+          .field("id", Schema.INT64_SCHEMA)
+          .field("event_id", Schema.STRING_SCHEMA)
+          .field("aggregate_type", Schema.STRING_SCHEMA)
+          .field("aggregate_id", Schema.STRING_SCHEMA)
+          .field("event_type", Schema.STRING_SCHEMA)
+          .field("payload", Schema.OPTIONAL_STRING_SCHEMA)
+          .field("aggregate_version", Schema.OPTIONAL_INT64_SCHEMA)
+          .build();
+
+  static final Envelope VERSIONED_ENVELOPE =
+      Envelope.defineSchema()
+          .withName("outbox-relay.app.outbox_events.Envelope")
+          .withRecord(VERSIONED_ROW)
+          .withSource(SOURCE)
+          .build();
+
+  /** An insert into a table with the aggregate_version column ({@code null}: a NULL value). */
+  static RecordChangeEvent<SourceRecord> insertVersioned(
+      long id, String aggregateId, Long version) {
+    Struct row =
+        new Struct(VERSIONED_ROW)
+            .put("id", id)
+            .put("event_id", "00000000-0000-0000-0000-" + String.format("%012d", id))
+            .put("aggregate_type", "order")
+            .put("aggregate_id", aggregateId)
+            .put("event_type", "Happened")
+            .put("payload", "{\"n\":" + id + "}")
+            .put("aggregate_version", version);
+    return wrap(id, VERSIONED_ENVELOPE.create(row, source(id), Instant.now()));
+  }
+
   static RecordChangeEvent<SourceRecord> update(long id) {
     Struct before = row(id, "order", "a", "{}");
     Struct after = row(id, "order", "a", "{}").put("status", "PUBLISHED");
@@ -106,7 +141,7 @@ final class ChangeRecords {
             "outbox-relay.app.outbox_events",
             null,
             null,
-            ENVELOPE.schema(),
+            value.schema(),
             value);
     return () -> r;
   }

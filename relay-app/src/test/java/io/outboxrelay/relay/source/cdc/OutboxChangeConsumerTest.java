@@ -3,6 +3,7 @@ package io.outboxrelay.relay.source.cdc;
 import static io.outboxrelay.relay.source.cdc.ChangeRecords.delete;
 import static io.outboxrelay.relay.source.cdc.ChangeRecords.heartbeat;
 import static io.outboxrelay.relay.source.cdc.ChangeRecords.insert;
+import static io.outboxrelay.relay.source.cdc.ChangeRecords.insertVersioned;
 import static io.outboxrelay.relay.source.cdc.ChangeRecords.update;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -12,11 +13,14 @@ import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.outboxrelay.relay.RelayFailure;
 import io.outboxrelay.relay.config.PoisonAction;
+import io.outboxrelay.relay.config.VersionCheck;
+import io.outboxrelay.relay.config.VersionCheckConfig;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.Backoff;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
 import io.outboxrelay.relay.publish.RecordSizeLimit;
+import io.outboxrelay.relay.versions.VersionWatch;
 import io.outboxrelay.router.EventRouter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -289,6 +293,58 @@ class OutboxChangeConsumerTest {
     assertThat(s.published()).isEqualTo(4);
     assertThat(s.resent()).isEqualTo(2);
     assertThat(s.retries()).isEqualTo(1);
+  }
+
+  @Test
+  void publishesVersionHeadersAndTakesNoResentRecordForAVersionGoingBackwards() throws Exception {
+    consumer(false, PoisonAction.FAIL); // the publisher
+    OutboxChangeConsumer consumer =
+        new OutboxChangeConsumer(
+            EventRouter.withDefaults(),
+            DEFAULT_LIMIT,
+            publisher,
+            new Backoff(Duration.ofMillis(10), Duration.ofMillis(20), 2, 0, new Random(1)),
+            kafka,
+            PoisonAction.FAIL,
+            metrics,
+            gate,
+            "test",
+            mayPublish::get,
+            VersionWatch.of(new VersionCheckConfig(VersionCheck.CONTIGUOUS, 10), metrics, "test"));
+    Committer committer = new Committer();
+    CompletableFuture<Void> done =
+        handleInBackground(
+            consumer,
+            committer,
+            List.of(
+                insertVersioned(1, "a", 1L),
+                insertVersioned(2, "a", 2L),
+                insertVersioned(3, "a", 3L),
+                insertVersioned(4, "b", null)));
+    await()
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> !producers.isEmpty() && producers.get(0).history().size() == 4);
+    MockProducer<byte[], byte[]> first = producers.get(0);
+    first.completeNext();
+    first.errorNext(new NetworkException("broker went away"));
+    first.completeNext();
+    first.completeNext();
+    await()
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> producers.size() == 2 && producers.get(1).history().size() == 3);
+    MockProducer<byte[], byte[]> second = producers.get(1);
+    while (second.completeNext()) {
+      // acknowledge all
+    }
+    done.get(5, TimeUnit.SECONDS);
+
+    // The re-send puts versions 2 and 3 after 3 once more: a re-send, not a version going back.
+    assertThat(second.history())
+        .extracting(r -> r.headers().lastHeader("aggregate_version"))
+        .extracting(h -> h == null ? null : new String(h.value(), StandardCharsets.UTF_8))
+        .containsExactly("2", "3", null);
+    assertThat(metrics.versionsBackwardsCount()).isZero();
+    assertThat(metrics.versionGapsCount()).isZero();
   }
 
   @Test

@@ -3,16 +3,20 @@ package io.outboxrelay.relay.source.polling;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.outboxrelay.localstack.ConsumedRecord;
 import io.outboxrelay.localstack.KafkaBroker;
 import io.outboxrelay.localstack.LocalStack;
+import io.outboxrelay.localstack.ProjectFiles;
 import io.outboxrelay.localstack.TopicReader;
 import io.outboxrelay.relay.Relay;
+import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.testing.Ledger;
 import io.outboxrelay.relay.testing.OutboxWriter;
 import io.outboxrelay.relay.testing.RelayProcess;
 import io.outboxrelay.relay.testing.RelaySettings;
 import io.outboxrelay.relay.testing.SourceDatabase;
 import io.outboxrelay.relay.testing.TestEvent;
+import io.outboxrelay.relay.testing.VersionScenario;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Timestamp;
@@ -779,5 +783,62 @@ abstract class AbstractPollingContractIT {
     }
     throw new IllegalArgumentException(
         "not a timestamp: " + o + " (" + (o == null ? null : o.getClass()) + ")");
+  }
+
+  @Test
+  void publishesAggregateVersionsAsHeadersAndReportsVersionsThatGoBackwardsOrSkipAhead()
+      throws Exception {
+    Ledger ledger = ledger(RelaySettings.topicPrefix(name));
+    VersionScenario scenario = new VersionScenario();
+    try (Connection c = db.app()) {
+      scenario.write(c, ledger);
+    }
+    Relay relay = inProcess(settings().with("router.version.check", "contiguous"));
+
+    reader().readUntil(ledger::allArrived, Duration.ofSeconds(60));
+    scenario.check(
+        ledger,
+        reader().readAll(Duration.ofSeconds(2), Duration.ofSeconds(60)),
+        relay.metrics(),
+        true);
+  }
+
+  @Test
+  void publishesATableWithoutTheVersionColumnAsBeforeAndItsVersionsOnceMigratedAndRestarted()
+      throws Exception {
+    db.admin("ALTER TABLE outbox_events DROP COLUMN aggregate_version");
+    Ledger ledger = ledger(RelaySettings.topicPrefix(name));
+    backlog(ledger, 30, 3);
+    Relay first = inProcess(settings().with("router.version.check", "contiguous"));
+    List<ConsumedRecord> unversioned =
+        reader().readUntil(ledger::allArrived, Duration.ofSeconds(60));
+    Ledger.Result result = ledger.check(unversioned);
+    assertThat(result.lost()).as(result.summary()).isZero();
+    assertThat(result.outOfOrder()).as(result.summary()).isZero();
+    assertThat(result.mismatches()).as(result.summary()).isEmpty();
+    VersionScenario.checkNoVersionHeaders(unversioned);
+    first.close();
+
+    // The shipped migration; a polling relay looks for the column when it starts.
+    db.admin(
+        ProjectFiles.sqlStatements(
+                db.flavor() == SourceFlavor.POSTGRESQL
+                    ? "config/postgresql/migrations/004-add-aggregate-version.sql"
+                    : "config/mysql/migrations/003-add-aggregate-version.sql")
+            .toArray(String[]::new));
+    TestEvent versioned = TestEvent.of("order", "agg-1", 100);
+    try (Connection c = db.app()) {
+      OutboxWriter.writeVersioned(c, versioned, 7L);
+    }
+    inProcess(settings());
+
+    assertThat(
+            reader()
+                .readUntil(
+                    r -> r.stream().anyMatch(c -> versioned.eventId().equals(c.header("id"))),
+                    Duration.ofSeconds(60)))
+        .filteredOn(r -> versioned.eventId().equals(r.header("id")))
+        .singleElement()
+        .satisfies(r -> assertThat(r.header("aggregate_version")).isEqualTo("7"));
   }
 }
