@@ -1,5 +1,6 @@
 package io.outboxrelay.connect;
 
+import io.outboxrelay.change.ChangeRecordReader;
 import io.outboxrelay.router.EventRouter;
 import io.outboxrelay.router.OutboxEvent;
 import io.outboxrelay.router.RecordHeader;

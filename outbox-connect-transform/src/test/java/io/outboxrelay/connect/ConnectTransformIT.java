@@ -287,11 +287,14 @@ class ConnectTransformIT {
     }
     try (var files = Files.walk(pluginPath)) {
       assertThat(files.map(p -> p.getFileName().toString()).filter(f -> f.endsWith(".jar")))
-          .as("the plugin archive's jars: the transform and the router, nothing Connect provides")
-          .hasSize(2)
+          .as(
+              "the plugin archive's jars: the transform, the change reader and the router,"
+                  + " nothing Connect provides")
+          .hasSize(3)
           .allMatch(
               f ->
                   f.startsWith("outbox-connect-transform-")
+                      || f.startsWith("outbox-change-reader-")
                       || f.startsWith("outbox-event-router-"));
     }
     return pluginPath;

@@ -1,4 +1,4 @@
-package io.outboxrelay.connect;
+package io.outboxrelay.change;
 
 import io.outboxrelay.router.OutboxEvent;
 import io.outboxrelay.router.RoutingException;
@@ -12,9 +12,10 @@ import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
 
 /**
- * Reads the outbox row out of a Debezium change event, the way the relay's CDC mode does: only
- * inserts ({@code op=c}) and snapshot reads ({@code op=r}) carry an event; updates, deletes, their
- * tombstones, heartbeats, schema changes and transaction markers carry none.
+ * Reads the outbox row out of a Debezium change event: the one reader of both the relay's CDC mode
+ * and the Kafka Connect transform, so that both publish the same records. Only inserts ({@code
+ * op=c}) and snapshot reads ({@code op=r}) carry an event; updates, deletes, their tombstones,
+ * heartbeats, schema changes and transaction markers carry none.
  *
  * <p>It knows Debezium's envelope by its shape (a struct whose schema is named {@code *.Envelope},
  * with {@code op}, {@code after} and {@code source}), so the plugin needs no Debezium classes; the
@@ -22,10 +23,13 @@ import org.apache.kafka.connect.data.Struct;
  * converts them: text columns as UTF-8, binary ones as their bytes, a {@code BINARY(16)} event id
  * as a UUID.
  *
+ * <p>The optional {@code aggregate_version} column is looked up in each row image's schema, so a
+ * column added while a reader streams is read from the first row written after it.
+ *
  * <p>Column lookups are cached per row schema, which only changes with DDL. Not thread-safe: one
- * instance per transform instance, which Connect uses from one task thread.
+ * instance per thread (the relay's engine thread, a Connect task).
  */
-final class ChangeRecordReader {
+public final class ChangeRecordReader {
 
   private static final String ENVELOPE_SUFFIX = ".Envelope";
 
@@ -38,6 +42,9 @@ final class ChangeRecordReader {
   private Field payload;
   private Field aggregateVersion; // null: the table has no aggregate_version column
 
+  /** Creates a reader; it learns the columns from the first row it reads. */
+  public ChangeRecordReader() {}
+
   /**
    * Reads one record.
    *
@@ -47,7 +54,7 @@ final class ChangeRecordReader {
    * @throws ClassCastException when a text column is not text (e.g. VARBINARY), which the relay
    *     also refuses
    */
-  OutboxEvent read(ConnectRecord<?> record) {
+  public OutboxEvent read(ConnectRecord<?> record) {
     if (!(record.value() instanceof Struct envelope) || !isEnvelope(record.valueSchema())) {
       return null; // a tombstone, heartbeat, schema change or transaction marker
     }
@@ -123,10 +130,10 @@ final class ChangeRecordReader {
     Field f = schema.field(column);
     if (f == null) {
       throw new RoutingException(
-          "the outbox table's change events have no column "
+          "the outbox table has no column "
               + column
-              + ": create the table as in config/mysql/outbox-schema.sql and include the column"
-              + " in the connector's column.include.list");
+              + ": create it as in config/mysql/outbox-schema.sql (with Kafka Connect, also name"
+              + " it in the connector's column.include.list)");
     }
     return f;
   }
