@@ -6,6 +6,7 @@ import io.outboxrelay.relay.StartupCheckException;
 import io.outboxrelay.relay.config.PollingConfig;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.SourceConfig;
+import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.metrics.OutageLog;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.KafkaBreaker;
@@ -84,7 +85,7 @@ public final class PollingSource implements OutboxSource {
   private OutboxStore openStore() throws SQLException {
     Connection c = connect();
     try {
-      boundIdleTransactions(c);
+      boundIdleTransactions(c, config.source().flavor(), config.polling().lease());
       return new OutboxStore(
           c,
           dialect,
@@ -107,10 +108,11 @@ public final class PollingSource implements OutboxSource {
    * relay's own transactions take milliseconds. MySQL has no such setting: there a frozen process
    * holds its rows until it wakes.
    */
-  private void boundIdleTransactions(Connection c) throws SQLException {
-    long seconds = Math.max(1, (config.polling().lease().toMillis() / 2 + 999) / 1000);
+  static void boundIdleTransactions(Connection c, SourceFlavor flavor, Duration lease)
+      throws SQLException {
+    long seconds = Math.max(1, (lease.toMillis() / 2 + 999) / 1000);
     String statement =
-        switch (config.source().flavor()) {
+        switch (flavor) {
           case MARIADB -> "SET SESSION idle_write_transaction_timeout = " + seconds;
           case POSTGRESQL -> "SET idle_in_transaction_session_timeout = " + seconds * 1000;
           default -> null;

@@ -1,0 +1,94 @@
+package io.outboxrelay.relay.source.polling;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.outboxrelay.relay.config.SourceFlavor;
+import io.outboxrelay.relay.testing.OutboxDatabase;
+import io.outboxrelay.relay.testing.PostgresOutboxDatabase;
+import io.outboxrelay.relay.testing.SourceDatabase;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A worker frozen between its update and its commit keeps the rows it updated locked, and SKIP
+ * LOCKED claims pass them over: the session bound of the relay's connections frees them.
+ */
+class IdleTransactionBoundIT {
+
+  /** A lease of 2 s: the server ends a session idle in a write transaction after 1 s. */
+  private static final Duration LEASE = Duration.ofSeconds(2);
+
+  @Test
+  void mariaDbEndsASessionFrozenBeforeItsCommitSoItsRowsCanBeClaimed() throws Exception {
+    try (OutboxDatabase db = OutboxDatabase.forPolling()) {
+      freesOnlyTheBoundedSessionsRows(db, SourceFlavor.MARIADB, "FOR UPDATE SKIP LOCKED");
+    }
+  }
+
+  @Test
+  void postgresqlEndsASessionFrozenBeforeItsCommitSoItsRowsCanBeClaimed() throws Exception {
+    try (PostgresOutboxDatabase db = PostgresOutboxDatabase.create()) {
+      freesOnlyTheBoundedSessionsRows(db, SourceFlavor.POSTGRESQL, "FOR UPDATE SKIP LOCKED");
+    }
+  }
+
+  private static void freesOnlyTheBoundedSessionsRows(
+      SourceDatabase db, SourceFlavor flavor, String lock) throws Exception {
+    db.admin(
+        "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload)"
+            + " VALUES ('00000000-0000-0000-0000-000000000001', 'order', 'o-1', 'Happened', '{}')",
+        "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload)"
+            + " VALUES ('00000000-0000-0000-0000-000000000002', 'order', 'o-2', 'Happened', '{}')");
+    try (Connection bounded = db.app();
+        Connection unbounded = db.app();
+        Connection claimer = db.app()) {
+      PollingSource.boundIdleTransactions(bounded, flavor, LEASE);
+      bounded.setAutoCommit(false);
+      unbounded.setAutoCommit(false);
+      claimer.setAutoCommit(true);
+      // Each "worker" updates one row and freezes before its commit.
+      update(bounded, "00000000-0000-0000-0000-000000000001");
+      update(unbounded, "00000000-0000-0000-0000-000000000002");
+      assertThat(claimable(claimer, lock)).as("both rows locked at first").isZero();
+
+      // The bounded session is ended: its row is claimable again; the other stays locked.
+      await().atMost(Duration.ofSeconds(30)).until(() -> claimable(claimer, lock) == 1);
+      Thread.sleep(LEASE.toMillis()); // well past the bound: the unbounded one still holds
+      assertThat(claimable(claimer, lock)).isEqualTo(1);
+      // When the frozen worker wakes, its commit fails: nothing it did lands.
+      assertThatThrownBy(bounded::commit).isInstanceOf(SQLException.class);
+      unbounded.rollback();
+    }
+  }
+
+  private static void update(Connection c, String eventId) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("UPDATE outbox_events SET status = 'PROCESSING' WHERE event_id = ?")) {
+      ps.setString(1, eventId);
+      assertThat(ps.executeUpdate()).isEqualTo(1);
+    }
+  }
+
+  /** How many PENDING rows a claim could lock now, in a transaction of its own. */
+  private static int claimable(Connection c, String lock) throws SQLException {
+    c.setAutoCommit(false);
+    try (PreparedStatement ps =
+            c.prepareStatement("SELECT id FROM outbox_events WHERE status = 'PENDING' " + lock);
+        ResultSet rs = ps.executeQuery()) {
+      int n = 0;
+      while (rs.next()) {
+        n++;
+      }
+      return n;
+    } finally {
+      c.rollback();
+      c.setAutoCommit(true);
+    }
+  }
+}
