@@ -329,8 +329,22 @@ final class PollingWorker implements Runnable {
     Decisions decided = decide(routed, outcomes, lease.expiresAt());
     failures.addAll(decided.failures());
     leases.end(lease); // a renewal after the finish would take the released rows for taken over
-    OutboxStore.Finish finish =
-        finishWithRetries(claim.token(), decided.acknowledged(), failures, lease.expiresAt());
+    OutboxStore.Finish finish;
+    try {
+      finish =
+          finishWithRetries(claim.token(), decided.acknowledged(), failures, lease.expiresAt());
+    } catch (SQLException e) {
+      // E.g. the server ended a session frozen in a transaction (see PollingSource): the rows stay
+      // leased to this batch until the lease expires, then another worker publishes them again.
+      LOG.warn(
+          "[{}] {}: could not finish {} events ({}): their lease expires and another worker"
+              + " publishes them again, so they may be published twice",
+          context,
+          name,
+          events.size(),
+          ErrorClassifier.describe(e));
+      throw e;
+    }
     metrics.batch(published - publishStart, System.nanoTime() - published);
     metrics.published(finish.published().size());
     if (!finish.lost().isEmpty()) {

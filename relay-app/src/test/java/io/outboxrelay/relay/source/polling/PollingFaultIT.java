@@ -43,7 +43,7 @@ class PollingFaultIT {
   private static final Pattern LATE_FINISH =
       Pattern.compile(
           "(?m)lost the lease on \\d+ events before finishing them|were taken over by another"
-              + " worker");
+              + " worker|could not finish \\d+ events");
   private static final Pattern OUTAGE_WARN =
       Pattern.compile(
           "(?m)^\\S+ WARN .*source database .* unreachable since .*; reconnecting every 1 s");
@@ -126,7 +126,8 @@ class PollingFaultIT {
         frozen.process().resume();
         LOG.info("{}: frozen process resumed", name);
 
-        // Its worker finds the rows taken over, by a renewal or by its fenced finish.
+        // Its worker finds the rows taken over, by a renewal or by its fenced finish; or, frozen
+        // inside a transaction, its session was ended by the server and its finish fails.
         await()
             .atMost(Duration.ofSeconds(60))
             .until(() -> LATE_FINISH.matcher(frozen.log()).find());
