@@ -11,19 +11,25 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * Generates the configuration reference (a Markdown table for the README) and the example
- * properties file from the declarations in {@link RelayConfigKeys}, so the documentation cannot
- * drift from the code; a test compares the checked-in files with this output.
+ * Generates the configuration reference (Markdown tables for {@value #REFERENCE_FILE}) and the
+ * example properties file from the declarations in {@link RelayConfigKeys}, so the documentation
+ * cannot drift from the code; a test compares the checked-in files with this output.
  *
- * <p>{@code main(projectRoot)} rewrites {@code config/relay.properties.example} and the section of
- * {@code README.md} between the {@value #BEGIN} and {@value #END} markers.
+ * <p>{@code main(projectRoot)} rewrites {@value #EXAMPLE_FILE} and the section of {@value
+ * #REFERENCE_FILE} between the {@value #BEGIN} and {@value #END} markers.
  */
 public final class ConfigReference {
 
-  /** Marks the start of the generated section in the README. */
+  /** The document holding the generated reference, relative to the project root. */
+  public static final String REFERENCE_FILE = "docs/configuration.md";
+
+  /** The generated example properties file, relative to the project root. */
+  public static final String EXAMPLE_FILE = "config/relay.properties.example";
+
+  /** Marks the start of the generated section in {@value #REFERENCE_FILE}. */
   public static final String BEGIN = "<!-- config-reference:begin -->";
 
-  /** Marks the end of the generated section in the README. */
+  /** Marks the end of the generated section in {@value #REFERENCE_FILE}. */
   public static final String END = "<!-- config-reference:end -->";
 
   private ConfigReference() {}
@@ -209,28 +215,21 @@ public final class ConfigReference {
    * Rewrites the generated files under a project root.
    *
    * @param args the project root (default: the current directory)
-   * @throws IOException when a file cannot be written
+   * @throws IOException when a file cannot be read or written, or {@value #REFERENCE_FILE} lacks
+   *     the markers
    */
   public static void main(String[] args) throws IOException {
     Path root = Path.of(args.length > 0 ? args[0] : ".");
-    Files.writeString(
-        root.resolve("config/relay.properties.example"),
-        exampleProperties(),
-        StandardCharsets.UTF_8);
-    Path readme = root.resolve("README.md");
-    if (Files.exists(readme)) {
-      String text = Files.readString(readme, StandardCharsets.UTF_8);
-      int begin = text.indexOf(BEGIN);
-      int end = text.indexOf(END);
-      if (begin >= 0 && end > begin) {
-        text =
-            text.substring(0, begin + BEGIN.length())
-                + "\n"
-                + markdown()
-                + "\n"
-                + text.substring(end);
-        Files.writeString(readme, text, StandardCharsets.UTF_8);
-      }
+    Files.writeString(root.resolve(EXAMPLE_FILE), exampleProperties(), StandardCharsets.UTF_8);
+    Path reference = root.resolve(REFERENCE_FILE);
+    String text = Files.readString(reference, StandardCharsets.UTF_8);
+    int begin = text.indexOf(BEGIN);
+    int end = text.indexOf(END);
+    if (begin < 0 || end < begin) {
+      throw new IOException(reference + " has no " + BEGIN + " ... " + END + " section");
     }
+    text =
+        text.substring(0, begin + BEGIN.length()) + "\n" + markdown() + "\n" + text.substring(end);
+    Files.writeString(reference, text, StandardCharsets.UTF_8);
   }
 }

@@ -25,19 +25,24 @@ class ConfigReferenceTest {
   void exampleFileMatchesTheDeclarations() throws Exception {
     String checkedIn =
         Files.readString(
-            projectRoot().resolve("config/relay.properties.example"), StandardCharsets.UTF_8);
+            projectRoot().resolve(ConfigReference.EXAMPLE_FILE), StandardCharsets.UTF_8);
 
     assertThat(checkedIn).as(REGENERATE).isEqualTo(ConfigReference.exampleProperties());
   }
 
   @Test
-  void readmeReferenceMatchesTheDeclarations() throws Exception {
-    String readme = Files.readString(projectRoot().resolve("README.md"), StandardCharsets.UTF_8);
-    int begin = readme.indexOf(ConfigReference.BEGIN);
-    int end = readme.indexOf(ConfigReference.END);
+  void configurationReferenceMatchesTheDeclarations() throws Exception {
+    String doc =
+        Files.readString(
+            projectRoot().resolve(ConfigReference.REFERENCE_FILE), StandardCharsets.UTF_8);
+    int begin = doc.indexOf(ConfigReference.BEGIN);
+    int end = doc.indexOf(ConfigReference.END);
 
-    assertThat(begin).as("README.md has no config reference markers").isNotNegative();
-    assertThat(readme.substring(begin + ConfigReference.BEGIN.length(), end))
+    assertThat(begin)
+        .as(ConfigReference.REFERENCE_FILE + " has no config reference markers")
+        .isNotNegative();
+    assertThat(end).as(ConfigReference.REFERENCE_FILE + " has no end marker").isGreaterThan(begin);
+    assertThat(doc.substring(begin + ConfigReference.BEGIN.length(), end))
         .as(REGENERATE)
         .isEqualTo("\n" + ConfigReference.markdown() + "\n");
   }
