@@ -1,11 +1,11 @@
 package io.outboxrelay.relay;
 
+import io.outboxrelay.relay.config.BootstrapServers;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.RelayMode;
 import io.outboxrelay.relay.http.Monitoring;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.metrics.StatsReporter;
-import io.outboxrelay.relay.publish.BootstrapServers;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaProbe;
 import io.outboxrelay.relay.publish.KafkaPublisher;

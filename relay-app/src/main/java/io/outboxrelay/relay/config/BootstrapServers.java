@@ -1,15 +1,20 @@
 package io.outboxrelay.relay.config;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
+import org.apache.kafka.common.utils.Utils;
 
 /**
- * Checks the form of {@code kafka.bootstrap.servers}: comma-separated {@code host:port} entries, an
- * IPv6 address in brackets. Whether a host resolves is a question for startup, not for the
- * configuration: no name is looked up here. Stateless.
+ * The entries of {@code kafka.bootstrap.servers}: comma-separated {@code host:port}, an IPv6
+ * address in brackets. {@link #problems} checks their form when the configuration is loaded,
+ * without looking any name up; {@link #unresolvable} looks the hosts up at startup, so a relay
+ * whose bootstrap servers cannot be found stops at once with a message instead of retrying forever.
+ * Stateless and thread-safe.
  */
-final class BootstrapServers {
+public final class BootstrapServers {
 
   /** DNS labels (underscores too: container names have them), or a dotted IPv4 address. */
   private static final Pattern HOST =
@@ -32,17 +37,61 @@ final class BootstrapServers {
    */
   static List<String> problems(String servers) {
     List<String> problems = new ArrayList<>();
-    for (String part : servers.split(",")) {
-      String entry = part.trim();
-      if (entry.isEmpty()) {
-        continue;
-      }
+    for (String entry : entries(servers)) {
       String problem = problem(entry);
       if (problem != null) {
         problems.add(RelayConfigKeys.KAFKA_BOOTSTRAP_SERVERS.name() + ": " + problem);
       }
     }
     return problems;
+  }
+
+  /**
+   * The bootstrap servers whose host does not resolve to an address, each as {@code "host:port
+   * (why)"}.
+   *
+   * @param servers the comma-separated {@code host:port} list
+   * @return the unresolvable ones, in the order given; empty when every host resolves
+   */
+  public static List<String> unresolvable(String servers) {
+    List<String> bad = new ArrayList<>();
+    for (String s : entries(servers)) {
+      String host = Utils.getHost(s);
+      if (host == null) {
+        bad.add(s + " (not host:port)");
+        continue;
+      }
+      try {
+        InetAddress.getAllByName(host);
+      } catch (UnknownHostException e) {
+        bad.add(s + " (unknown host)");
+      } catch (SecurityException e) {
+        bad.add(s + " (" + e.getMessage() + ")");
+      }
+    }
+    return bad;
+  }
+
+  /**
+   * How many bootstrap servers the list names.
+   *
+   * @param servers the comma-separated list
+   * @return the number of non-empty entries
+   */
+  public static int count(String servers) {
+    return entries(servers).size();
+  }
+
+  /** The trimmed entries; empty ones are skipped, as Kafka does. */
+  private static List<String> entries(String servers) {
+    List<String> entries = new ArrayList<>();
+    for (String part : servers.split(",")) {
+      String entry = part.trim();
+      if (!entry.isEmpty()) {
+        entries.add(entry);
+      }
+    }
+    return entries;
   }
 
   private static String problem(String entry) {
@@ -55,7 +104,9 @@ final class BootstrapServers {
       return quoted
           + " has a scheme: write host:port ("
           + entry.substring(scheme + 3)
-          + "); the security protocol is set by kafka.producer.security.protocol";
+          + "); the security protocol is set by "
+          + RelayConfigKeys.KAFKA_PRODUCER_PREFIX
+          + "security.protocol";
     }
     String host;
     String port;

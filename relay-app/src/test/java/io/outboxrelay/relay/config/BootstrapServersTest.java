@@ -2,6 +2,7 @@ package io.outboxrelay.relay.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -65,5 +66,31 @@ class BootstrapServersTest {
     assertThat(BootstrapServers.problems(servers))
         .hasSize(3)
         .allSatisfy(p -> assertThat(p).startsWith("kafka.bootstrap.servers: '"));
+  }
+
+  // ---------------------------------------------------------------- resolution at startup
+
+  @Test
+  void reportsHostsThatDoNotResolve() {
+    assertThat(BootstrapServers.unresolvable("kafka.invalid:9092"))
+        .containsExactly("kafka.invalid:9092 (unknown host)");
+    assertThat(BootstrapServers.unresolvable("127.0.0.1:9092, kafka.invalid:9092"))
+        .containsExactly("kafka.invalid:9092 (unknown host)");
+  }
+
+  @Test
+  void acceptsAddressesAndNamesThatResolve() {
+    assertThat(BootstrapServers.unresolvable("127.0.0.1:9092,localhost:9093,[::1]:9094")).isEmpty();
+  }
+
+  @Test
+  void reportsEntriesWithoutAPortAsUnresolvable() {
+    assertThat(BootstrapServers.unresolvable("localhost"))
+        .containsExactly("localhost (not host:port)");
+  }
+
+  @Test
+  void countsTheEntries() {
+    assertThat(BootstrapServers.count("a:1, b:2,,")).isEqualTo(2);
   }
 }
