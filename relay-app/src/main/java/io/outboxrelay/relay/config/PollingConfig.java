@@ -35,4 +35,11 @@ public record PollingConfig(
     Duration backoffMax,
     Duration retention,
     int retentionBatchSize,
-    Duration retentionInterval) {}
+    Duration retentionInterval) {
+
+  /**
+   * The most of a lease a worker keeps back for finishing its batch (one short transaction): the
+   * margin is a renewal period (a quarter of the lease), at most this.
+   */
+  public static final Duration FINISH_MARGIN_MAX = Duration.ofSeconds(5);
+}

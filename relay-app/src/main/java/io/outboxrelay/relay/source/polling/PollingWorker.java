@@ -155,12 +155,14 @@ final class PollingWorker implements Runnable {
 
   /**
    * The part of the lease kept back for the finish: a renewal period (a quarter of the lease), at
-   * most 5 s. A batch whose lease has not been renewed for three quarters of it (the database does
-   * not answer) stops waiting for Kafka, so that its finish can still run within the lease.
+   * most {@link PollingConfig#FINISH_MARGIN_MAX}. A batch whose lease has not been renewed for
+   * three quarters of it (the database does not answer) stops waiting for Kafka, so that its finish
+   * can still run within the lease.
    */
   static Duration finishMargin(Duration lease) {
     Duration quarter = LeaseKeeper.period(lease);
-    return quarter.compareTo(Duration.ofSeconds(5)) < 0 ? quarter : Duration.ofSeconds(5);
+    Duration max = PollingConfig.FINISH_MARGIN_MAX;
+    return quarter.compareTo(max) < 0 ? quarter : max;
   }
 
   /** Asks the worker to stop after the batch in flight. */
