@@ -9,13 +9,10 @@ import io.outboxrelay.relay.admin.Operator;
 import io.outboxrelay.relay.config.RelayConfig;
 import java.io.PrintWriter;
 import java.util.List;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** {@code outbox-relay dead}: the DEAD events of polling mode. */
 @Command(
@@ -28,15 +25,7 @@ import picocli.CommandLine.Spec;
       DeadCommand.RequeueEvents.class,
       DeadCommand.SkipEvents.class
     })
-final class DeadCommand implements Callable<Integer> {
-
-  @Spec CommandSpec spec;
-
-  @Override
-  public Integer call() {
-    spec.commandLine().usage(spec.commandLine().getErr());
-    return ExitCodes.CONFIG;
-  }
+final class DeadCommand extends CommandGroup {
 
   /** {@code dead list}. */
   @Command(

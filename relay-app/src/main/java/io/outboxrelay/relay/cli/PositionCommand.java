@@ -5,11 +5,8 @@ import io.outboxrelay.relay.admin.Operator;
 import io.outboxrelay.relay.admin.PositionCommands;
 import io.outboxrelay.relay.config.RelayConfig;
 import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code outbox-relay position}: the CDC relay's stored binlog position. */
 @Command(
@@ -17,15 +14,7 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = "Show or reset the binlog position a CDC relay resumes from.",
     subcommands = {PositionCommand.Show.class, PositionCommand.Reset.class})
-final class PositionCommand implements Callable<Integer> {
-
-  @Spec CommandSpec spec;
-
-  @Override
-  public Integer call() {
-    spec.commandLine().usage(spec.commandLine().getErr());
-    return ExitCodes.CONFIG;
-  }
+final class PositionCommand extends CommandGroup {
 
   /** {@code position show}. */
   @Command(
