@@ -50,4 +50,30 @@ public record CdcConfig(
   public CdcConfig {
     debeziumOverrides = Map.copyOf(debeziumOverrides);
   }
+
+  /** Reads the {@code cdc.*} keys; {@code null} outside CDC mode. */
+  static CdcConfig from(ConfigValues v, Map<String, String> debeziumOverrides) {
+    if (v.mode() != RelayMode.CDC) {
+      return null;
+    }
+    return new CdcConfig(
+        v.get(RelayConfigKeys.CDC_SERVER_ID),
+        v.get(RelayConfigKeys.CDC_OFFSETS_TABLE),
+        v.get(RelayConfigKeys.CDC_SCHEMA_HISTORY_TABLE),
+        v.get(RelayConfigKeys.CDC_BATCH_SIZE),
+        v.get(RelayConfigKeys.CDC_COMMIT_INTERVAL),
+        v.get(RelayConfigKeys.CDC_HEARTBEAT_INTERVAL),
+        v.get(RelayConfigKeys.CDC_POISON_ACTION),
+        v.get(RelayConfigKeys.CDC_RETRY_BACKOFF_INITIAL),
+        v.get(RelayConfigKeys.CDC_RETRY_BACKOFF_MAX),
+        v.get(RelayConfigKeys.CDC_STARTUP_TIMEOUT),
+        v.get(RelayConfigKeys.CDC_REQUIRE_DURABLE_BINLOG),
+        v.get(RelayConfigKeys.CDC_LEADER_TABLE),
+        v.get(RelayConfigKeys.CDC_LEADER_LEASE),
+        v.get(RelayConfigKeys.CDC_LEADER_RENEW_INTERVAL),
+        debeziumOverrides,
+        v.get(RelayConfigKeys.CDC_RETENTION),
+        v.get(RelayConfigKeys.CDC_RETENTION_BATCH_SIZE),
+        v.get(RelayConfigKeys.CDC_RETENTION_INTERVAL));
+  }
 }

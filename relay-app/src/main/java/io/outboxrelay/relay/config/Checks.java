@@ -53,6 +53,10 @@ final class Checks {
     return new Range<>(min, max, String::valueOf);
   }
 
+  static Range<Double> between(double min, double max) {
+    return new Range<>(min, max, v -> ValueType.DOUBLE.format(v));
+  }
+
   static Range<Duration> between(Duration min, Duration max) {
     return new Range<>(min, max, d -> ValueType.DURATION_TYPE.format(d));
   }

@@ -59,6 +59,7 @@ public final class ConfigKey<T> {
   private final List<Function<T, String>> checks;
   private final Checks.Range<?> range;
   private final String doc;
+  private final String example;
 
   private ConfigKey(Builder<T> b) {
     this.name = b.name;
@@ -76,6 +77,10 @@ public final class ConfigKey<T> {
         (Checks.Range<?>)
             checks.stream().filter(c -> c instanceof Checks.Range).findFirst().orElse(null);
     this.doc = Objects.requireNonNull(b.doc, "doc");
+    this.example = b.example;
+    if (!requiredIn.isEmpty() && example == null) {
+      throw new IllegalStateException(name + " is required somewhere but declares no example");
+    }
   }
 
   /**
@@ -183,6 +188,15 @@ public final class ConfigKey<T> {
   }
 
   /**
+   * The value the example properties file shows for a required key.
+   *
+   * @return the example, or {@code null} for a key that is never required
+   */
+  public String example() {
+    return example;
+  }
+
+  /**
    * The values the key accepts, for the reference documentation: {@code 1 to 65535}, {@code 1s to
    * 1d}.
    *
@@ -237,6 +251,7 @@ public final class ConfigKey<T> {
     private final Set<RelayMode> usedIn = EnumSet.allOf(RelayMode.class);
     private final List<Function<T, String>> checks = new ArrayList<>();
     private String doc;
+    private String example;
 
     private Builder(String name, ValueType<T> type) {
       this.name = Objects.requireNonNull(name, "name");
@@ -318,6 +333,17 @@ public final class ConfigKey<T> {
      */
     public Builder<T> doc(String doc) {
       this.doc = doc;
+      return this;
+    }
+
+    /**
+     * Sets the value the example properties file shows; every required key has one.
+     *
+     * @param value a valid value
+     * @return this builder
+     */
+    public Builder<T> example(String value) {
+      this.example = value;
       return this;
     }
 

@@ -9,12 +9,12 @@ import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -87,68 +87,127 @@ public final class ConfigLoader {
       }
     }
 
-    RelayMode fileMode = value(RelayConfigKeys.MODE, resolved, null, problems);
-    RelayMode mode =
-        modeOverride != null ? modeOverride : fileMode != null ? fileMode : RelayMode.CDC;
-    if (modeOverride != null && fileMode != null && fileMode != modeOverride) {
-      notices.add(
-          "mode="
-              + lower(modeOverride)
-              + " from --mode overrides mode="
-              + lower(fileMode)
-              + " in "
-              + origin);
-    }
-    Map<ConfigKey<?>, Object> values = new HashMap<>();
-    for (ConfigKey<?> key : RelayConfigKeys.ALL) {
-      Object v = read(key, resolved, mode, problems);
-      if (v != null) {
-        values.put(key, v);
-      }
-    }
-    values.put(RelayConfigKeys.MODE, mode);
-
-    Map<String, String> producerOverrides = new TreeMap<>();
-    Map<String, String> debeziumOverrides = new TreeMap<>();
+    RelayMode mode = mode(resolved, modeOverride, origin, problems, notices);
+    ConfigValues values = values(resolved, mode, problems);
+    Map<String, String> producerOverrides = under(RelayConfigKeys.KAFKA_PRODUCER_PREFIX, resolved);
+    Map<String, String> debeziumOverrides = under(RelayConfigKeys.DEBEZIUM_PREFIX, resolved);
     for (String key : resolved.keySet()) {
-      if (key.startsWith(RelayConfigKeys.KAFKA_PRODUCER_PREFIX)) {
-        producerOverrides.put(
-            key.substring(RelayConfigKeys.KAFKA_PRODUCER_PREFIX.length()), resolved.get(key));
-      } else if (key.startsWith(RelayConfigKeys.DEBEZIUM_PREFIX)) {
-        debeziumOverrides.put(
-            key.substring(RelayConfigKeys.DEBEZIUM_PREFIX.length()), resolved.get(key));
-      } else if (RelayConfigKeys.byName(key) == null) {
+      if (!isPassThrough(key) && RelayConfigKeys.byName(key) == null) {
         problems.add(unknownKey(key));
       }
     }
 
-    String bootstrapServers =
-        (String) values.getOrDefault(RelayConfigKeys.KAFKA_BOOTSTRAP_SERVERS, "");
-    problems.addAll(BootstrapServers.problems(bootstrapServers));
-    ProducerSettings producer = new ProducerSettings(mode, bootstrapServers, producerOverrides);
+    ProducerSettings producer = ProducerSettings.from(values, producerOverrides);
+    problems.addAll(BootstrapServers.problems(producer.bootstrapServers()));
     problems.addAll(producer.problems());
     if (mode == RelayMode.CDC) {
-      Map<String, String> unmanaged = new TreeMap<>(debeziumOverrides);
-      debeziumOverrides.forEach(
-          (k, v) -> {
-            String instead = DebeziumKeys.managedBy(k);
-            if (instead != null) {
-              problems.add(
-                  RelayConfigKeys.DEBEZIUM_PREFIX + k + " is managed by the relay: " + instead);
-              unmanaged.remove(k);
-            }
-          });
-      SourceFlavor flavor = (SourceFlavor) values.get(RelayConfigKeys.SOURCE_FLAVOR);
-      if (!unmanaged.isEmpty() && flavor != null && flavor.supportsCdc()) {
-        warnings.addAll(DebeziumKeys.warnings(flavor, unmanaged));
+      checkDebezium(
+          values.get(RelayConfigKeys.SOURCE_FLAVOR), debeziumOverrides, problems, warnings);
+    }
+    for (CrossCheck check : RelayConfigKeys.CROSS_CHECKS) {
+      String problem = check.problem(values);
+      if (problem != null) {
+        problems.add(problem);
       }
     }
-    crossChecks(mode, values, producer, problems);
 
     if (!problems.isEmpty()) {
       throw new ConfigException(problems, warnings);
     }
-    return build(mode, values, producer, debeziumOverrides, resolved, notices, warnings);
+    SourceConfig source = SourceConfig.from(values);
+    return new RelayConfig(
+        mode,
+        values.get(RelayConfigKeys.RELAY_NAME),
+        values.get(RelayConfigKeys.STATS_INTERVAL),
+        values.get(RelayConfigKeys.SHUTDOWN_TIMEOUT),
+        source,
+        TopicTemplate.parse(values.get(RelayConfigKeys.TOPIC_TEMPLATE)),
+        VersionCheckConfig.from(values),
+        producer,
+        CdcConfig.from(values, debeziumOverrides),
+        PollingConfig.from(values),
+        HttpConfig.from(values),
+        effective(values, source, producer, resolved),
+        notices,
+        warnings);
+  }
+
+  /** The mode: {@code --mode}, else the file's, else the default; a notice when they differ. */
+  private static RelayMode mode(
+      Map<String, String> resolved,
+      RelayMode modeOverride,
+      String origin,
+      List<String> problems,
+      List<String> notices) {
+    ConfigKey<RelayMode> key = RelayConfigKeys.MODE;
+    String text = resolved.get(key.name());
+    RelayMode fileMode = text == null ? null : parse(key, text, null, problems);
+    if (modeOverride != null && fileMode != null && fileMode != modeOverride) {
+      notices.add(
+          key.name()
+              + "="
+              + key.type().format(modeOverride)
+              + " from --mode overrides "
+              + key.name()
+              + "="
+              + key.type().format(fileMode)
+              + " in "
+              + origin);
+    }
+    return modeOverride != null ? modeOverride : fileMode != null ? fileMode : key.defaultValue();
+  }
+
+  /** Parses every declared key but the mode, reporting a required key that is missing. */
+  private static ConfigValues values(
+      Map<String, String> resolved, RelayMode mode, List<String> problems) {
+    Map<ConfigKey<?>, Object> values = new HashMap<>();
+    for (ConfigKey<?> key : RelayConfigKeys.ALL) {
+      if (key != RelayConfigKeys.MODE) {
+        Object v = read(key, resolved.get(key.name()), mode, problems);
+        if (v != null) {
+          values.put(key, v);
+        }
+      }
+    }
+    return new ConfigValues(mode, values);
+  }
+
+  private static boolean isPassThrough(String key) {
+    return key.startsWith(RelayConfigKeys.KAFKA_PRODUCER_PREFIX)
+        || key.startsWith(RelayConfigKeys.DEBEZIUM_PREFIX);
+  }
+
+  /** The entries under a pass-through prefix, without it. */
+  private static Map<String, String> under(String prefix, Map<String, String> resolved) {
+    Map<String, String> entries = new TreeMap<>();
+    resolved.forEach(
+        (k, v) -> {
+          if (k.startsWith(prefix)) {
+            entries.put(k.substring(prefix.length()), v);
+          }
+        });
+    return entries;
+  }
+
+  /** Refuses what the relay sets itself; warns about what Debezium does not define. */
+  private static void checkDebezium(
+      SourceFlavor flavor,
+      Map<String, String> overrides,
+      List<String> problems,
+      List<String> warnings) {
+    Map<String, String> unmanaged = new TreeMap<>(overrides);
+    overrides.forEach(
+        (k, v) -> {
+          String instead = DebeziumManaged.insteadOf(k);
+          if (instead != null) {
+            problems.add(
+                RelayConfigKeys.DEBEZIUM_PREFIX + k + " is managed by the relay: " + instead);
+            unmanaged.remove(k);
+          }
+        });
+    if (!unmanaged.isEmpty() && flavor != null && flavor.supportsCdc()) {
+      warnings.addAll(DebeziumKeys.warnings(flavor, unmanaged));
+    }
   }
 
   private String resolve(String key, String value, List<String> problems) {
@@ -195,12 +254,7 @@ public final class ConfigLoader {
     return ok ? out.toString() : null;
   }
 
-  private static <T> T value(
-      ConfigKey<T> key, Map<String, String> resolved, T fallback, List<String> problems) {
-    String text = resolved.get(key.name());
-    if (text == null) {
-      return fallback;
-    }
+  private static <T> T parse(ConfigKey<T> key, String text, T fallback, List<String> problems) {
     try {
       return key.parse(text);
     } catch (IllegalArgumentException e) {
@@ -209,218 +263,50 @@ public final class ConfigLoader {
     }
   }
 
-  private static Object read(
-      ConfigKey<?> key, Map<String, String> resolved, RelayMode mode, List<String> problems) {
-    String text = resolved.get(key.name());
-    if (text == null) {
-      if (key.isRequiredIn(mode)) {
-        problems.add(
-            key.name()
-                + " is required"
-                + (key.requiredIn().size() == 1 ? " in " + lower(mode) + " mode" : "")
-                + ": "
-                + key.doc().split("(?<=\\.) ")[0]);
-      }
-      return key.defaultValue();
+  private static <T> T read(ConfigKey<T> key, String text, RelayMode mode, List<String> problems) {
+    if (text != null) {
+      return parse(key, text, key.defaultValue(), problems);
     }
-    if (key == RelayConfigKeys.MODE) {
-      return null; // already handled, and --mode may override it
+    if (key.isRequiredIn(mode)) {
+      problems.add(
+          key.name()
+              + " is required"
+              + (key.requiredIn().size() == 1 ? " in " + lower(mode) + " mode" : "")
+              + ": "
+              + key.doc().split("(?<=\\.) ")[0]);
     }
-    try {
-      return key.parse(text);
-    } catch (IllegalArgumentException e) {
-      problems.add(key.name() + ": " + e.getMessage());
-      return key.defaultValue();
-    }
+    return key.defaultValue();
   }
 
-  private static void crossChecks(
-      RelayMode mode,
-      Map<ConfigKey<?>, Object> values,
+  /** Every setting in effect in the mode, as printable text with secrets hidden. */
+  private static SortedMap<String, String> effective(
+      ConfigValues values,
+      SourceConfig source,
       ProducerSettings producer,
-      List<String> problems) {
-    if (mode == RelayMode.POLLING) {
-      pollingChecks(values, problems);
-    }
-    SourceFlavor flavor = (SourceFlavor) values.get(RelayConfigKeys.SOURCE_FLAVOR);
-    if (mode == RelayMode.CDC && flavor != null && !flavor.supportsCdc()) {
-      problems.add(
-          "source.flavor="
-              + lower(flavor)
-              + " supports only polling mode: set mode=polling"
-              + " (CDC mode reads a MySQL/MariaDB binlog)");
-    }
-    Duration retention = (Duration) values.get(RelayConfigKeys.CDC_RETENTION);
-    if (mode == RelayMode.CDC
-        && flavor == SourceFlavor.MYSQL
-        && retention != null
-        && !retention.isZero()) {
-      problems.add(
-          "cdc.retention needs MariaDB (a consistent snapshot with its binlog position); MySQL has"
-              + " none: set cdc.retention=0ms");
-    }
-    Duration initial = (Duration) values.get(RelayConfigKeys.CDC_RETRY_BACKOFF_INITIAL);
-    Duration max = (Duration) values.get(RelayConfigKeys.CDC_RETRY_BACKOFF_MAX);
-    if (mode == RelayMode.CDC && initial != null && max != null && initial.compareTo(max) > 0) {
-      problems.add(
-          "cdc.retry.backoff.initial must not exceed cdc.retry.backoff.max: lower the first or"
-              + " raise the second");
-    }
-    Duration lease = (Duration) values.get(RelayConfigKeys.CDC_LEADER_LEASE);
-    Duration renew = (Duration) values.get(RelayConfigKeys.CDC_LEADER_RENEW_INTERVAL);
-    if (mode == RelayMode.CDC
-        && lease != null
-        && renew != null
-        && renew.multipliedBy(3).compareTo(lease) > 0) {
-      problems.add(
-          "cdc.leader.renew.interval="
-              + ValueType.DURATION_TYPE.format(renew)
-              + " is more than a third of cdc.leader.lease="
-              + ValueType.DURATION_TYPE.format(lease)
-              + ": a single late renewal would stop the leader; lower the interval or raise the"
-              + " lease");
-    }
-  }
-
-  private static void pollingChecks(Map<ConfigKey<?>, Object> values, List<String> problems) {
-    // No check relates polling.lease to the producer's timeouts: the lease is renewed while a
-    // batch waits for Kafka, so it need not cover the longest publish (see LeaseKeeper).
-    Integer window = (Integer) values.get(RelayConfigKeys.POLLING_CLAIM_WINDOW);
-    Integer batch = (Integer) values.get(RelayConfigKeys.POLLING_BATCH_SIZE);
-    if (window != null && batch != null && window < batch) {
-      problems.add(
-          "polling.claim.window="
-              + window
-              + " is smaller than polling.batch.size="
-              + batch
-              + ": a claim could never fill its batch; raise the window");
-    }
-    Duration initial = (Duration) values.get(RelayConfigKeys.POLLING_BACKOFF_INITIAL);
-    Duration max = (Duration) values.get(RelayConfigKeys.POLLING_BACKOFF_MAX);
-    if (initial != null && max != null && initial.compareTo(max) > 0) {
-      problems.add(
-          "polling.retry.backoff.initial must not exceed polling.retry.backoff.max: lower the"
-              + " first or raise the second");
-    }
-  }
-
-  private static RelayConfig build(
-      RelayMode mode,
-      Map<ConfigKey<?>, Object> values,
-      ProducerSettings producer,
-      Map<String, String> debeziumOverrides,
-      Map<String, String> resolved,
-      List<String> notices,
-      List<String> warnings) {
-    SourceFlavor flavor = get(values, RelayConfigKeys.SOURCE_FLAVOR);
-    Integer port = get(values, RelayConfigKeys.SOURCE_PORT);
-    SourceConfig source =
-        new SourceConfig(
-            flavor,
-            get(values, RelayConfigKeys.SOURCE_HOST),
-            port != null ? port : flavor.defaultPort(),
-            get(values, RelayConfigKeys.SOURCE_DATABASE),
-            get(values, RelayConfigKeys.SOURCE_USER),
-            new Secret(get(values, RelayConfigKeys.SOURCE_PASSWORD)),
-            get(values, RelayConfigKeys.SOURCE_TABLE),
-            get(values, RelayConfigKeys.SOURCE_CONNECT_TIMEOUT));
-    CdcConfig cdc = null;
-    if (mode == RelayMode.CDC) {
-      cdc =
-          new CdcConfig(
-              get(values, RelayConfigKeys.CDC_SERVER_ID),
-              get(values, RelayConfigKeys.CDC_OFFSETS_TABLE),
-              get(values, RelayConfigKeys.CDC_SCHEMA_HISTORY_TABLE),
-              get(values, RelayConfigKeys.CDC_BATCH_SIZE),
-              get(values, RelayConfigKeys.CDC_COMMIT_INTERVAL),
-              get(values, RelayConfigKeys.CDC_HEARTBEAT_INTERVAL),
-              get(values, RelayConfigKeys.CDC_POISON_ACTION),
-              get(values, RelayConfigKeys.CDC_RETRY_BACKOFF_INITIAL),
-              get(values, RelayConfigKeys.CDC_RETRY_BACKOFF_MAX),
-              get(values, RelayConfigKeys.CDC_STARTUP_TIMEOUT),
-              get(values, RelayConfigKeys.CDC_REQUIRE_DURABLE_BINLOG),
-              get(values, RelayConfigKeys.CDC_LEADER_TABLE),
-              get(values, RelayConfigKeys.CDC_LEADER_LEASE),
-              get(values, RelayConfigKeys.CDC_LEADER_RENEW_INTERVAL),
-              debeziumOverrides,
-              get(values, RelayConfigKeys.CDC_RETENTION),
-              get(values, RelayConfigKeys.CDC_RETENTION_BATCH_SIZE),
-              get(values, RelayConfigKeys.CDC_RETENTION_INTERVAL));
-    }
-
-    PollingConfig polling = null;
-    if (mode == RelayMode.POLLING) {
-      polling =
-          new PollingConfig(
-              get(values, RelayConfigKeys.POLLING_WORKERS),
-              get(values, RelayConfigKeys.POLLING_BATCH_SIZE),
-              get(values, RelayConfigKeys.POLLING_INTERVAL),
-              get(values, RelayConfigKeys.POLLING_LEASE),
-              get(values, RelayConfigKeys.POLLING_ORDERING),
-              get(values, RelayConfigKeys.POLLING_DEAD_BLOCKS_AGGREGATE),
-              get(values, RelayConfigKeys.POLLING_CLAIM_WINDOW),
-              get(values, RelayConfigKeys.POLLING_MAX_ATTEMPTS),
-              get(values, RelayConfigKeys.POLLING_BACKOFF_INITIAL),
-              get(values, RelayConfigKeys.POLLING_BACKOFF_MULTIPLIER),
-              get(values, RelayConfigKeys.POLLING_BACKOFF_MAX),
-              get(values, RelayConfigKeys.POLLING_RETENTION),
-              get(values, RelayConfigKeys.POLLING_RETENTION_BATCH_SIZE),
-              get(values, RelayConfigKeys.POLLING_RETENTION_INTERVAL));
-    }
-
-    TreeMap<String, String> effective = new TreeMap<>();
+      Map<String, String> resolved) {
+    RelayMode mode = values.mode();
+    SortedMap<String, String> effective = new TreeMap<>();
     for (ConfigKey<?> key : RelayConfigKeys.ALL) {
-      if (!key.isUsedIn(mode)) {
-        continue;
+      if (key.isUsedIn(mode)) {
+        effective.put(key.name(), values.printable(key));
       }
-      Object v = values.get(key);
-      effective.put(key.name(), v == null ? "(not set)" : format(key, v));
     }
     effective.put(RelayConfigKeys.SOURCE_PORT.name(), String.valueOf(source.port()));
-    for (String key : resolved.keySet()) {
-      boolean producerKey = key.startsWith(RelayConfigKeys.KAFKA_PRODUCER_PREFIX);
-      boolean debeziumKey = key.startsWith(RelayConfigKeys.DEBEZIUM_PREFIX);
-      if (producerKey || (debeziumKey && mode == RelayMode.CDC)) {
-        String value =
-            producerKey
-                ? producer.effective(key.substring(RelayConfigKeys.KAFKA_PRODUCER_PREFIX.length()))
-                : resolved.get(key).trim();
-        effective.put(key, SecretKeys.isSecret(key) ? "[hidden]" : value);
-      }
-    }
-    ProducerSettings.defaults(mode)
-        .forEach((k, v) -> effective.putIfAbsent(RelayConfigKeys.KAFKA_PRODUCER_PREFIX + k, v));
-
-    return new RelayConfig(
-        mode,
-        get(values, RelayConfigKeys.RELAY_NAME),
-        get(values, RelayConfigKeys.STATS_INTERVAL),
-        get(values, RelayConfigKeys.SHUTDOWN_TIMEOUT),
-        source,
-        TopicTemplate.parse(get(values, RelayConfigKeys.TOPIC_TEMPLATE)),
-        new VersionCheckConfig(
-            get(values, RelayConfigKeys.VERSION_CHECK),
-            get(values, RelayConfigKeys.VERSION_CHECK_AGGREGATES)),
-        producer,
-        cdc,
-        polling,
-        values.get(RelayConfigKeys.HTTP_PORT) == null
-            ? null
-            : new HttpConfig(
-                get(values, RelayConfigKeys.HTTP_HOST), get(values, RelayConfigKeys.HTTP_PORT)),
-        effective,
-        notices,
-        warnings);
-  }
-
-  @SuppressWarnings("unchecked")
-  private static <T> T get(Map<ConfigKey<?>, Object> values, ConfigKey<T> key) {
-    return (T) values.get(key);
-  }
-
-  @SuppressWarnings("unchecked")
-  private static <T> String format(ConfigKey<T> key, Object value) {
-    return key.type().format((T) value);
+    String producerPrefix = RelayConfigKeys.KAFKA_PRODUCER_PREFIX;
+    resolved.forEach(
+        (key, value) -> {
+          String shown = null;
+          if (key.startsWith(producerPrefix)) {
+            shown = producer.effective(key.substring(producerPrefix.length()));
+          } else if (key.startsWith(RelayConfigKeys.DEBEZIUM_PREFIX) && mode == RelayMode.CDC) {
+            shown = value.trim();
+          }
+          if (shown != null) {
+            effective.put(key, SecretKeys.isSecret(key) ? "[hidden]" : shown);
+          }
+        });
+    ProducerSettings.defaults(mode).forEach((k, v) -> effective.putIfAbsent(producerPrefix + k, v));
+    return effective;
   }
 
   private static String unknownKey(String key) {
@@ -431,7 +317,11 @@ public final class ConfigLoader {
         best != null
             ? "did you mean " + best + "?"
             : "see config/relay.properties.example for the keys (Kafka producer settings go"
-                + " under kafka.producer., Debezium settings under debezium.)";
+                + " under "
+                + RelayConfigKeys.KAFKA_PRODUCER_PREFIX
+                + ", Debezium settings under "
+                + RelayConfigKeys.DEBEZIUM_PREFIX
+                + ")";
     return "unknown key " + key + ": " + hint;
   }
 

@@ -64,7 +64,9 @@ public final class ConfigReference {
     md.append("\n#### Kafka producer defaults set by the relay\n\n");
     md.append("Any of these can be overridden as `kafka.producer.<setting>`, except where noted");
     md.append(
-        " under `kafka.bootstrap.servers`.\n\n| setting | cdc mode | polling mode |\n|---|---|---|\n");
+        " under `"
+            + RelayConfigKeys.KAFKA_BOOTSTRAP_SERVERS.name()
+            + "`.\n\n| setting | cdc mode | polling mode |\n|---|---|---|\n");
     Map<String, String> cdc = ProducerSettings.defaults(RelayMode.CDC);
     Map<String, String> polling = ProducerSettings.defaults(RelayMode.POLLING);
     for (Map.Entry<String, String> e : cdc.entrySet()) {
@@ -121,7 +123,7 @@ public final class ConfigReference {
         boolean required = !key.requiredIn().isEmpty();
         if (required) {
           p.append("# Required").append(modesRequired(key)).append(".\n");
-          p.append(key.name()).append('=').append(example(key)).append('\n');
+          p.append(key.name()).append('=').append(key.example()).append('\n');
         } else if (key.type().isSecret()) {
           p.append('#').append(key.name()).append("=\n");
         } else if (key.defaultValue() == null && key.defaultText() != null) {
@@ -175,17 +177,6 @@ public final class ConfigReference {
             .sorted()
             .collect(Collectors.joining(", "))
         + " mode only)";
-  }
-
-  private static String example(ConfigKey<?> key) {
-    return switch (key.name()) {
-      case "source.host" -> "127.0.0.1";
-      case "source.database" -> "app";
-      case "source.user" -> "outbox_relay";
-      case "kafka.bootstrap.servers" -> "127.0.0.1:9092";
-      case "cdc.server.id" -> "5401";
-      default -> "";
-    };
   }
 
   private static String lower(Enum<?> e) {

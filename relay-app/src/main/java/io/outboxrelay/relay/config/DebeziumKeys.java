@@ -18,7 +18,6 @@ import io.debezium.storage.jdbc.history.JdbcSchemaHistoryConfig;
 import io.debezium.storage.jdbc.offset.JdbcOffsetBackingStoreConfig;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -65,22 +64,9 @@ final class DebeziumKeys {
   /** The engine reads it though no Debezium class declares it. */
   private static final Set<String> UNDECLARED = Set.of("tasks.max");
 
-  /** Engine settings the relay owns, with what to set instead; overriding them is refused. */
-  private static final Map<String, String> MANAGED = managed();
-
   private static final Map<SourceFlavor, Known> KNOWN = new ConcurrentHashMap<>();
 
   private DebeziumKeys() {}
-
-  /**
-   * Whether the relay sets a Debezium setting itself.
-   *
-   * @param key the setting without the {@code debezium.} prefix
-   * @return what to set instead, or {@code null} when the setting may be overridden
-   */
-  static String managedBy(String key) {
-    return MANAGED.get(key);
-  }
 
   /**
    * A warning for each setting Debezium does not define, with the closest defined name when one is
@@ -139,46 +125,6 @@ final class DebeziumKeys {
                   : "check the spelling against the Debezium documentation"));
     }
     return warnings;
-  }
-
-  private static Map<String, String> managed() {
-    Map<String, String> owned = new HashMap<>();
-    String useSource = "set it with the source.* keys";
-    for (String k :
-        Set.of(
-            "database.hostname",
-            "database.port",
-            "database.user",
-            "database.password",
-            "database.include.list",
-            "table.include.list")) {
-      owned.put(k, useSource);
-    }
-    owned.put("database.server.id", "set cdc.server.id");
-    owned.put("name", "set relay.name");
-    owned.put("topic.prefix", "set relay.name");
-    owned.put("connector.class", "set source.flavor");
-    owned.put("max.batch.size", "set cdc.batch.size");
-    owned.put("heartbeat.interval.ms", "set cdc.heartbeat.interval");
-    String offsets = "positions are always stored in source.database (cdc.offsets.table)";
-    for (String k :
-        new TreeSet<>(
-            Set.of(
-                "offset.storage",
-                "offset.commit.policy",
-                "offset.flush.interval.ms",
-                "offset.storage.jdbc.connection.url",
-                "offset.storage.jdbc.connection.user",
-                "offset.storage.jdbc.connection.password",
-                "offset.storage.jdbc.table.name",
-                "schema.history.internal",
-                "schema.history.internal.jdbc.connection.url",
-                "schema.history.internal.jdbc.connection.user",
-                "schema.history.internal.jdbc.connection.password",
-                "schema.history.internal.jdbc.table.name"))) {
-      owned.put(k, offsets);
-    }
-    return Map.copyOf(owned);
   }
 
   /** The names Debezium defines for one connector, and its name patterns. */

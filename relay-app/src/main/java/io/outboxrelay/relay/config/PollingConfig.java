@@ -42,4 +42,26 @@ public record PollingConfig(
    * margin is a renewal period (a quarter of the lease), at most this.
    */
   public static final Duration FINISH_MARGIN_MAX = Duration.ofSeconds(5);
+
+  /** Reads the {@code polling.*} keys; {@code null} outside polling mode. */
+  static PollingConfig from(ConfigValues v) {
+    if (v.mode() != RelayMode.POLLING) {
+      return null;
+    }
+    return new PollingConfig(
+        v.get(RelayConfigKeys.POLLING_WORKERS),
+        v.get(RelayConfigKeys.POLLING_BATCH_SIZE),
+        v.get(RelayConfigKeys.POLLING_INTERVAL),
+        v.get(RelayConfigKeys.POLLING_LEASE),
+        v.get(RelayConfigKeys.POLLING_ORDERING),
+        v.get(RelayConfigKeys.POLLING_DEAD_BLOCKS_AGGREGATE),
+        v.get(RelayConfigKeys.POLLING_CLAIM_WINDOW),
+        v.get(RelayConfigKeys.POLLING_MAX_ATTEMPTS),
+        v.get(RelayConfigKeys.POLLING_BACKOFF_INITIAL),
+        v.get(RelayConfigKeys.POLLING_BACKOFF_MULTIPLIER),
+        v.get(RelayConfigKeys.POLLING_BACKOFF_MAX),
+        v.get(RelayConfigKeys.POLLING_RETENTION),
+        v.get(RelayConfigKeys.POLLING_RETENTION_BATCH_SIZE),
+        v.get(RelayConfigKeys.POLLING_RETENTION_INTERVAL));
+  }
 }

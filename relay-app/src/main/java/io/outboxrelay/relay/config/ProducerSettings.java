@@ -56,6 +56,12 @@ public final class ProducerSettings {
     this.overrides = Collections.unmodifiableMap(copy);
   }
 
+  /** Reads {@code kafka.bootstrap.servers} (empty when unset) and takes the overrides. */
+  static ProducerSettings from(ConfigValues v, Map<String, String> overrides) {
+    String servers = v.get(RelayConfigKeys.KAFKA_BOOTSTRAP_SERVERS);
+    return new ProducerSettings(v.mode(), servers == null ? "" : servers, overrides);
+  }
+
   /**
    * The relay's defaults for a mode; each may be overridden unless {@link #problems} refuses the
    * value.
@@ -107,7 +113,7 @@ public final class ProducerSettings {
             key
                 + " is set by the relay"
                 + (e.getKey().equals(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG)
-                    ? ": use kafka.bootstrap.servers"
+                    ? ": use " + RelayConfigKeys.KAFKA_BOOTSTRAP_SERVERS.name()
                     : " (records are bytes): remove it"));
       } else if (e.getKey().equals(ProducerConfig.TRANSACTIONAL_ID_CONFIG)) {
         problems.add(key + " is not supported: the relay uses an idempotent producer; remove it");

@@ -77,10 +77,24 @@ public final class RelayConfigKeys {
           .doc("The source database: mariadb or mysql (both modes), postgresql (polling only).")
           .build();
 
+  /** CDC mode reads a binlog, which only MySQL and MariaDB have. */
+  static final CrossCheck FLAVOR_SUPPORTS_CDC =
+      CrossCheck.of(
+              v ->
+                  v.get(SOURCE_FLAVOR).supportsCdc()
+                      ? null
+                      : v.setting(SOURCE_FLAVOR)
+                          + " supports only polling mode: set "
+                          + MODE.name()
+                          + "=polling (CDC mode reads a MySQL/MariaDB binlog)",
+              SOURCE_FLAVOR)
+          .onlyIn(RelayMode.CDC);
+
   public static final ConfigKey<String> SOURCE_HOST =
       define("source.host", ValueType.STRING)
           .group(Group.SOURCE)
           .requiredIn(RelayMode.CDC, RelayMode.POLLING)
+          .example("127.0.0.1")
           .check(Checks.notBlank())
           .doc("Host name or address of the source database.")
           .build();
@@ -97,6 +111,7 @@ public final class RelayConfigKeys {
       define("source.database", ValueType.STRING)
           .group(Group.SOURCE)
           .requiredIn(RelayMode.CDC, RelayMode.POLLING)
+          .example("app")
           .check(Checks.identifier())
           .doc(
               "Database (schema) holding the outbox table. The CDC position and schema history"
@@ -107,6 +122,7 @@ public final class RelayConfigKeys {
       define("source.user", ValueType.STRING)
           .group(Group.SOURCE)
           .requiredIn(RelayMode.CDC, RelayMode.POLLING)
+          .example("outbox_relay")
           .check(Checks.notBlank())
           .doc(
               "Database user of the relay; give it only the grants in"
@@ -189,6 +205,7 @@ public final class RelayConfigKeys {
       define("kafka.bootstrap.servers", ValueType.STRING)
           .group(Group.KAFKA)
           .requiredIn(RelayMode.CDC, RelayMode.POLLING)
+          .example("127.0.0.1:9092")
           .check(Checks.notBlank())
           .doc(
               "Kafka bootstrap servers, host:port[,host:port], an IPv6 address in brackets"
@@ -203,6 +220,7 @@ public final class RelayConfigKeys {
           .group(Group.CDC)
           .usedIn(RelayMode.CDC)
           .requiredIn(RelayMode.CDC)
+          .example("5401")
           .check(Checks.between(1L, 4_294_967_295L)) // server_id is an unsigned 32-bit number
           .doc(
               "Replication server id of the relay's binlog reader. It must differ from the"
@@ -303,6 +321,9 @@ public final class RelayConfigKeys {
                   + " answers again (it asks every second), whatever this says.")
           .build();
 
+  static final CrossCheck CDC_BACKOFF_ORDER =
+      CrossCheck.notAbove(CDC_RETRY_BACKOFF_INITIAL, CDC_RETRY_BACKOFF_MAX);
+
   public static final ConfigKey<Duration> CDC_STARTUP_TIMEOUT =
       define("cdc.startup.timeout", ValueType.DURATION_TYPE)
           .group(Group.CDC)
@@ -362,6 +383,21 @@ public final class RelayConfigKeys {
                   + " looks at it.")
           .build();
 
+  /** A leader stops half a renewal interval before its lease ends: one late renewal must not. */
+  static final CrossCheck LEADER_RENEWS_THRICE_PER_LEASE =
+      CrossCheck.of(
+          v ->
+              v.get(CDC_LEADER_RENEW_INTERVAL).multipliedBy(3).compareTo(v.get(CDC_LEADER_LEASE))
+                      <= 0
+                  ? null
+                  : v.setting(CDC_LEADER_RENEW_INTERVAL)
+                      + " is more than a third of "
+                      + v.setting(CDC_LEADER_LEASE)
+                      + ": a single late renewal would stop the leader; lower the interval or"
+                      + " raise the lease",
+          CDC_LEADER_LEASE,
+          CDC_LEADER_RENEW_INTERVAL);
+
   public static final ConfigKey<Duration> CDC_RETENTION =
       define("cdc.retention", ValueType.DURATION_TYPE)
           .group(Group.CDC)
@@ -374,6 +410,20 @@ public final class RelayConfigKeys {
                   + " committed position has reached. Only the leader deletes, oldest id first, in"
                   + " small batches. 0ms keeps every row. Needs DELETE on the outbox table.")
           .build();
+
+  /** Retention in CDC mode needs a consistent snapshot with its binlog position. */
+  static final CrossCheck CDC_RETENTION_NEEDS_MARIADB =
+      CrossCheck.of(
+          v ->
+              v.get(SOURCE_FLAVOR) != SourceFlavor.MYSQL || v.get(CDC_RETENTION).isZero()
+                  ? null
+                  : CDC_RETENTION.name()
+                      + " needs MariaDB (a consistent snapshot with its binlog position); MySQL"
+                      + " has none: set "
+                      + CDC_RETENTION.name()
+                      + "=0ms",
+          SOURCE_FLAVOR,
+          CDC_RETENTION);
 
   public static final ConfigKey<Integer> CDC_RETENTION_BATCH_SIZE =
       define("cdc.retention.batch.size", ValueType.INT)
@@ -478,6 +528,18 @@ public final class RelayConfigKeys {
                   + " never hold back the rest. Must be at least polling.batch.size.")
           .build();
 
+  static final CrossCheck CLAIM_WINDOW_HOLDS_A_BATCH =
+      CrossCheck.of(
+          v ->
+              v.get(POLLING_CLAIM_WINDOW) >= v.get(POLLING_BATCH_SIZE)
+                  ? null
+                  : v.setting(POLLING_CLAIM_WINDOW)
+                      + " is smaller than "
+                      + v.setting(POLLING_BATCH_SIZE)
+                      + ": a claim could never fill its batch; raise the window",
+          POLLING_CLAIM_WINDOW,
+          POLLING_BATCH_SIZE);
+
   public static final ConfigKey<Integer> POLLING_MAX_ATTEMPTS =
       define("polling.max.attempts", ValueType.INT)
           .group(Group.POLLING)
@@ -503,12 +565,12 @@ public final class RelayConfigKeys {
                   + " with ±20% jitter, measured by the database clock.")
           .build();
 
-  public static final ConfigKey<Integer> POLLING_BACKOFF_MULTIPLIER =
-      define("polling.retry.backoff.multiplier", ValueType.INT)
+  public static final ConfigKey<Double> POLLING_BACKOFF_MULTIPLIER =
+      define("polling.retry.backoff.multiplier", ValueType.DOUBLE)
           .group(Group.POLLING)
           .usedIn(RelayMode.POLLING)
-          .defaultValue(5)
-          .check(Checks.between(1, 100))
+          .defaultValue(5.0)
+          .check(Checks.between(1.0, 100.0))
           .doc("Growth of the retry pause per failed attempt.")
           .build();
 
@@ -520,6 +582,11 @@ public final class RelayConfigKeys {
           .check(Checks.between(Duration.ofMillis(1), Duration.ofDays(1)))
           .doc("Longest pause between retries of one event.")
           .build();
+
+  // No check relates polling.lease to the producer's timeouts: the lease is renewed while a batch
+  // waits for Kafka, so it need not cover the longest publish (see LeaseKeeper).
+  static final CrossCheck POLLING_BACKOFF_ORDER =
+      CrossCheck.notAbove(POLLING_BACKOFF_INITIAL, POLLING_BACKOFF_MAX);
 
   public static final ConfigKey<Duration> POLLING_RETENTION =
       define("polling.retention", ValueType.DURATION_TYPE)
@@ -626,6 +693,16 @@ public final class RelayConfigKeys {
           POLLING_RETENTION_INTERVAL,
           HTTP_PORT,
           HTTP_HOST);
+
+  /** Every check that relates keys, in the order their problems are listed. */
+  static final List<CrossCheck> CROSS_CHECKS =
+      List.of(
+          CLAIM_WINDOW_HOLDS_A_BATCH,
+          POLLING_BACKOFF_ORDER,
+          FLAVOR_SUPPORTS_CDC,
+          CDC_RETENTION_NEEDS_MARIADB,
+          CDC_BACKOFF_ORDER,
+          LEADER_RENEWS_THRICE_PER_LEASE);
 
   /**
    * Looks a key up by name.

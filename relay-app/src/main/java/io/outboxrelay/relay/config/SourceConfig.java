@@ -24,6 +24,21 @@ public record SourceConfig(
     String table,
     Duration connectTimeout) {
 
+  /** Reads the {@code source.*} keys; the port defaults to the flavor's. */
+  static SourceConfig from(ConfigValues v) {
+    SourceFlavor flavor = v.get(RelayConfigKeys.SOURCE_FLAVOR);
+    Integer port = v.get(RelayConfigKeys.SOURCE_PORT);
+    return new SourceConfig(
+        flavor,
+        v.get(RelayConfigKeys.SOURCE_HOST),
+        port != null ? port : flavor.defaultPort(),
+        v.get(RelayConfigKeys.SOURCE_DATABASE),
+        v.get(RelayConfigKeys.SOURCE_USER),
+        new Secret(v.get(RelayConfigKeys.SOURCE_PASSWORD)),
+        v.get(RelayConfigKeys.SOURCE_TABLE),
+        v.get(RelayConfigKeys.SOURCE_CONNECT_TIMEOUT));
+  }
+
   /**
    * A JDBC URL for the relay's own connections (checks, polling).
    *

@@ -1,5 +1,6 @@
 package io.outboxrelay.relay.config;
 
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
@@ -19,6 +20,8 @@ public final class ValueType<T> {
   private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
 
   private static final Pattern WHOLE_NUMBER = Pattern.compile("[+-]?\\d+");
+
+  private static final Pattern DECIMAL = Pattern.compile("[+-]?\\d+(\\.\\d+)?");
 
   private static final long DAY_MILLIS = 86_400_000L;
 
@@ -50,6 +53,13 @@ public final class ValueType<T> {
   public static final ValueType<Long> LONG =
       new ValueType<>(
           "integer", s -> parseWhole(s, Long.MIN_VALUE, Long.MAX_VALUE), String::valueOf);
+
+  /**
+   * A decimal number written without an exponent: {@code 5}, {@code 1.5}. Values too large for a
+   * {@code double} are {@linkplain OutOfRangeException out of range}.
+   */
+  public static final ValueType<Double> DOUBLE =
+      new ValueType<>("number", ValueType::parseDecimal, ValueType::formatDecimal);
 
   /** {@code true} or {@code false}. */
   public static final ValueType<Boolean> BOOLEAN =
@@ -152,6 +162,22 @@ public final class ValueType<T> {
       // digits only, so it is too long for a long: out of range as well
     }
     throw new OutOfRangeException("'" + s + "' is out of range");
+  }
+
+  private static double parseDecimal(String s) {
+    if (!DECIMAL.matcher(s).matches()) {
+      throw new IllegalArgumentException("'" + s + "' is not a number (e.g. 2 or 1.5)");
+    }
+    double value = Double.parseDouble(s);
+    if (Double.isInfinite(value)) {
+      throw new OutOfRangeException("'" + s + "' is out of range");
+    }
+    return value;
+  }
+
+  /** {@code 5} rather than {@code 5.0}, {@code 1.5} as it is. */
+  private static String formatDecimal(double value) {
+    return BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
   }
 
   private static Duration parseDuration(String s) {

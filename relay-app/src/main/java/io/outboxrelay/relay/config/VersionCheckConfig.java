@@ -11,4 +11,10 @@ public record VersionCheckConfig(VersionCheck mode, int aggregates) {
 
   /** The check off. */
   public static final VersionCheckConfig OFF = new VersionCheckConfig(VersionCheck.OFF, 1);
+
+  /** Reads the {@code router.version.check*} keys. */
+  static VersionCheckConfig from(ConfigValues v) {
+    return new VersionCheckConfig(
+        v.get(RelayConfigKeys.VERSION_CHECK), v.get(RelayConfigKeys.VERSION_CHECK_AGGREGATES));
+  }
 }

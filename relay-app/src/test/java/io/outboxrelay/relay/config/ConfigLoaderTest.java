@@ -361,6 +361,7 @@ class ConfigLoaderTest {
     for (ConfigKey<?> key : RelayConfigKeys.ALL) {
       if (key.type() == ValueType.INT
           || key.type() == ValueType.LONG
+          || key.type() == ValueType.DOUBLE
           || key.type() == ValueType.DURATION_TYPE) {
         assertThat(key.range()).as(key.name()).isNotNull();
       }

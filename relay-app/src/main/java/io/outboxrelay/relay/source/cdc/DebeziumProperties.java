@@ -1,6 +1,7 @@
 package io.outboxrelay.relay.source.cdc;
 
 import io.outboxrelay.relay.config.CdcConfig;
+import io.outboxrelay.relay.config.DebeziumManaged;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.config.SourceFlavor;
@@ -11,6 +12,9 @@ import java.util.Properties;
  * Builds the embedded engine's configuration from the relay's. Stateless.
  *
  * <p>Choices that matter, and why:
+ *
+ * <p>The settings the relay derives from its own keys are the {@link DebeziumManaged} ones; a
+ * {@code debezium.*} override of them is refused, any other setting here may be overridden.
  *
  * <ul>
  *   <li>{@code connect.keep.alive.interval.ms} of {@link #KEEPALIVE}: see there.
@@ -107,19 +111,17 @@ final class DebeziumProperties {
   static Properties build(RelayConfig config) {
     SourceConfig source = config.source();
     CdcConfig cdc = config.cdc();
+    String jdbcUrl =
+        source.jdbcUrl() + "&socketTimeout=" + POSITION_STORE_SOCKET_TIMEOUT.toMillis();
     Properties p = new Properties();
-    p.setProperty("name", config.name());
-    p.setProperty("connector.class", connectorClass(source.flavor()));
-    p.setProperty("topic.prefix", config.name());
+    for (DebeziumManaged setting : DebeziumManaged.values()) {
+      String value = managed(setting, config, jdbcUrl);
+      if (value != null) {
+        p.setProperty(setting.key(), value);
+      }
+    }
     p.setProperty("tasks.max", "1");
 
-    p.setProperty("database.hostname", source.host());
-    p.setProperty("database.port", String.valueOf(source.port()));
-    p.setProperty("database.user", source.user());
-    p.setProperty("database.password", source.password().reveal());
-    p.setProperty("database.server.id", String.valueOf(cdc.serverId()));
-    p.setProperty("database.include.list", source.database());
-    p.setProperty("table.include.list", source.database() + "." + source.table());
     // Only the columns the router needs: Debezium converts, validates and (for TIMESTAMP(6))
     // formats every captured column of every row, and the polling bookkeeping columns are of no
     // use here. The row's source timestamp stands in for created_at.
@@ -140,9 +142,7 @@ final class DebeziumProperties {
     p.setProperty("tombstones.on.delete", "false");
     p.setProperty("provide.transaction.metadata", "false");
     p.setProperty("extended.headers.enabled", "false");
-    p.setProperty("heartbeat.interval.ms", String.valueOf(cdc.heartbeatInterval().toMillis()));
 
-    p.setProperty("max.batch.size", String.valueOf(cdc.batchSize()));
     // Four batches: whatever waits in the queue is copied by every young collection while it waits
     // (two batches halved a drain's GC time), but with two the binlog reader, blocked on a full
     // queue through a Kafka outage, was dropped and reconnected mid-transaction and published a
@@ -153,13 +153,6 @@ final class DebeziumProperties {
     p.setProperty("poll.interval.ms", "5");
     p.setProperty("record.processing.threads", "1");
 
-    String jdbcUrl =
-        source.jdbcUrl() + "&socketTimeout=" + POSITION_STORE_SOCKET_TIMEOUT.toMillis();
-    p.setProperty("offset.storage", "io.debezium.storage.jdbc.offset.JdbcOffsetBackingStore");
-    p.setProperty("offset.storage.jdbc.connection.url", jdbcUrl);
-    p.setProperty("offset.storage.jdbc.connection.user", source.user());
-    p.setProperty("offset.storage.jdbc.connection.password", source.password().reveal());
-    p.setProperty("offset.storage.jdbc.table.name", cdc.offsetsTable());
     p.setProperty("offset.storage.jdbc.table.ddl", OFFSETS_DDL);
     p.setProperty(
         "offset.storage.jdbc.connection.wait.retry.delay.ms",
@@ -167,19 +160,49 @@ final class DebeziumProperties {
     p.setProperty(
         "offset.storage.jdbc.connection.retry.max.attempts",
         String.valueOf(POSITION_STORE_ATTEMPTS));
-    p.setProperty("offset.flush.interval.ms", "0");
     p.setProperty("offset.flush.timeout.ms", "30000");
 
-    p.setProperty("schema.history.internal", "io.debezium.storage.jdbc.history.JdbcSchemaHistory");
-    p.setProperty("schema.history.internal.jdbc.connection.url", jdbcUrl);
-    p.setProperty("schema.history.internal.jdbc.connection.user", source.user());
-    p.setProperty("schema.history.internal.jdbc.connection.password", source.password().reveal());
-    p.setProperty("schema.history.internal.jdbc.table.name", cdc.schemaHistoryTable());
     p.setProperty("schema.history.internal.jdbc.table.ddl", HISTORY_DDL);
     p.setProperty("schema.history.internal.store.only.captured.tables.ddl", "true");
     p.setProperty("schema.history.internal.store.only.captured.databases.ddl", "true");
 
     cdc.debeziumOverrides().forEach(p::setProperty);
     return p;
+  }
+
+  /**
+   * The value of a setting the relay manages (configuration refuses a {@code debezium.*} override
+   * of it), or {@code null} for one given to the engine rather than as a property.
+   */
+  private static String managed(DebeziumManaged setting, RelayConfig config, String jdbcUrl) {
+    SourceConfig source = config.source();
+    CdcConfig cdc = config.cdc();
+    return switch (setting) {
+      case NAME, TOPIC_PREFIX -> config.name();
+      case CONNECTOR_CLASS -> connectorClass(source.flavor());
+      case DATABASE_HOSTNAME -> source.host();
+      case DATABASE_PORT -> String.valueOf(source.port());
+      case DATABASE_USER,
+          OFFSET_STORAGE_JDBC_CONNECTION_USER,
+          SCHEMA_HISTORY_INTERNAL_JDBC_CONNECTION_USER ->
+          source.user();
+      case DATABASE_PASSWORD,
+          OFFSET_STORAGE_JDBC_CONNECTION_PASSWORD,
+          SCHEMA_HISTORY_INTERNAL_JDBC_CONNECTION_PASSWORD ->
+          source.password().reveal();
+      case DATABASE_SERVER_ID -> String.valueOf(cdc.serverId());
+      case DATABASE_INCLUDE_LIST -> source.database();
+      case TABLE_INCLUDE_LIST -> source.database() + "." + source.table();
+      case MAX_BATCH_SIZE -> String.valueOf(cdc.batchSize());
+      case HEARTBEAT_INTERVAL_MS -> String.valueOf(cdc.heartbeatInterval().toMillis());
+      case OFFSET_STORAGE -> "io.debezium.storage.jdbc.offset.JdbcOffsetBackingStore";
+      case OFFSET_COMMIT_POLICY -> null; // PositionCommitPolicy, given to the engine by EngineRun
+      case OFFSET_FLUSH_INTERVAL_MS -> "0"; // commits follow the policy, never a timer
+      case OFFSET_STORAGE_JDBC_CONNECTION_URL, SCHEMA_HISTORY_INTERNAL_JDBC_CONNECTION_URL ->
+          jdbcUrl;
+      case OFFSET_STORAGE_JDBC_TABLE_NAME -> cdc.offsetsTable();
+      case SCHEMA_HISTORY_INTERNAL -> "io.debezium.storage.jdbc.history.JdbcSchemaHistory";
+      case SCHEMA_HISTORY_INTERNAL_JDBC_TABLE_NAME -> cdc.schemaHistoryTable();
+    };
   }
 }
