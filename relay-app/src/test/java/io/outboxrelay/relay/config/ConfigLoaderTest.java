@@ -11,14 +11,16 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class ConfigLoaderTest {
 
-  private static Map<String, String> minimalCdc() {
+  static Map<String, String> minimalCdc() {
     Map<String, String> m = new HashMap<>();
     m.put("source.host", "db.internal");
     m.put("source.database", "shop");
@@ -40,6 +42,20 @@ class ConfigLoaderTest {
       return e;
     }
     throw new AssertionError("expected a ConfigException");
+  }
+
+  /** A properties file with the minimal CDC entries followed by {@code extra} lines. */
+  private static Path writeConfig(Path dir, String extra, String prefix) throws IOException {
+    Path file = dir.resolve("relay.properties");
+    StringBuilder text = new StringBuilder(prefix);
+    minimalCdc().forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
+    text.append(extra);
+    Files.writeString(file, text, StandardCharsets.UTF_8);
+    return file;
+  }
+
+  private static Path writeConfig(Path dir, String extra) throws IOException {
+    return writeConfig(dir, extra, "");
   }
 
   @Test
@@ -82,22 +98,6 @@ class ConfigLoaderTest {
   }
 
   @Test
-  void rejectsUnknownKeysAndSuggestsTheClosestOne() {
-    Map<String, String> raw = minimalCdc();
-    raw.put("source.pasword", "x");
-    raw.put("totally.unrelated", "y");
-
-    ConfigException e = failure(raw);
-
-    assertThat(e.problems())
-        .containsExactlyInAnyOrder(
-            "unknown key source.pasword: did you mean source.password?",
-            "unknown key totally.unrelated: see config/relay.properties.example for the keys"
-                + " (Kafka producer settings go under kafka.producer., Debezium settings under"
-                + " debezium.)");
-  }
-
-  @Test
   void acceptsPassThroughKeysUnderTheirPrefixes() throws ConfigException {
     Map<String, String> raw = minimalCdc();
     raw.put("kafka.producer.compression.type", "zstd");
@@ -107,21 +107,6 @@ class ConfigLoaderTest {
 
     assertThat(config.producer().asProperties("x")).containsEntry("compression.type", "zstd");
     assertThat(config.cdc().debeziumOverrides()).containsEntry("database.ssl.mode", "required");
-  }
-
-  @Test
-  void refusesDebeziumOverridesOfWhatTheRelayManages() {
-    Map<String, String> raw = minimalCdc();
-    raw.put("debezium.offset.storage", "org.apache.kafka.connect.storage.FileOffsetBackingStore");
-    raw.put("debezium.database.server.id", "7");
-    raw.put("debezium.table.include.list", "shop.orders");
-
-    assertThat(failure(raw).problems())
-        .containsExactlyInAnyOrder(
-            "debezium.offset.storage is managed by the relay: positions are always stored in"
-                + " source.database (cdc.offsets.table)",
-            "debezium.database.server.id is managed by the relay: set cdc.server.id",
-            "debezium.table.include.list is managed by the relay: set it with the source.* keys");
   }
 
   @Test
@@ -160,14 +145,6 @@ class ConfigLoaderTest {
   }
 
   @Test
-  void rejectsAnUnknownModeWithTheAllowedValues() {
-    Map<String, String> raw = minimalCdc();
-    raw.put("mode", "streaming");
-
-    assertThat(failure(raw).problems()).contains("mode: 'streaming' is not one of cdc|polling");
-  }
-
-  @Test
   void resolvesEnvironmentAndFileReferences(@TempDir Path dir) throws Exception {
     Path secretFile = dir.resolve("pw");
     Files.writeString(secretFile, "from-file\n");
@@ -179,17 +156,6 @@ class ConfigLoaderTest {
 
     assertThat(config.source().host()).isEqualTo("db-7.internal");
     assertThat(config.source().password().reveal()).isEqualTo("from-file");
-  }
-
-  @Test
-  void reportsAnUnsetEnvironmentVariable() {
-    Map<String, String> raw = minimalCdc();
-    raw.put("source.password", "${env:OUTBOX_DB_PASSWORD}");
-
-    assertThat(failure(raw).problems())
-        .containsExactly(
-            "source.password refers to ${env:OUTBOX_DB_PASSWORD}, which is not set: export it or"
-                + " change the value");
   }
 
   @Test
@@ -216,11 +182,7 @@ class ConfigLoaderTest {
 
   @Test
   void readsAPropertiesFile(@TempDir Path dir) throws Exception {
-    Path file = dir.resolve("relay.properties");
-    StringBuilder text = new StringBuilder();
-    minimalCdc().forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
-    text.append("relay.name=orders-relay\n");
-    Files.writeString(file, text);
+    Path file = writeConfig(dir, "relay.name=orders-relay\n");
 
     RelayConfig config = new ConfigLoader(Map.of()).load(file, null);
 
@@ -233,7 +195,7 @@ class ConfigLoaderTest {
         .isInstanceOf(IOException.class);
   }
 
-  private static Map<String, String> minimalPolling() {
+  static Map<String, String> minimalPolling() {
     Map<String, String> m = minimalCdc();
     m.remove("cdc.server.id");
     m.put("mode", "polling");
@@ -264,27 +226,6 @@ class ConfigLoaderTest {
   }
 
   @Test
-  void refusesALeaseTooShortToBeRenewed() {
-    Map<String, String> raw = minimalPolling();
-    raw.put("polling.lease", "1s");
-
-    assertThat(failure(raw).problems())
-        .containsExactly("polling.lease: must be between 2s and 1d, got 1s");
-  }
-
-  @Test
-  void refusesAClaimWindowSmallerThanTheBatch() {
-    Map<String, String> raw = minimalPolling();
-    raw.put("polling.batch.size", "1000");
-    raw.put("polling.claim.window", "500");
-
-    assertThat(failure(raw).problems())
-        .containsExactly(
-            "polling.claim.window=500 is smaller than polling.batch.size=1000: a claim could never"
-                + " fill its batch; raise the window");
-  }
-
-  @Test
   void acceptsPostgresqlInPollingMode() throws ConfigException {
     Map<String, String> raw = minimalPolling();
     raw.put("source.flavor", "postgresql");
@@ -294,16 +235,151 @@ class ConfigLoaderTest {
     assertThat(config.source().jdbcUrl()).startsWith("jdbc:postgresql://db.internal:5432/shop");
   }
 
-  @Test
-  void rejectsABackoffWhoseStartExceedsItsCap() {
-    Map<String, String> raw = minimalCdc();
-    raw.put("cdc.retry.backoff.initial", "1m");
-    raw.put("cdc.retry.backoff.max", "10s");
+  // ---------------------------------------------------------------- refused values
 
-    assertThat(failure(raw).problems())
-        .containsExactly(
-            "cdc.retry.backoff.initial must not exceed cdc.retry.backoff.max: lower the first or"
-                + " raise the second");
+  /** A configuration that differs from a minimal one by a few entries, and what it is told. */
+  record Refused(String name, boolean polling, Map<String, String> set, List<String> problems) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static Stream<Refused> refused() {
+    return Stream.of(
+        new Refused(
+            "rejects unknown keys and suggests the closest one",
+            false,
+            Map.of("source.pasword", "x", "totally.unrelated", "y"),
+            List.of(
+                "unknown key source.pasword: did you mean source.password?",
+                "unknown key totally.unrelated: see config/relay.properties.example for the keys"
+                    + " (Kafka producer settings go under kafka.producer., Debezium settings under"
+                    + " debezium.)")),
+        new Refused(
+            "refuses Debezium overrides of what the relay manages",
+            false,
+            Map.of(
+                "debezium.offset.storage",
+                "org.apache.kafka.connect.storage.FileOffsetBackingStore",
+                "debezium.database.server.id",
+                "7",
+                "debezium.table.include.list",
+                "shop.orders"),
+            List.of(
+                "debezium.offset.storage is managed by the relay: positions are always stored in"
+                    + " source.database (cdc.offsets.table)",
+                "debezium.database.server.id is managed by the relay: set cdc.server.id",
+                "debezium.table.include.list is managed by the relay: set it with the source.*"
+                    + " keys")),
+        new Refused(
+            "rejects an unknown mode with the allowed values",
+            false,
+            Map.of("mode", "streaming"),
+            List.of("mode: 'streaming' is not one of cdc|polling")),
+        new Refused(
+            "reports an unset environment variable",
+            false,
+            Map.of("source.password", "${env:OUTBOX_DB_PASSWORD}"),
+            List.of(
+                "source.password refers to ${env:OUTBOX_DB_PASSWORD}, which is not set: export it"
+                    + " or change the value")),
+        new Refused(
+            "reports a secret file that does not exist",
+            false,
+            Map.of("source.password", "${file:/nonexistent/db-password}"),
+            List.of(
+                "source.password refers to ${file:/nonexistent/db-password}, which does not"
+                    + " exist")),
+        new Refused(
+            "refuses a lease too short to be renewed",
+            true,
+            Map.of("polling.lease", "1s"),
+            List.of("polling.lease: must be between 2s and 1d, got 1s")),
+        new Refused(
+            "refuses a claim window smaller than the batch",
+            true,
+            Map.of("polling.batch.size", "1000", "polling.claim.window", "500"),
+            List.of(
+                "polling.claim.window=500 is smaller than polling.batch.size=1000: a claim could"
+                    + " never fill its batch; raise the window")),
+        new Refused(
+            "rejects a backoff whose start exceeds its cap",
+            false,
+            Map.of("cdc.retry.backoff.initial", "1m", "cdc.retry.backoff.max", "10s"),
+            List.of(
+                "cdc.retry.backoff.initial must not exceed cdc.retry.backoff.max: lower the first"
+                    + " or raise the second")),
+        new Refused(
+            "rejects a polling backoff whose start exceeds its cap",
+            true,
+            Map.of("polling.retry.backoff.initial", "5m", "polling.retry.backoff.max", "2m"),
+            List.of(
+                "polling.retry.backoff.initial must not exceed polling.retry.backoff.max: lower the"
+                    + " first or raise the second")),
+        new Refused(
+            "rejects a leader renewal interval above a third of the lease",
+            false,
+            Map.of("cdc.leader.lease", "6s", "cdc.leader.renew.interval", "2001ms"),
+            List.of(
+                "cdc.leader.renew.interval=2001ms is more than a third of cdc.leader.lease=6s: a"
+                    + " single late renewal would stop the leader; lower the interval or raise the"
+                    + " lease")),
+        new Refused(
+            "refuses overflowing polling durations with one line each",
+            true,
+            Map.of(
+                "polling.lease",
+                "9223372036854775807s",
+                "polling.retry.backoff.max",
+                "9223372036854775807ms",
+                "polling.retention",
+                "99999999999999999999d"),
+            List.of(
+                "polling.lease: '9223372036854775807s' is out of range: must be between 2s and 1d",
+                "polling.retry.backoff.max: must be between 1ms and 1d, got 9223372036854775807ms",
+                "polling.retention: '99999999999999999999d' is out of range: must be between 0ms"
+                    + " and 3650d")),
+        new Refused(
+            "lists every malformed bootstrap server at once",
+            false,
+            Map.of("kafka.bootstrap.servers", "k1,k2:0,k3:9092", "cdc.batch.size", "0"),
+            List.of(
+                "kafka.bootstrap.servers: 'k1' has no port: write host:port, e.g. k1:9092",
+                "kafka.bootstrap.servers: 'k2:0' has port '0': a port is a number from 1 to 65535",
+                "cdc.batch.size: must be between 1 and 65536, got 0")),
+        new Refused(
+            "refuses a fractional multiplier below one",
+            true,
+            Map.of("polling.retry.backoff.multiplier", "0.5"),
+            List.of("polling.retry.backoff.multiplier: must be between 1 and 100, got 0.5")),
+        new Refused(
+            "refuses a multiplier written with an exponent",
+            true,
+            Map.of("polling.retry.backoff.multiplier", "1e2"),
+            List.of("polling.retry.backoff.multiplier: '1e2' is not a number (e.g. 2 or 1.5)")));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("refused")
+  void refusesWithExactlyTheseProblems(Refused c) {
+    Map<String, String> raw = c.polling() ? minimalPolling() : minimalCdc();
+    raw.putAll(c.set());
+
+    assertThat(failure(raw).problems()).containsExactlyInAnyOrderElementsOf(c.problems());
+  }
+
+  @Test
+  void acceptsAFractionalBackoffMultiplier() throws ConfigException {
+    Map<String, String> raw = minimalPolling();
+    raw.put("polling.retry.backoff.multiplier", "1.5");
+
+    RelayConfig config = parse(raw);
+
+    assertThat(config.polling().backoffMultiplier()).isEqualTo(1.5);
+    assertThat(config.describe()).contains("polling.retry.backoff.multiplier = 1.5");
+    assertThat(parse(minimalPolling()).describe())
+        .contains("polling.retry.backoff.multiplier = 5\n");
   }
 
   // ---------------------------------------------------------------- numbers and durations
@@ -339,21 +415,6 @@ class ConfigLoaderTest {
     raw.put(key, value);
 
     assertThat(failure(raw).problems()).containsExactly(problem);
-  }
-
-  @Test
-  void refusesOverflowingPollingDurationsWithOneLineEach() {
-    Map<String, String> raw = minimalPolling();
-    raw.put("polling.lease", "9223372036854775807s");
-    raw.put("polling.retry.backoff.max", "9223372036854775807ms");
-    raw.put("polling.retention", "99999999999999999999d");
-
-    assertThat(failure(raw).problems())
-        .containsExactlyInAnyOrder(
-            "polling.lease: '9223372036854775807s' is out of range: must be between 2s and 1d",
-            "polling.retry.backoff.max: must be between 1ms and 1d, got 9223372036854775807ms",
-            "polling.retention: '99999999999999999999d' is out of range: must be between 0ms and"
-                + " 3650d");
   }
 
   @Test
@@ -439,19 +500,6 @@ class ConfigLoaderTest {
 
     assertThat(config.producer().asProperties("x")).containsEntry("acks", "all");
     assertThat(config.describe()).contains("kafka.producer.acks = all");
-  }
-
-  @Test
-  void listsEveryMalformedBootstrapServerAtOnce() {
-    Map<String, String> raw = minimalCdc();
-    raw.put("kafka.bootstrap.servers", "k1,k2:0,k3:9092");
-    raw.put("cdc.batch.size", "0");
-
-    assertThat(failure(raw).problems())
-        .containsExactlyInAnyOrder(
-            "kafka.bootstrap.servers: 'k1' has no port: write host:port, e.g. k1:9092",
-            "kafka.bootstrap.servers: 'k2:0' has port '0': a port is a number from 1 to 65535",
-            "cdc.batch.size: must be between 1 and 65536, got 0");
   }
 
   @Test
@@ -544,11 +592,7 @@ class ConfigLoaderTest {
 
   @Test
   void warnsAboutAKeyGivenTwiceWithItsLinesAndKeepsTheLast(@TempDir Path dir) throws Exception {
-    Path file = dir.resolve("relay.properties");
-    StringBuilder text = new StringBuilder();
-    minimalCdc().forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
-    text.append("relay.name=first\n# relay.name=commented\nrelay.name = second\n");
-    Files.writeString(file, text);
+    Path file = writeConfig(dir, "relay.name=first\n# relay.name=commented\nrelay.name = second\n");
 
     RelayConfig config = new ConfigLoader(Map.of()).load(file, null);
 
@@ -562,11 +606,7 @@ class ConfigLoaderTest {
 
   @Test
   void reportsADuplicateKeyAlongsideTheProblemsItMayCause(@TempDir Path dir) throws Exception {
-    Path file = dir.resolve("relay.properties");
-    StringBuilder text = new StringBuilder();
-    minimalCdc().forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
-    text.append("cdc.batch.size=100\ncdc.batch.size=0\n");
-    Files.writeString(file, text);
+    Path file = writeConfig(dir, "cdc.batch.size=100\ncdc.batch.size=0\n");
 
     ConfigException e =
         org.junit.jupiter.api.Assertions.assertThrows(
@@ -578,10 +618,7 @@ class ConfigLoaderTest {
 
   @Test
   void ignoresAUtf8ByteOrderMark(@TempDir Path dir) throws Exception {
-    Path file = dir.resolve("relay.properties");
-    StringBuilder text = new StringBuilder("\uFEFF");
-    minimalCdc().forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
-    Files.writeString(file, text, StandardCharsets.UTF_8);
+    Path file = writeConfig(dir, "", "\uFEFF");
 
     RelayConfig config = new ConfigLoader(Map.of()).load(file, null);
 
@@ -611,12 +648,9 @@ class ConfigLoaderTest {
     // What the README warns about: in the properties file \n is a newline and a lone \ vanishes.
     Path secret = dir.resolve("pw");
     Files.writeString(secret, "C:\\new\\pw\n");
-    Path file = dir.resolve("relay.properties");
-    StringBuilder text = new StringBuilder();
-    minimalCdc().forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
-    text.append("source.user=dom\\ain\\\\user\n");
-    text.append("source.password=${file:").append(secret).append("}\n");
-    Files.writeString(file, text);
+    Path file =
+        writeConfig(
+            dir, "source.user=dom\\ain\\\\user\n" + "source.password=${file:" + secret + "}\n");
 
     RelayConfig config = new ConfigLoader(Map.of()).load(file, null);
 
@@ -624,25 +658,11 @@ class ConfigLoaderTest {
     assertThat(config.source().password().reveal()).isEqualTo("C:\\new\\pw");
   }
 
-  @Test
-  void reportsASecretFileThatDoesNotExist() {
-    Map<String, String> raw = minimalCdc();
-    raw.put("source.password", "${file:/nonexistent/db-password}");
-
-    assertThat(failure(raw).problems())
-        .containsExactly(
-            "source.password refers to ${file:/nonexistent/db-password}, which does not exist");
-  }
-
   // ---------------------------------------------------------------- --mode
 
   @Test
   void tellsWhenTheCommandLineModeOverridesTheFilesMode(@TempDir Path dir) throws Exception {
-    Path file = dir.resolve("relay.properties");
-    StringBuilder text = new StringBuilder();
-    minimalCdc().forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
-    text.append("mode=cdc\n");
-    Files.writeString(file, text);
+    Path file = writeConfig(dir, "mode=cdc\n");
     ConfigLoader loader = new ConfigLoader(Map.of());
 
     assertThat(loader.load(file, RelayMode.POLLING).notices())
