@@ -27,6 +27,18 @@ import picocli.CommandLine.Parameters;
     })
 final class DeadCommand extends CommandGroup {
 
+  /** A {@code dead} subcommand: runs against the outbox table's events. */
+  abstract static class OnDeadEvents extends AdminCommand {
+
+    /** Runs the subcommand. */
+    abstract void run(DeadCommands dead) throws AdminException;
+
+    @Override
+    final void run(RelayConfig config, PrintWriter out) throws AdminException {
+      run(new DeadCommands(config, out, Operator.current()));
+    }
+  }
+
   /** {@code dead list}. */
   @Command(
       name = "list",
@@ -34,7 +46,7 @@ final class DeadCommand extends CommandGroup {
       description =
           "List DEAD events, oldest first: id, event id, type, aggregate, attempts, created time"
               + " and last error. Never the payload.")
-  static final class ListEvents extends AdminCommand {
+  static final class ListEvents extends OnDeadEvents {
 
     @Mixin DeadFilterOptions filter;
 
@@ -49,8 +61,8 @@ final class DeadCommand extends CommandGroup {
     }
 
     @Override
-    void run(RelayConfig config, PrintWriter out) throws AdminException {
-      new DeadCommands(config, out, Operator.current()).list(parsed, json);
+    void run(DeadCommands dead) throws AdminException {
+      dead.list(parsed, json);
     }
   }
 
@@ -59,7 +71,7 @@ final class DeadCommand extends CommandGroup {
       name = "show",
       mixinStandardHelpOptions = true,
       description = "Show one event (of any status) by row id or event id.")
-  static final class ShowEvent extends AdminCommand {
+  static final class ShowEvent extends OnDeadEvents {
 
     @Parameters(paramLabel = "ID", description = "The row id (a number) or the event id.")
     String id;
@@ -78,13 +90,13 @@ final class DeadCommand extends CommandGroup {
     }
 
     @Override
-    void run(RelayConfig config, PrintWriter out) throws AdminException {
-      new DeadCommands(config, out, Operator.current()).show(ref, payload, json);
+    void run(DeadCommands dead) throws AdminException {
+      dead.show(ref, payload, json);
     }
   }
 
   /** What requeue and skip share: ids or a filter, and a dry run. */
-  abstract static class Change extends AdminCommand {
+  abstract static class Change extends OnDeadEvents {
 
     @Parameters(
         arity = "0..*",
@@ -119,8 +131,8 @@ final class DeadCommand extends CommandGroup {
       })
   static final class RequeueEvents extends Change {
     @Override
-    void run(RelayConfig config, PrintWriter out) throws AdminException {
-      new DeadCommands(config, out, Operator.current()).requeue(selection, dryRun);
+    void run(DeadCommands dead) throws AdminException {
+      dead.requeue(selection, dryRun);
     }
   }
 
@@ -147,8 +159,8 @@ final class DeadCommand extends CommandGroup {
     }
 
     @Override
-    void run(RelayConfig config, PrintWriter out) throws AdminException {
-      new DeadCommands(config, out, Operator.current()).skip(selection, reason, dryRun);
+    void run(DeadCommands dead) throws AdminException {
+      dead.skip(selection, reason, dryRun);
     }
   }
 }

@@ -7,58 +7,38 @@ package io.outboxrelay.relay.config;
  * setting cannot be added here without being set there.
  */
 public enum DebeziumManaged {
-  /** The engine's name. */
+  // The engine and the connector.
   NAME("name", Instead.RELAY_NAME),
-  /** The prefix of Debezium's own topic names. */
   TOPIC_PREFIX("topic.prefix", Instead.RELAY_NAME),
-  /** The connector, picked by the source flavor. */
   CONNECTOR_CLASS("connector.class", "set " + RelayConfigKeys.SOURCE_FLAVOR.name()),
-  /** The source host. */
-  DATABASE_HOSTNAME("database.hostname", Instead.SOURCE),
-  /** The source port. */
-  DATABASE_PORT("database.port", Instead.SOURCE),
-  /** The relay's database user. */
-  DATABASE_USER("database.user", Instead.SOURCE),
-  /** That user's password. */
-  DATABASE_PASSWORD("database.password", Instead.SOURCE),
-  /** The binlog reader's server id. */
-  DATABASE_SERVER_ID("database.server.id", "set " + RelayConfigKeys.CDC_SERVER_ID.name()),
-  /** The source database. */
-  DATABASE_INCLUDE_LIST("database.include.list", Instead.SOURCE),
-  /** The outbox table. */
-  TABLE_INCLUDE_LIST("table.include.list", Instead.SOURCE),
-  /** Events per batch. */
   MAX_BATCH_SIZE("max.batch.size", "set " + RelayConfigKeys.CDC_BATCH_SIZE.name()),
-  /** Heartbeats while the outbox table is quiet. */
   HEARTBEAT_INTERVAL_MS(
       "heartbeat.interval.ms", "set " + RelayConfigKeys.CDC_HEARTBEAT_INTERVAL.name()),
-  /** The JDBC position store. */
+  // The source database, the outbox table and the binlog reader.
+  DATABASE_HOSTNAME("database.hostname", Instead.SOURCE),
+  DATABASE_PORT("database.port", Instead.SOURCE),
+  DATABASE_USER("database.user", Instead.SOURCE),
+  DATABASE_PASSWORD("database.password", Instead.SOURCE),
+  DATABASE_INCLUDE_LIST("database.include.list", Instead.SOURCE),
+  TABLE_INCLUDE_LIST("table.include.list", Instead.SOURCE),
+  DATABASE_SERVER_ID("database.server.id", "set " + RelayConfigKeys.CDC_SERVER_ID.name()),
+  // Positions and schema history: JDBC stores in the source database, committed by the relay's
+  // policy (set on the engine rather than as a property), never on a timer.
   OFFSET_STORAGE("offset.storage", Instead.POSITIONS),
-  /** When positions are committed: after acknowledged events (set on the engine, not here). */
   OFFSET_COMMIT_POLICY("offset.commit.policy", Instead.POSITIONS),
-  /** Positions are committed by the relay's policy, never on a timer. */
   OFFSET_FLUSH_INTERVAL_MS("offset.flush.interval.ms", Instead.POSITIONS),
-  /** The position store's connection. */
   OFFSET_STORAGE_JDBC_CONNECTION_URL("offset.storage.jdbc.connection.url", Instead.POSITIONS),
-  /** The position store's user. */
   OFFSET_STORAGE_JDBC_CONNECTION_USER("offset.storage.jdbc.connection.user", Instead.POSITIONS),
-  /** The position store's password. */
   OFFSET_STORAGE_JDBC_CONNECTION_PASSWORD(
       "offset.storage.jdbc.connection.password", Instead.POSITIONS),
-  /** The position table. */
   OFFSET_STORAGE_JDBC_TABLE_NAME("offset.storage.jdbc.table.name", Instead.POSITIONS),
-  /** The JDBC schema history store. */
   SCHEMA_HISTORY_INTERNAL("schema.history.internal", Instead.POSITIONS),
-  /** The schema history store's connection. */
   SCHEMA_HISTORY_INTERNAL_JDBC_CONNECTION_URL(
       "schema.history.internal.jdbc.connection.url", Instead.POSITIONS),
-  /** The schema history store's user. */
   SCHEMA_HISTORY_INTERNAL_JDBC_CONNECTION_USER(
       "schema.history.internal.jdbc.connection.user", Instead.POSITIONS),
-  /** The schema history store's password. */
   SCHEMA_HISTORY_INTERNAL_JDBC_CONNECTION_PASSWORD(
       "schema.history.internal.jdbc.connection.password", Instead.POSITIONS),
-  /** The schema history table. */
   SCHEMA_HISTORY_INTERNAL_JDBC_TABLE_NAME(
       "schema.history.internal.jdbc.table.name", Instead.POSITIONS);
 
@@ -77,15 +57,6 @@ public enum DebeziumManaged {
    */
   public String key() {
     return key;
-  }
-
-  /**
-   * What to set instead of overriding it.
-   *
-   * @return the advice, naming the relay's keys
-   */
-  public String instead() {
-    return instead;
   }
 
   /**

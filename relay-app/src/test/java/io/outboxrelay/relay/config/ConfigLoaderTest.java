@@ -21,13 +21,23 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ConfigLoaderTest {
 
   static Map<String, String> minimalCdc() {
+    return entries(
+        List.of(
+            "source.host=db.internal",
+            "source.database=shop",
+            "source.user=outbox_relay",
+            "source.password=s3cret-pw",
+            "kafka.bootstrap.servers=k1:9092",
+            "cdc.server.id=5401"));
+  }
+
+  /** {@code key=value} lines as a mutable map. */
+  static Map<String, String> entries(List<String> lines) {
     Map<String, String> m = new HashMap<>();
-    m.put("source.host", "db.internal");
-    m.put("source.database", "shop");
-    m.put("source.user", "outbox_relay");
-    m.put("source.password", "s3cret-pw");
-    m.put("kafka.bootstrap.servers", "k1:9092");
-    m.put("cdc.server.id", "5401");
+    for (String line : lines) {
+      int eq = line.indexOf('=');
+      m.put(line.substring(0, eq), line.substring(eq + 1));
+    }
     return m;
   }
 
@@ -237,8 +247,11 @@ class ConfigLoaderTest {
 
   // ---------------------------------------------------------------- refused values
 
-  /** A configuration that differs from a minimal one by a few entries, and what it is told. */
-  record Refused(String name, boolean polling, Map<String, String> set, List<String> problems) {
+  /**
+   * A configuration that differs from a minimal one by a few {@code key=value} entries, and the
+   * problems it is told, all of them.
+   */
+  record Refused(String name, boolean polling, List<String> set, List<String> problems) {
     @Override
     public String toString() {
       return name;
@@ -250,7 +263,7 @@ class ConfigLoaderTest {
         new Refused(
             "rejects unknown keys and suggests the closest one",
             false,
-            Map.of("source.pasword", "x", "totally.unrelated", "y"),
+            List.of("source.pasword=x", "totally.unrelated=y"),
             List.of(
                 "unknown key source.pasword: did you mean source.password?",
                 "unknown key totally.unrelated: see config/relay.properties.example for the keys"
@@ -259,13 +272,10 @@ class ConfigLoaderTest {
         new Refused(
             "refuses Debezium overrides of what the relay manages",
             false,
-            Map.of(
-                "debezium.offset.storage",
-                "org.apache.kafka.connect.storage.FileOffsetBackingStore",
-                "debezium.database.server.id",
-                "7",
-                "debezium.table.include.list",
-                "shop.orders"),
+            List.of(
+                "debezium.offset.storage=org.apache.kafka.connect.storage.FileOffsetBackingStore",
+                "debezium.database.server.id=7",
+                "debezium.table.include.list=shop.orders"),
             List.of(
                 "debezium.offset.storage is managed by the relay: positions are always stored in"
                     + " source.database (cdc.offsets.table)",
@@ -275,52 +285,52 @@ class ConfigLoaderTest {
         new Refused(
             "rejects an unknown mode with the allowed values",
             false,
-            Map.of("mode", "streaming"),
+            List.of("mode=streaming"),
             List.of("mode: 'streaming' is not one of cdc|polling")),
         new Refused(
             "reports an unset environment variable",
             false,
-            Map.of("source.password", "${env:OUTBOX_DB_PASSWORD}"),
+            List.of("source.password=${env:OUTBOX_DB_PASSWORD}"),
             List.of(
                 "source.password refers to ${env:OUTBOX_DB_PASSWORD}, which is not set: export it"
                     + " or change the value")),
         new Refused(
             "reports a secret file that does not exist",
             false,
-            Map.of("source.password", "${file:/nonexistent/db-password}"),
+            List.of("source.password=${file:/nonexistent/db-password}"),
             List.of(
                 "source.password refers to ${file:/nonexistent/db-password}, which does not"
                     + " exist")),
         new Refused(
             "refuses a lease too short to be renewed",
             true,
-            Map.of("polling.lease", "1s"),
+            List.of("polling.lease=1s"),
             List.of("polling.lease: must be between 2s and 1d, got 1s")),
         new Refused(
             "refuses a claim window smaller than the batch",
             true,
-            Map.of("polling.batch.size", "1000", "polling.claim.window", "500"),
+            List.of("polling.batch.size=1000", "polling.claim.window=500"),
             List.of(
                 "polling.claim.window=500 is smaller than polling.batch.size=1000: a claim could"
                     + " never fill its batch; raise the window")),
         new Refused(
             "rejects a backoff whose start exceeds its cap",
             false,
-            Map.of("cdc.retry.backoff.initial", "1m", "cdc.retry.backoff.max", "10s"),
+            List.of("cdc.retry.backoff.initial=1m", "cdc.retry.backoff.max=10s"),
             List.of(
                 "cdc.retry.backoff.initial must not exceed cdc.retry.backoff.max: lower the first"
                     + " or raise the second")),
         new Refused(
             "rejects a polling backoff whose start exceeds its cap",
             true,
-            Map.of("polling.retry.backoff.initial", "5m", "polling.retry.backoff.max", "2m"),
+            List.of("polling.retry.backoff.initial=5m", "polling.retry.backoff.max=2m"),
             List.of(
                 "polling.retry.backoff.initial must not exceed polling.retry.backoff.max: lower the"
                     + " first or raise the second")),
         new Refused(
             "rejects a leader renewal interval above a third of the lease",
             false,
-            Map.of("cdc.leader.lease", "6s", "cdc.leader.renew.interval", "2001ms"),
+            List.of("cdc.leader.lease=6s", "cdc.leader.renew.interval=2001ms"),
             List.of(
                 "cdc.leader.renew.interval=2001ms is more than a third of cdc.leader.lease=6s: a"
                     + " single late renewal would stop the leader; lower the interval or raise the"
@@ -328,13 +338,10 @@ class ConfigLoaderTest {
         new Refused(
             "refuses overflowing polling durations with one line each",
             true,
-            Map.of(
-                "polling.lease",
-                "9223372036854775807s",
-                "polling.retry.backoff.max",
-                "9223372036854775807ms",
-                "polling.retention",
-                "99999999999999999999d"),
+            List.of(
+                "polling.lease=9223372036854775807s",
+                "polling.retry.backoff.max=9223372036854775807ms",
+                "polling.retention=99999999999999999999d"),
             List.of(
                 "polling.lease: '9223372036854775807s' is out of range: must be between 2s and 1d",
                 "polling.retry.backoff.max: must be between 1ms and 1d, got 9223372036854775807ms",
@@ -343,7 +350,7 @@ class ConfigLoaderTest {
         new Refused(
             "lists every malformed bootstrap server at once",
             false,
-            Map.of("kafka.bootstrap.servers", "k1,k2:0,k3:9092", "cdc.batch.size", "0"),
+            List.of("kafka.bootstrap.servers=k1,k2:0,k3:9092", "cdc.batch.size=0"),
             List.of(
                 "kafka.bootstrap.servers: 'k1' has no port: write host:port, e.g. k1:9092",
                 "kafka.bootstrap.servers: 'k2:0' has port '0': a port is a number from 1 to 65535",
@@ -351,12 +358,12 @@ class ConfigLoaderTest {
         new Refused(
             "refuses a fractional multiplier below one",
             true,
-            Map.of("polling.retry.backoff.multiplier", "0.5"),
+            List.of("polling.retry.backoff.multiplier=0.5"),
             List.of("polling.retry.backoff.multiplier: must be between 1 and 100, got 0.5")),
         new Refused(
             "refuses a multiplier written with an exponent",
             true,
-            Map.of("polling.retry.backoff.multiplier", "1e2"),
+            List.of("polling.retry.backoff.multiplier=1e2"),
             List.of("polling.retry.backoff.multiplier: '1e2' is not a number (e.g. 2 or 1.5)")));
   }
 
@@ -364,7 +371,7 @@ class ConfigLoaderTest {
   @MethodSource("refused")
   void refusesWithExactlyTheseProblems(Refused c) {
     Map<String, String> raw = c.polling() ? minimalPolling() : minimalCdc();
-    raw.putAll(c.set());
+    raw.putAll(entries(c.set()));
 
     assertThat(failure(raw).problems()).containsExactlyInAnyOrderElementsOf(c.problems());
   }
@@ -535,24 +542,27 @@ class ConfigLoaderTest {
   @Test
   void knowsDebeziumsConnectorEngineStoreAndPatternSettings() throws ConfigException {
     Map<String, String> raw = minimalCdc();
-    raw.put("debezium.snapshot.mode", "initial");
-    raw.put("debezium.binary.handling.mode", "hex"); // common, not in the connector's ALL_FIELDS
-    raw.put("debezium.connect.keep.alive.interval.ms", "60000"); // binlog connectors
-    raw.put("debezium.record.processing.order", "ORDERED"); // the async engine
-    raw.put("debezium.errors.max.retries", "3");
-    raw.put("debezium.topic.delimiter", "."); // topic naming
-    raw.put("debezium.schema.history.internal.skip.unparseable.ddl", "true");
-    raw.put("debezium.offset.storage.jdbc.connection.retry.max.attempts", "5"); // JDBC store
-    raw.put("debezium.column.mask.with.12.chars", "shop.orders.card");
-    raw.put("debezium.column.mask.hash.SHA-256.with.salt.CzQ", "shop.orders.email");
-    raw.put("debezium.snapshot.select.statement.overrides.shop.orders", "SELECT 1");
-    raw.put("debezium.transforms", "route");
-    raw.put("debezium.transforms.route.type", "org.apache.kafka.connect.transforms.RegexRouter");
-    raw.put("debezium.converters", "bool");
-    raw.put("debezium.bool.type", "io.debezium.connector.binlog.converters.TinyIntOneToBoolean");
-    raw.put("debezium.database.ssl.mode", "required");
-    raw.put("debezium.database.useSSL", "true"); // a JDBC driver property, passed on
-    raw.put("debezium.driver.connectTimeout", "5000");
+    raw.putAll(
+        entries(
+            List.of(
+                "debezium.snapshot.mode=initial",
+                "debezium.binary.handling.mode=hex", // common, not in the connector's ALL_FIELDS
+                "debezium.connect.keep.alive.interval.ms=60000", // binlog connectors
+                "debezium.record.processing.order=ORDERED", // the async engine
+                "debezium.errors.max.retries=3",
+                "debezium.topic.delimiter=.", // topic naming
+                "debezium.schema.history.internal.skip.unparseable.ddl=true",
+                "debezium.offset.storage.jdbc.connection.retry.max.attempts=5", // JDBC store
+                "debezium.column.mask.with.12.chars=shop.orders.card",
+                "debezium.column.mask.hash.SHA-256.with.salt.CzQ=shop.orders.email",
+                "debezium.snapshot.select.statement.overrides.shop.orders=SELECT 1",
+                "debezium.transforms=route",
+                "debezium.transforms.route.type=org.apache.kafka.connect.transforms.RegexRouter",
+                "debezium.converters=bool",
+                "debezium.bool.type=io.debezium.connector.binlog.converters.TinyIntOneToBoolean",
+                "debezium.database.ssl.mode=required",
+                "debezium.database.useSSL=true", // a JDBC driver property, passed on
+                "debezium.driver.connectTimeout=5000")));
 
     assertThat(parse(raw).warnings()).isEmpty();
   }
