@@ -1,52 +1,47 @@
 package io.outboxrelay.relay.config;
 
+import java.util.Locale;
+
 /**
- * The Debezium settings the relay sets itself, each with what to set instead. A {@code debezium.*}
- * override of one of them is refused when the configuration is loaded. The CDC source sets every
- * one of them from the relay's configuration (an exhaustive {@code switch} over this enum), so a
- * setting cannot be added here without being set there.
+ * The Debezium settings the relay sets itself, each with what to set instead; a constant's name is
+ * the setting's, upper case with underscores for dots. A {@code debezium.*} override of one of them
+ * is refused when the configuration is loaded. The CDC source sets every one of them from the
+ * relay's configuration (an exhaustive {@code switch} over this enum), so a setting cannot be added
+ * here without being set there.
  */
 public enum DebeziumManaged {
   // The engine and the connector.
-  NAME("name", Instead.RELAY_NAME),
-  TOPIC_PREFIX("topic.prefix", Instead.RELAY_NAME),
-  CONNECTOR_CLASS("connector.class", "set " + RelayConfigKeys.SOURCE_FLAVOR.name()),
-  MAX_BATCH_SIZE("max.batch.size", "set " + RelayConfigKeys.CDC_BATCH_SIZE.name()),
-  HEARTBEAT_INTERVAL_MS(
-      "heartbeat.interval.ms", "set " + RelayConfigKeys.CDC_HEARTBEAT_INTERVAL.name()),
+  NAME(Instead.RELAY_NAME),
+  TOPIC_PREFIX(Instead.RELAY_NAME),
+  CONNECTOR_CLASS("set " + RelayConfigKeys.SOURCE_FLAVOR.name()),
+  MAX_BATCH_SIZE("set " + RelayConfigKeys.CDC_BATCH_SIZE.name()),
+  HEARTBEAT_INTERVAL_MS("set " + RelayConfigKeys.CDC_HEARTBEAT_INTERVAL.name()),
   // The source database, the outbox table and the binlog reader.
-  DATABASE_HOSTNAME("database.hostname", Instead.SOURCE),
-  DATABASE_PORT("database.port", Instead.SOURCE),
-  DATABASE_USER("database.user", Instead.SOURCE),
-  DATABASE_PASSWORD("database.password", Instead.SOURCE),
-  DATABASE_INCLUDE_LIST("database.include.list", Instead.SOURCE),
-  TABLE_INCLUDE_LIST("table.include.list", Instead.SOURCE),
-  DATABASE_SERVER_ID("database.server.id", "set " + RelayConfigKeys.CDC_SERVER_ID.name()),
+  DATABASE_HOSTNAME(Instead.SOURCE),
+  DATABASE_PORT(Instead.SOURCE),
+  DATABASE_USER(Instead.SOURCE),
+  DATABASE_PASSWORD(Instead.SOURCE),
+  DATABASE_INCLUDE_LIST(Instead.SOURCE),
+  TABLE_INCLUDE_LIST(Instead.SOURCE),
+  DATABASE_SERVER_ID("set " + RelayConfigKeys.CDC_SERVER_ID.name()),
   // Positions and schema history: JDBC stores in the source database, committed by the relay's
   // policy (set on the engine rather than as a property), never on a timer.
-  OFFSET_STORAGE("offset.storage", Instead.POSITIONS),
-  OFFSET_COMMIT_POLICY("offset.commit.policy", Instead.POSITIONS),
-  OFFSET_FLUSH_INTERVAL_MS("offset.flush.interval.ms", Instead.POSITIONS),
-  OFFSET_STORAGE_JDBC_CONNECTION_URL("offset.storage.jdbc.connection.url", Instead.POSITIONS),
-  OFFSET_STORAGE_JDBC_CONNECTION_USER("offset.storage.jdbc.connection.user", Instead.POSITIONS),
-  OFFSET_STORAGE_JDBC_CONNECTION_PASSWORD(
-      "offset.storage.jdbc.connection.password", Instead.POSITIONS),
-  OFFSET_STORAGE_JDBC_TABLE_NAME("offset.storage.jdbc.table.name", Instead.POSITIONS),
-  SCHEMA_HISTORY_INTERNAL("schema.history.internal", Instead.POSITIONS),
-  SCHEMA_HISTORY_INTERNAL_JDBC_CONNECTION_URL(
-      "schema.history.internal.jdbc.connection.url", Instead.POSITIONS),
-  SCHEMA_HISTORY_INTERNAL_JDBC_CONNECTION_USER(
-      "schema.history.internal.jdbc.connection.user", Instead.POSITIONS),
-  SCHEMA_HISTORY_INTERNAL_JDBC_CONNECTION_PASSWORD(
-      "schema.history.internal.jdbc.connection.password", Instead.POSITIONS),
-  SCHEMA_HISTORY_INTERNAL_JDBC_TABLE_NAME(
-      "schema.history.internal.jdbc.table.name", Instead.POSITIONS);
+  OFFSET_STORAGE(Instead.POSITIONS),
+  OFFSET_COMMIT_POLICY(Instead.POSITIONS),
+  OFFSET_FLUSH_INTERVAL_MS(Instead.POSITIONS),
+  OFFSET_STORAGE_JDBC_CONNECTION_URL(Instead.POSITIONS),
+  OFFSET_STORAGE_JDBC_CONNECTION_USER(Instead.POSITIONS),
+  OFFSET_STORAGE_JDBC_CONNECTION_PASSWORD(Instead.POSITIONS),
+  OFFSET_STORAGE_JDBC_TABLE_NAME(Instead.POSITIONS),
+  SCHEMA_HISTORY_INTERNAL(Instead.POSITIONS),
+  SCHEMA_HISTORY_INTERNAL_JDBC_CONNECTION_URL(Instead.POSITIONS),
+  SCHEMA_HISTORY_INTERNAL_JDBC_CONNECTION_USER(Instead.POSITIONS),
+  SCHEMA_HISTORY_INTERNAL_JDBC_CONNECTION_PASSWORD(Instead.POSITIONS),
+  SCHEMA_HISTORY_INTERNAL_JDBC_TABLE_NAME(Instead.POSITIONS);
 
-  private final String key;
   private final String instead;
 
-  DebeziumManaged(String key, String instead) {
-    this.key = key;
+  DebeziumManaged(String instead) {
     this.instead = instead;
   }
 
@@ -56,7 +51,7 @@ public enum DebeziumManaged {
    * @return its name, without the {@code debezium.} prefix
    */
   public String key() {
-    return key;
+    return name().toLowerCase(Locale.ROOT).replace('_', '.');
   }
 
   /**
@@ -67,7 +62,7 @@ public enum DebeziumManaged {
    */
   static String insteadOf(String key) {
     for (DebeziumManaged m : values()) {
-      if (m.key.equals(key)) {
+      if (m.key().equals(key)) {
         return m.instead;
       }
     }

@@ -73,6 +73,18 @@ class DeclaredKeysTest {
   }
 
   @Test
+  void everyDebeziumSettingTheRelayManagesIsOneDebeziumDefines() {
+    Map<String, String> managed = new java.util.TreeMap<>();
+    for (DebeziumManaged setting : DebeziumManaged.values()) {
+      managed.put(setting.key(), "x");
+    }
+
+    assertThat(managed).containsKeys("offset.storage.jdbc.table.name", "database.server.id");
+    assertThat(DebeziumKeys.warnings(SourceFlavor.MARIADB, managed)).isEmpty();
+    assertThat(DebeziumKeys.warnings(SourceFlavor.MYSQL, managed)).isEmpty();
+  }
+
+  @Test
   void theConfigurationCodeNamesKeysOnlyThroughTheirDeclarations() throws IOException {
     Pattern literal = Pattern.compile("\"(?:[^\"\\\\]|\\\\.)*\"");
     List<String> repeated = new ArrayList<>();
