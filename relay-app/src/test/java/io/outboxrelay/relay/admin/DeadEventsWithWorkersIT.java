@@ -3,16 +3,17 @@ package io.outboxrelay.relay.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.localstack.ConsumedRecord;
-import io.outboxrelay.localstack.LocalStack;
-import io.outboxrelay.localstack.TopicReader;
 import io.outboxrelay.relay.Relay;
 import io.outboxrelay.relay.testing.Cli;
-import io.outboxrelay.relay.testing.Ledger;
-import io.outboxrelay.relay.testing.OutboxDatabase;
-import io.outboxrelay.relay.testing.OutboxWriter;
-import io.outboxrelay.relay.testing.RelaySettings;
-import io.outboxrelay.relay.testing.TestEvent;
+import io.outboxrelay.relay.testing.Configs;
+import io.outboxrelay.testsupport.outbox.Ledger;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.outbox.TestEvent;
+import io.outboxrelay.testsupport.stack.ConsumedRecord;
+import io.outboxrelay.testsupport.stack.LocalStack;
+import io.outboxrelay.testsupport.stack.TopicReader;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
@@ -72,7 +73,7 @@ class DeadEventsWithWorkersIT {
   }
 
   private Relay start(RelaySettings settings) throws Exception {
-    Relay relay = Relay.create(settings.config());
+    Relay relay = Relay.create(settings.parsedBy(Configs::parse));
     relays.add(relay);
     relay.start();
     return relay;

@@ -3,15 +3,16 @@ package io.outboxrelay.relay.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.localstack.FreePorts;
-import io.outboxrelay.localstack.KafkaBroker;
-import io.outboxrelay.localstack.TopicReader;
 import io.outboxrelay.relay.Relay;
-import io.outboxrelay.relay.testing.Ledger;
-import io.outboxrelay.relay.testing.OutboxWriter;
-import io.outboxrelay.relay.testing.RelaySettings;
-import io.outboxrelay.relay.testing.SourceDatabase;
-import io.outboxrelay.relay.testing.TestEvent;
+import io.outboxrelay.relay.testing.Configs;
+import io.outboxrelay.testsupport.outbox.Ledger;
+import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.outbox.SourceDatabase;
+import io.outboxrelay.testsupport.outbox.TestEvent;
+import io.outboxrelay.testsupport.stack.FreePorts;
+import io.outboxrelay.testsupport.stack.KafkaBroker;
+import io.outboxrelay.testsupport.stack.TopicReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -101,7 +102,7 @@ abstract class AbstractMetricsEndpointIT {
         settings(db, broker.bootstrapServers(), name)
             .with("http.port", String.valueOf(port))
             .with("router.topic.template", RelaySettings.topicPrefix(name) + "${event_type}");
-    relay = Relay.create(settings.config());
+    relay = Relay.create(settings.parsedBy(Configs::parse));
     CompletableFuture<Void> started =
         CompletableFuture.runAsync(
             () -> {

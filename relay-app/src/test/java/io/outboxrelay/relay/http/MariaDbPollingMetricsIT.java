@@ -2,9 +2,9 @@ package io.outboxrelay.relay.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.outboxrelay.relay.testing.OutboxDatabase;
-import io.outboxrelay.relay.testing.RelaySettings;
-import io.outboxrelay.relay.testing.SourceDatabase;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.outbox.SourceDatabase;
 
 /** The HTTP endpoint of a polling relay on the private MariaDB. */
 class MariaDbPollingMetricsIT extends AbstractMetricsEndpointIT {

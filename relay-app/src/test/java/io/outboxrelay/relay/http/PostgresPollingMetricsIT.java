@@ -2,17 +2,17 @@ package io.outboxrelay.relay.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.outboxrelay.relay.testing.Ledger;
-import io.outboxrelay.relay.testing.PostgresOutboxDatabase;
-import io.outboxrelay.relay.testing.RelaySettings;
-import io.outboxrelay.relay.testing.SourceDatabase;
+import io.outboxrelay.testsupport.outbox.Ledger;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.outbox.SourceDatabase;
 
 /** The HTTP endpoint of a polling relay on the machine's PostgreSQL service. */
 class PostgresPollingMetricsIT extends AbstractMetricsEndpointIT {
 
   @Override
   protected SourceDatabase newDatabase() {
-    return PostgresOutboxDatabase.create();
+    return OutboxDatabase.postgres();
   }
 
   @Override

@@ -2,16 +2,17 @@ package io.outboxrelay.relay.source.cdc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.outboxrelay.localstack.ConsumedRecord;
-import io.outboxrelay.localstack.ProjectFiles;
-import io.outboxrelay.localstack.TopicReader;
 import io.outboxrelay.relay.Relay;
-import io.outboxrelay.relay.testing.Ledger;
-import io.outboxrelay.relay.testing.OutboxDatabase;
-import io.outboxrelay.relay.testing.OutboxWriter;
-import io.outboxrelay.relay.testing.RelaySettings;
-import io.outboxrelay.relay.testing.TestEvent;
+import io.outboxrelay.relay.testing.Configs;
 import io.outboxrelay.relay.testing.VersionScenario;
+import io.outboxrelay.testsupport.outbox.Ledger;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.outbox.TestEvent;
+import io.outboxrelay.testsupport.stack.ConsumedRecord;
+import io.outboxrelay.testsupport.stack.ProjectFiles;
+import io.outboxrelay.testsupport.stack.TopicReader;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -74,7 +75,7 @@ abstract class AbstractCdcContractIT {
   }
 
   protected Relay startRelay(RelaySettings settings) throws Exception {
-    Relay relay = Relay.create(settings.config());
+    Relay relay = Relay.create(settings.parsedBy(Configs::parse));
     relays.add(relay);
     relay.start();
     return relay;

@@ -3,20 +3,21 @@ package io.outboxrelay.relay.source.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.localstack.ConsumedRecord;
-import io.outboxrelay.localstack.LocalStack;
-import io.outboxrelay.localstack.TopicReader;
 import io.outboxrelay.relay.Relay;
 import io.outboxrelay.relay.RelayFailure;
 import io.outboxrelay.relay.publish.RecordSizeLimit;
-import io.outboxrelay.relay.testing.Ledger;
-import io.outboxrelay.relay.testing.OutboxDatabase;
-import io.outboxrelay.relay.testing.OutboxWriter;
-import io.outboxrelay.relay.testing.RelaySettings;
-import io.outboxrelay.relay.testing.TestEvent;
+import io.outboxrelay.relay.testing.Configs;
 import io.outboxrelay.router.EventRouter;
 import io.outboxrelay.router.OutboxEvent;
 import io.outboxrelay.router.TopicTemplate;
+import io.outboxrelay.testsupport.outbox.Ledger;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.outbox.TestEvent;
+import io.outboxrelay.testsupport.stack.ConsumedRecord;
+import io.outboxrelay.testsupport.stack.LocalStack;
+import io.outboxrelay.testsupport.stack.TopicReader;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.time.Duration;
@@ -85,7 +86,7 @@ class CdcPoisonIT {
   }
 
   private Relay start(RelaySettings settings) throws Exception {
-    Relay relay = Relay.create(settings.config());
+    Relay relay = Relay.create(settings.parsedBy(Configs::parse));
     relays.add(relay);
     relay.start();
     return relay;

@@ -3,20 +3,20 @@ package io.outboxrelay.relay.source.polling;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.localstack.ConsumedRecord;
-import io.outboxrelay.localstack.KafkaBroker;
-import io.outboxrelay.localstack.LocalStack;
-import io.outboxrelay.localstack.ProjectFiles;
-import io.outboxrelay.localstack.TopicReader;
 import io.outboxrelay.relay.Relay;
-import io.outboxrelay.relay.config.SourceFlavor;
-import io.outboxrelay.relay.testing.Ledger;
-import io.outboxrelay.relay.testing.OutboxWriter;
-import io.outboxrelay.relay.testing.RelayProcess;
-import io.outboxrelay.relay.testing.RelaySettings;
-import io.outboxrelay.relay.testing.SourceDatabase;
-import io.outboxrelay.relay.testing.TestEvent;
+import io.outboxrelay.relay.testing.Configs;
 import io.outboxrelay.relay.testing.VersionScenario;
+import io.outboxrelay.testsupport.outbox.Ledger;
+import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.outbox.SourceDatabase;
+import io.outboxrelay.testsupport.outbox.TestEvent;
+import io.outboxrelay.testsupport.stack.ConsumedRecord;
+import io.outboxrelay.testsupport.stack.KafkaBroker;
+import io.outboxrelay.testsupport.stack.LocalStack;
+import io.outboxrelay.testsupport.stack.ProjectFiles;
+import io.outboxrelay.testsupport.stack.TopicReader;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Timestamp;
@@ -140,7 +140,7 @@ abstract class AbstractPollingContractIT {
   }
 
   private Relay inProcess(RelaySettings settings) throws Exception {
-    Relay relay = Relay.create(settings.config());
+    Relay relay = Relay.create(settings.parsedBy(Configs::parse));
     relays.add(relay);
     relay.start();
     return relay;
@@ -413,7 +413,7 @@ abstract class AbstractPollingContractIT {
     record Sample(int attempts, String status, Timestamp nextAttemptAt, Timestamp dbNow) {}
     List<Sample> samples = new ArrayList<>();
     String now =
-        db.flavor() == io.outboxrelay.relay.config.SourceFlavor.POSTGRESQL
+        db.flavor() == io.outboxrelay.testsupport.database.Flavor.POSTGRESQL
             ? "clock_timestamp()"
             : "NOW(6)";
     await()
@@ -494,7 +494,7 @@ abstract class AbstractPollingContractIT {
   void buriesAnEventWithANullPayloadInsteadOfPublishingATombstone() throws Exception {
     // A null value is a tombstone: on a compacted topic it would delete the aggregate's history.
     db.admin(
-        db.flavor() == io.outboxrelay.relay.config.SourceFlavor.POSTGRESQL
+        db.flavor() == io.outboxrelay.testsupport.database.Flavor.POSTGRESQL
             ? "ALTER TABLE outbox_events ALTER COLUMN payload DROP NOT NULL"
             : "ALTER TABLE outbox_events MODIFY payload LONGTEXT NULL");
     Ledger ledger = ledger(RelaySettings.topicPrefix(name));
@@ -592,7 +592,7 @@ abstract class AbstractPollingContractIT {
     awaitAll(ledger);
     await().atMost(Duration.ofSeconds(30)).until(() -> count("status = 'PUBLISHED'") == 30);
     String twoHoursAgo =
-        db.flavor() == io.outboxrelay.relay.config.SourceFlavor.POSTGRESQL
+        db.flavor() == io.outboxrelay.testsupport.database.Flavor.POSTGRESQL
             ? "clock_timestamp() - interval '2 hours'"
             : "NOW(6) - INTERVAL 2 HOUR";
     // r-1..r-29 were written two hours ago; r-10..r-29 were published then too, while r-1..r-9
@@ -657,11 +657,11 @@ abstract class AbstractPollingContractIT {
   void workersWhoseClocksAreDaysOffLeaseAndRetryByTheDatabaseClock() throws Exception {
     Ledger ledger = ledger(RelaySettings.topicPrefix(name));
     String dbNow =
-        db.flavor() == io.outboxrelay.relay.config.SourceFlavor.POSTGRESQL
+        db.flavor() == io.outboxrelay.testsupport.database.Flavor.POSTGRESQL
             ? "clock_timestamp()"
             : "NOW(6)";
     String leaseLeftMs =
-        db.flavor() == io.outboxrelay.relay.config.SourceFlavor.POSTGRESQL
+        db.flavor() == io.outboxrelay.testsupport.database.Flavor.POSTGRESQL
             ? "EXTRACT(EPOCH FROM (processing_until - clock_timestamp())) * 1000"
             : "TIMESTAMPDIFF(MICROSECOND, NOW(6), processing_until) / 1000";
     skewedProcess("ahead", shortLease(settings()).with("polling.batch.size", "50"), "+3d", 3);
@@ -708,7 +708,7 @@ abstract class AbstractPollingContractIT {
     assertThat(result.outOfOrder()).as(result.summary()).isZero();
     Object publishedDrift =
         db.adminQuery(
-            db.flavor() == io.outboxrelay.relay.config.SourceFlavor.POSTGRESQL
+            db.flavor() == io.outboxrelay.testsupport.database.Flavor.POSTGRESQL
                 ? "SELECT MAX(ABS(EXTRACT(EPOCH FROM (published_at - clock_timestamp())))) FROM outbox_events"
                 : "SELECT MAX(ABS(TIMESTAMPDIFF(SECOND, published_at, NOW(6)))) FROM outbox_events");
     assertThat(((Number) publishedDrift).doubleValue())
@@ -735,7 +735,7 @@ abstract class AbstractPollingContractIT {
         "+3d",
         3);
     String waitMs =
-        db.flavor() == io.outboxrelay.relay.config.SourceFlavor.POSTGRESQL
+        db.flavor() == io.outboxrelay.testsupport.database.Flavor.POSTGRESQL
             ? "EXTRACT(EPOCH FROM (next_attempt_at - clock_timestamp())) * 1000"
             : "TIMESTAMPDIFF(MICROSECOND, NOW(6), next_attempt_at) / 1000";
     List<Double> waits = new ArrayList<>();
@@ -822,7 +822,7 @@ abstract class AbstractPollingContractIT {
     // The shipped migration; a polling relay looks for the column when it starts.
     db.admin(
         ProjectFiles.sqlStatements(
-                db.flavor() == SourceFlavor.POSTGRESQL
+                db.flavor() == io.outboxrelay.testsupport.database.Flavor.POSTGRESQL
                     ? "config/postgresql/migrations/004-add-aggregate-version.sql"
                     : "config/mysql/migrations/003-add-aggregate-version.sql")
             .toArray(String[]::new));

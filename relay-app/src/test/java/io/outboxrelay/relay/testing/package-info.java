@@ -1,0 +1,7 @@
+/**
+ * The relay's own test fixtures, those that need its classes: the command line in this JVM ({@link
+ * io.outboxrelay.relay.testing.Cli}), test settings parsed by the relay's loader ({@link
+ * io.outboxrelay.relay.testing.Configs}) and the version scenario checked against the relay's
+ * metrics. Everything else is in the test-support module.
+ */
+package io.outboxrelay.relay.testing;
