@@ -91,6 +91,17 @@ public final class TopicReader {
   }
 
   /**
+   * A reader of all topics whose name starts with a prefix, e.g. a test's {@code t-name.}.
+   *
+   * @param bootstrapServers the brokers
+   * @param prefix the topics' common prefix, taken literally
+   * @return a reader
+   */
+  public static TopicReader forPrefix(String bootstrapServers, String prefix) {
+    return forPattern(bootstrapServers, Pattern.compile(Pattern.quote(prefix) + ".*"));
+  }
+
+  /**
    * A copy of this reader that also returns records of open and aborted transactions ({@code
    * read_uncommitted}).
    *

@@ -100,6 +100,7 @@ public final class Bench {
     try (MariaDbServer mariaDb =
             MariaDbServer.builder().bufferPoolSize("512M").binlogRowImage(rowImage).start();
         KafkaBroker kafka = KafkaBroker.builder().heap("768m").start()) {
+      BenchEnv env = new BenchEnv(mariaDb, kafka, work, relayEnv, relaySettings);
       if (only.contains("raw")) {
         System.err.println("raw KafkaProducer baseline...");
         RawProducerBench.run(kafka.bootstrapServers(), events, table);
@@ -107,20 +108,18 @@ public final class Bench {
       if (only.contains("cdc")) {
         Quiet.await(mariaDb, "cdc");
         System.err.println("CDC: backlog drain, steady-state latency, RSS and CPU...");
-        new CdcBench(mariaDb, kafka, work, relayEnv, relaySettings)
+        new CdcBench(env)
             .run(table, events, rate, Duration.ofSeconds(seconds), cdcStarts, bigTransaction);
       }
-      PollingSetup.Context polling =
-          new PollingSetup.Context(mariaDb, kafka, work, relayEnv, relaySettings);
       if (only.contains("polling-drain")) {
         Quiet.await(mariaDb, "polling-drain");
         System.err.println("polling: backlog drain with " + drainWorkers + " workers...");
-        new PollingDrainBench(polling, drainWorkers).run(table, events);
+        new PollingDrainBench(env, drainWorkers).run(table, events);
       }
       if (only.contains("polling-latency")) {
         Quiet.await(mariaDb, "polling-latency");
         System.err.println("polling: steady-state latency with 4 workers...");
-        new PollingLatencyBench(polling).run(table, rate, Duration.ofSeconds(seconds));
+        new PollingLatencyBench(env).run(table, rate, Duration.ofSeconds(seconds));
       }
       if (only.contains("claims")) {
         Quiet.await(mariaDb, "claims");
@@ -129,11 +128,11 @@ public final class Bench {
       }
       if (only.contains("recovery")) {
         System.err.println("recovery: faults under a steady load, each on its own MariaDB...");
-        new RecoveryBench(kafka, work, relayEnv, relaySettings)
+        new RecoveryBench(env)
             .run(table, recoveryFaults, recoveryRate, Duration.ofSeconds(recoverySeconds));
         if (takeovers > 0) {
           System.err.println("recovery: CDC leader killed, standby takes over...");
-          new TakeoverBench(kafka, work, relayEnv, relaySettings)
+          new TakeoverBench(env)
               .run(table, takeovers, recoveryRate, Duration.ofSeconds(recoverySeconds));
         }
       }

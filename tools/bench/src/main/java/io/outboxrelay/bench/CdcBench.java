@@ -25,23 +25,14 @@ final class CdcBench {
 
   private static final Logger LOG = LoggerFactory.getLogger(CdcBench.class);
 
+  private final BenchEnv env;
   private final MariaDbServer mariaDb;
   private final KafkaBroker kafka;
-  private final Path workDir;
-  private final Map<String, String> relayEnv;
-  private final Map<String, String> relaySettings;
 
-  CdcBench(
-      MariaDbServer mariaDb,
-      KafkaBroker kafka,
-      Path workDir,
-      Map<String, String> relayEnv,
-      Map<String, String> relaySettings) {
-    this.mariaDb = mariaDb;
-    this.kafka = kafka;
-    this.workDir = workDir;
-    this.relayEnv = relayEnv;
-    this.relaySettings = relaySettings;
+  CdcBench(BenchEnv env) {
+    this.env = env;
+    this.mariaDb = env.mariaDb();
+    this.kafka = env.kafka();
   }
 
   /** The width of the latency windows: a spike that recurs every ~10 s shows in every other one. */
@@ -69,19 +60,16 @@ final class CdcBench {
       counter.createLogAppendTimeTopics(topics, 3);
       RelaySettings settings =
           RelaySettings.cdc(db, kafka.bootstrapServers(), name).with("relay.stats.interval", "10s");
-      relaySettings.forEach(settings::with);
-      String retention = relaySettings.getOrDefault("cdc.retention", "0ms");
+      String retention = env.relaySettings().getOrDefault("cdc.retention", "0ms");
       String variant = retention.matches("0+[a-z]*") ? "" : " (cdc.retention=" + retention + ")";
       if (!variant.isEmpty()) {
         db.grantPolling(); // retention deletes published rows
       }
-      Path config = settings.writeTo(workDir.resolve(name + ".properties"));
+      Path config = env.writeConfig(settings, name);
 
       // A first start records the current binlog position; the backlog is written while the
       // relay is stopped.
-      RelayProcess first =
-          RelayProcess.start(
-              name + "-init", workDir, relayEnv, "run", "--config", config.toString());
+      RelayProcess first = env.startRelay(name + "-init", config);
       first.awaitReady();
       first.process().terminate();
       first.waitFor(Duration.ofSeconds(60));
@@ -89,8 +77,7 @@ final class CdcBench {
       Backlog.write(db, 0, backlog);
 
       long startedMillis = System.currentTimeMillis();
-      RelayProcess relay =
-          RelayProcess.start(name, workDir, relayEnv, "run", "--config", config.toString());
+      RelayProcess relay = env.startRelay(name, config);
       long pid = relay.process().pid();
       relay.awaitReady();
       long readyMillis = System.currentTimeMillis();
@@ -148,7 +135,7 @@ final class CdcBench {
           "<= 300 MB",
           String.format(
               "VmHWM of the relay process, -Xmx%s; %.0f MiB at the end of the drain",
-              relayEnv.getOrDefault("OUTBOX_RELAY_HEAP", "256m"), drainRss));
+              env.relayEnv().getOrDefault("OUTBOX_RELAY_HEAP", "256m"), drainRss));
 
       if (bigTransaction > 0) {
         bigTransaction(table, db, counter, topics, pid, backlog, bigTransaction);
@@ -297,7 +284,8 @@ final class CdcBench {
         "CDC relay peak RSS",
         String.format("%.0f MiB", ProcessStats.statusMiB(pid, "VmHWM")),
         "<= 300 MB",
-        "VmHWM of the relay process, -Xmx" + relayEnv.getOrDefault("OUTBOX_RELAY_HEAP", "256m"));
+        "VmHWM of the relay process, -Xmx"
+            + env.relayEnv().getOrDefault("OUTBOX_RELAY_HEAP", "256m"));
     // An idle relay: what it costs to wait for events.
     double idleCpu0 = ProcessStats.cpuSeconds(pid);
     Thread.sleep(10_000);
@@ -334,9 +322,7 @@ final class CdcBench {
       total += START_BACKLOG;
       Thread.sleep(1000); // the backlog's binlog written and synced; the machine settles
       long startedMillis = System.currentTimeMillis();
-      RelayProcess relay =
-          RelayProcess.start(
-              name + "-start" + i, workDir, relayEnv, "run", "--config", config.toString());
+      RelayProcess relay = env.startRelay(name + "-start" + i, config);
       relay.awaitReady();
       readies.add((System.currentTimeMillis() - startedMillis) / 1e3);
       while (counter.count(topics) < total) {

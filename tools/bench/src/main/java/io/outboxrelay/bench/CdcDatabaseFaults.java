@@ -16,37 +16,20 @@ final class CdcDatabaseFaults {
 
   /** MariaDB killed (SIGKILL, as a crash) and started again after {@code down}. */
   static RecoveryBench.Fault kill(Duration down) {
-    return new CdcFault() {
-      @Override
-      public String id() {
-        return "db-kill";
-      }
-
-      @Override
-      public String description() {
-        return "CDC, MariaDB killed (SIGKILL) and started again after " + down.toSeconds() + " s";
-      }
-
-      @Override
-      public void begin(RecoveryBench.World world) {
-        world.mariaDb().kill();
-      }
-
-      @Override
-      public long end(RecoveryBench.World world) throws InterruptedException {
-        Thread.sleep(down.toMillis());
-        world.mariaDb().start(); // returns once the server answers
-        return System.currentTimeMillis();
-      }
-    };
+    return new DatabaseKill("db-kill", "CDC", down, CdcDatabaseFaults::settings);
   }
 
   /** MariaDB frozen (SIGSTOP) for 30 s and resumed (SIGCONT): a connection silent but open. */
   static RecoveryBench.Fault pause() {
-    return new CdcFault() {
+    return new RecoveryBench.Fault() {
       @Override
       public String id() {
         return "db-pause";
+      }
+
+      @Override
+      public RelaySettings settings(OutboxDatabase db, String bootstrap, String name) {
+        return CdcDatabaseFaults.settings(db, bootstrap, name);
       }
 
       @Override
@@ -69,10 +52,7 @@ final class CdcDatabaseFaults {
   }
 
   /** A CDC relay with the product's defaults, stats every 10 s. */
-  private abstract static class CdcFault implements RecoveryBench.Fault {
-    @Override
-    public RelaySettings settings(OutboxDatabase db, String bootstrap, String name) {
-      return RelaySettings.cdc(db, bootstrap, name).with("relay.stats.interval", "10s");
-    }
+  private static RelaySettings settings(OutboxDatabase db, String bootstrap, String name) {
+    return RelaySettings.cdc(db, bootstrap, name).with("relay.stats.interval", "10s");
   }
 }

@@ -2,7 +2,9 @@ package io.outboxrelay.bench;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -72,6 +74,18 @@ interface ClaimStrategy {
       c.commit();
     }
     return marked;
+  }
+
+  /** The ids a query selects (its first column), at most {@link #BATCH} by its LIMIT. */
+  static List<Long> selectIds(Connection c, String sql) throws SQLException {
+    List<Long> ids = new ArrayList<>(BATCH);
+    try (PreparedStatement ps = c.prepareStatement(sql);
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        ids.add(rs.getLong(1));
+      }
+    }
+    return ids;
   }
 
   /** {@code ?, ?, ...} */

@@ -2,7 +2,6 @@ package io.outboxrelay.bench;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,13 +33,7 @@ final class NaiveClaim implements ClaimStrategy {
 
   @Override
   public Claimed claim(Connection c, ClaimCounts counts) throws SQLException {
-    List<Long> candidates = new ArrayList<>(BATCH);
-    try (PreparedStatement ps = c.prepareStatement(SELECT);
-        ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        candidates.add(rs.getLong(1));
-      }
-    }
+    List<Long> candidates = ClaimStrategy.selectIds(c, SELECT);
     counts.statements(1);
     if (candidates.isEmpty()) {
       return new Claimed(List.of(), false);

@@ -29,13 +29,13 @@ final class PollingDrainBench {
       double brokerCpu,
       long published) {}
 
-  private final PollingSetup.Context context;
+  private final BenchEnv context;
   private final List<Integer> workerCounts;
 
   /**
    * @param workerCounts one drain per entry, in order (a count may repeat, to see the spread)
    */
-  PollingDrainBench(PollingSetup.Context context, List<Integer> workerCounts) {
+  PollingDrainBench(BenchEnv context, List<Integer> workerCounts) {
     this.context = context;
     this.workerCounts = List.copyOf(workerCounts);
   }

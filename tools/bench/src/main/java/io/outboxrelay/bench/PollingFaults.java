@@ -19,10 +19,15 @@ final class PollingFaults {
    * killed process's leased events set.
    */
   static RecoveryBench.Fault killRelay() {
-    return new PollingFault() {
+    return new RecoveryBench.Fault() {
       @Override
       public String id() {
         return "relay-kill-polling";
+      }
+
+      @Override
+      public RelaySettings settings(OutboxDatabase db, String bootstrap, String name) {
+        return PollingFaults.settings(db, bootstrap, name);
       }
 
       @Override
@@ -91,40 +96,13 @@ final class PollingFaults {
 
   /** MariaDB killed (SIGKILL) under a polling relay and started again after {@code down}. */
   static RecoveryBench.Fault killDatabase(Duration down) {
-    return new PollingFault() {
-      @Override
-      public String id() {
-        return "db-kill-polling";
-      }
-
-      @Override
-      public String description() {
-        return "polling, MariaDB killed (SIGKILL) and started again after "
-            + down.toSeconds()
-            + " s";
-      }
-
-      @Override
-      public void begin(RecoveryBench.World world) {
-        world.mariaDb().kill();
-      }
-
-      @Override
-      public long end(RecoveryBench.World world) throws InterruptedException {
-        Thread.sleep(down.toMillis());
-        world.mariaDb().start(); // returns once the server answers
-        return System.currentTimeMillis();
-      }
-    };
+    return new DatabaseKill("db-kill-polling", "polling", down, PollingFaults::settings);
   }
 
   /** A polling relay with the product's defaults, stats every 10 s. */
-  private abstract static class PollingFault implements RecoveryBench.Fault {
-    @Override
-    public RelaySettings settings(OutboxDatabase db, String bootstrap, String name) {
-      return RelaySettings.polling(db.grantPolling(), bootstrap, name)
-          .with("polling.interval", "100ms")
-          .with("relay.stats.interval", "10s");
-    }
+  private static RelaySettings settings(OutboxDatabase db, String bootstrap, String name) {
+    return RelaySettings.polling(db.grantPolling(), bootstrap, name)
+        .with("polling.interval", "100ms")
+        .with("relay.stats.interval", "10s");
   }
 }

@@ -12,9 +12,9 @@ final class PollingLatencyBench {
 
   private static final Duration WARM_UP = Duration.ofSeconds(5);
 
-  private final PollingSetup.Context context;
+  private final BenchEnv context;
 
-  PollingLatencyBench(PollingSetup.Context context) {
+  PollingLatencyBench(BenchEnv context) {
     this.context = context;
   }
 

@@ -3,7 +3,6 @@ package io.outboxrelay.bench;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
-import io.outboxrelay.testsupport.stack.KafkaBroker;
 import io.outboxrelay.testsupport.stack.MariaDbServer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,37 +18,28 @@ import java.util.Map;
  */
 final class PollingSetup implements AutoCloseable {
 
-  /** The parts a polling benchmark shares with every run. */
-  record Context(
-      MariaDbServer mariaDb,
-      KafkaBroker kafka,
-      Path workDir,
-      Map<String, String> relayEnv,
-      Map<String, String> relaySettings) {}
-
-  private final Context context;
+  private final BenchEnv context;
   private final String name;
   private final OutboxDatabase db;
   private final TopicCounter counter;
   private final List<String> topics;
   private final Path config;
 
-  PollingSetup(Context context, String label, Map<String, String> settings) throws Exception {
+  PollingSetup(BenchEnv context, String label, Map<String, String> settings) throws Exception {
     this.context = context;
     this.name = label + "-" + Long.toHexString(System.nanoTime() & 0xffff);
     MariaDbServer mariaDb = context.mariaDb();
     this.db = OutboxDatabase.on(mariaDb).grantPolling();
-    this.counter = new TopicCounter(context.kafka().bootstrapServers());
+    this.counter = new TopicCounter(context.bootstrapServers());
     this.topics =
         BenchEvents.AGGREGATE_TYPES.stream().map(t -> RelaySettings.topicPrefix(name) + t).toList();
     counter.createLogAppendTimeTopics(topics, 3);
     RelaySettings relaySettings =
-        RelaySettings.polling(db, context.kafka().bootstrapServers(), name)
+        RelaySettings.polling(db, context.bootstrapServers(), name)
             .without("polling.interval")
             .with("relay.stats.interval", "10s");
     settings.forEach(relaySettings::with);
-    context.relaySettings().forEach(relaySettings::with);
-    this.config = relaySettings.writeTo(context.workDir().resolve(name + ".properties"));
+    this.config = context.writeConfig(relaySettings, name);
   }
 
   OutboxDatabase db() {
@@ -61,7 +51,7 @@ final class PollingSetup implements AutoCloseable {
   }
 
   String bootstrapServers() {
-    return context.kafka().bootstrapServers();
+    return context.bootstrapServers();
   }
 
   /** Records in the relay's topics now. */
@@ -87,9 +77,7 @@ final class PollingSetup implements AutoCloseable {
 
   /** Starts the relay as a child process and waits for its ready line. */
   RelayProcess startRelay() {
-    RelayProcess relay =
-        RelayProcess.start(
-            name, context.workDir(), context.relayEnv(), "run", "--config", config.toString());
+    RelayProcess relay = context.startRelay(name, config);
     relay.awaitReady();
     return relay;
   }

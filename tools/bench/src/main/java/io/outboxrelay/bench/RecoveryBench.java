@@ -8,13 +8,9 @@ import io.outboxrelay.testsupport.outbox.SteadyWriter;
 import io.outboxrelay.testsupport.stack.ConsumedRecord;
 import io.outboxrelay.testsupport.stack.KafkaBroker;
 import io.outboxrelay.testsupport.stack.MariaDbServer;
-import io.outboxrelay.testsupport.stack.TopicReader;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,16 +21,11 @@ import org.slf4j.LoggerFactory;
  * appended after it, and the longest delay from an event's commit to its append. A ledger checks
  * that every committed event arrived, in order per aggregate.
  *
- * <p>Each case gets a fresh outbox database on its own MariaDB server (a fault may kill it; the
- * other groups' server is never touched) and its own topic, created with the broker's append time
- * as the record timestamp. Not thread-safe.
+ * <p>Each case runs on a {@link FaultStage} of its own. Not thread-safe.
  */
 final class RecoveryBench {
 
   private static final Logger LOG = LoggerFactory.getLogger(RecoveryBench.class);
-  private static final String AGGREGATE_TYPE = "order";
-  private static final int AGGREGATES = 2_000;
-  private static final int EVENTS_PER_WRITER_THREAD = 100;
 
   /**
    * A fault the bench injects into a running relay's world and ends. A case for another component
@@ -85,20 +76,10 @@ final class RecoveryBench {
   record World(
       MariaDbServer mariaDb, KafkaBroker kafka, OutboxDatabase db, List<RelayProcess> relays) {}
 
-  private final KafkaBroker kafka;
-  private final Path workDir;
-  private final Map<String, String> relayEnv;
-  private final Map<String, String> relaySettings;
+  private final BenchEnv env;
 
-  RecoveryBench(
-      KafkaBroker kafka,
-      Path workDir,
-      Map<String, String> relayEnv,
-      Map<String, String> relaySettings) {
-    this.kafka = kafka;
-    this.workDir = workDir;
-    this.relayEnv = relayEnv;
-    this.relaySettings = relaySettings;
+  RecoveryBench(BenchEnv env) {
+    this.env = env;
   }
 
   /** The faults of this group, in the order they run. */
@@ -126,30 +107,16 @@ final class RecoveryBench {
 
   private void runCase(ResultTable table, Fault fault, int rate, Duration load) throws Exception {
     String name = "bench-rec-" + fault.id() + "-" + Long.toHexString(System.nanoTime() & 0xffff);
-    String prefix = RelaySettings.topicPrefix(name);
-    try (MariaDbServer mariaDb = MariaDbServer.builder().start();
-        OutboxDatabase db = OutboxDatabase.on(mariaDb);
-        TopicCounter counter = new TopicCounter(kafka.bootstrapServers())) {
-      counter.createLogAppendTimeTopics(List.of(prefix + AGGREGATE_TYPE), 3);
-      RelaySettings settings = fault.settings(db, kafka.bootstrapServers(), name);
-      relaySettings.forEach(settings::with);
-      Path config = settings.writeTo(workDir.resolve(name + ".properties"));
-      List<RelayProcess> relays = new ArrayList<>();
-      Ledger ledger = new Ledger(prefix);
+    String bootstrap = env.bootstrapServers();
+    try (FaultStage stage = FaultStage.open(env, name, db -> fault.settings(db, bootstrap, name))) {
       long faultEnd;
       Map<String, Long> commitMillis;
       try {
         for (int i = 1; i <= fault.relays(); i++) {
-          RelayProcess relay =
-              RelayProcess.start(
-                  name + "-" + i, workDir, relayEnv, "run", "--config", config.toString());
-          relays.add(relay);
-          relay.awaitReady();
+          stage.startRelay(i).awaitReady();
         }
-        World world = new World(mariaDb, kafka, db, List.copyOf(relays));
-        int threads = Math.max(2, (rate + EVENTS_PER_WRITER_THREAD - 1) / EVENTS_PER_WRITER_THREAD);
-        try (SteadyWriter writer =
-            SteadyWriter.start(db, ledger, AGGREGATE_TYPE, rate, AGGREGATES, threads)) {
+        World world = new World(stage.mariaDb(), env.kafka(), stage.db(), stage.relays());
+        try (SteadyWriter writer = stage.startWriter(rate)) {
           Thread.sleep(load.toMillis());
           fault.begin(world);
           faultEnd = fault.end(world);
@@ -157,33 +124,24 @@ final class RecoveryBench {
           writer.stop(Duration.ofSeconds(120));
           commitMillis = writer.commitMillis();
         }
-        reader(name).readUntil(ledger::allArrived, Duration.ofSeconds(120));
+        stage.reader().readUntil(stage.ledger()::allArrived, Duration.ofSeconds(120));
       } finally {
-        for (RelayProcess relay : relays) {
-          relay.close(); // SIGTERM: drains and commits
-        }
+        stage.stopRelays();
       }
-      report(table, fault, rate, name, ledger, commitMillis, faultEnd);
+      report(table, fault, rate, stage, commitMillis, faultEnd);
     }
-  }
-
-  private TopicReader reader(String name) {
-    return TopicReader.forPattern(
-        kafka.bootstrapServers(),
-        Pattern.compile(Pattern.quote(RelaySettings.topicPrefix(name)) + ".*"));
   }
 
   private void report(
       ResultTable table,
       Fault fault,
       int rate,
-      String name,
-      Ledger ledger,
+      FaultStage stage,
       Map<String, Long> commitMillis,
       long faultEnd) {
     List<ConsumedRecord> records =
-        reader(name).readAll(Duration.ofSeconds(3), Duration.ofSeconds(120));
-    Ledger.Result result = ledger.check(records);
+        stage.reader().readAll(Duration.ofSeconds(3), Duration.ofSeconds(120));
+    Ledger.Result result = stage.ledger().check(records);
     long firstAfter = Long.MAX_VALUE;
     long maxDelay = 0;
     for (ConsumedRecord r : records) {
@@ -200,7 +158,7 @@ final class RecoveryBench {
             ? "nothing published after the fault"
             : String.format(
                 "%.1f s to the first event after the fault", (firstAfter - faultEnd) / 1e3);
-    LOG.info("{}: {}; {}", name, firstEvent, result.summary());
+    LOG.info("{}: {}; {}", stage.name(), firstEvent, result.summary());
     table.add(
         "recovery: " + fault.description() + String.format(" at %,d events/s", rate),
         firstEvent + String.format(", max commit -> Kafka delay %.1f s", maxDelay / 1e3),

@@ -5,7 +5,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
@@ -43,14 +42,8 @@ final class SkipLockedClaim implements ClaimStrategy {
   public Claimed claim(Connection c, ClaimCounts counts) throws SQLException {
     int sent = 0;
     try {
-      List<Long> ids = new ArrayList<>(BATCH);
       sent++;
-      try (PreparedStatement ps = c.prepareStatement(SELECT);
-          ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          ids.add(rs.getLong(1));
-        }
-      }
+      List<Long> ids = ClaimStrategy.selectIds(c, SELECT);
       if (ids.isEmpty()) {
         sent++;
         c.commit();

@@ -1,23 +1,16 @@
 package io.outboxrelay.bench;
 
 import io.outboxrelay.testsupport.outbox.Ledger;
-import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.SteadyWriter;
 import io.outboxrelay.testsupport.stack.ConsumedRecord;
-import io.outboxrelay.testsupport.stack.KafkaBroker;
-import io.outboxrelay.testsupport.stack.MariaDbServer;
-import io.outboxrelay.testsupport.stack.TopicReader;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,50 +22,30 @@ import org.slf4j.LoggerFactory;
  * events every millisecond, that is the time nothing was published; records the old leader had in
  * flight may be appended just after the kill, so the first append after it says nothing) and the
  * duplicates (events appended after the kill that were appended before it). Median and spread over
- * all takeovers. One MariaDB of its own. Not thread-safe.
+ * all takeovers. One {@link FaultStage} (a MariaDB of its own). Not thread-safe.
  */
 final class TakeoverBench {
 
   private static final Logger LOG = LoggerFactory.getLogger(TakeoverBench.class);
-  private static final String AGGREGATE_TYPE = "order";
   private static final String ROLE = ".*\\] (leader \\(epoch|standby \\(holder).*";
 
-  private final KafkaBroker kafka;
-  private final Path workDir;
-  private final Map<String, String> relayEnv;
-  private final Map<String, String> relaySettings;
+  private final BenchEnv env;
 
-  TakeoverBench(
-      KafkaBroker kafka,
-      Path workDir,
-      Map<String, String> relayEnv,
-      Map<String, String> relaySettings) {
-    this.kafka = kafka;
-    this.workDir = workDir;
-    this.relayEnv = relayEnv;
-    this.relaySettings = relaySettings;
+  TakeoverBench(BenchEnv env) {
+    this.env = env;
   }
 
   void run(ResultTable table, int takeovers, int rate, Duration load) throws Exception {
     String name = "bench-takeover-" + Long.toHexString(System.nanoTime() & 0xffff);
-    String prefix = RelaySettings.topicPrefix(name);
+    String bootstrap = env.bootstrapServers();
     List<Long> kills = new ArrayList<>();
-    Ledger ledger = new Ledger(prefix);
-    try (MariaDbServer mariaDb = MariaDbServer.builder().start();
-        OutboxDatabase db = OutboxDatabase.on(mariaDb);
-        TopicCounter counter = new TopicCounter(kafka.bootstrapServers())) {
-      counter.createLogAppendTimeTopics(List.of(prefix + AGGREGATE_TYPE), 3);
-      RelaySettings settings = RelaySettings.cdc(db, kafka.bootstrapServers(), name);
-      relaySettings.forEach(settings::with);
-      Path config = settings.writeTo(workDir.resolve(name + ".properties"));
-      List<RelayProcess> relays = new ArrayList<>();
+    try (FaultStage stage =
+        FaultStage.open(env, name, db -> RelaySettings.cdc(db, bootstrap, name))) {
       try {
-        RelayProcess leader = start(name, 1, config, relays);
+        RelayProcess leader = start(stage, 1);
         leader.awaitReady();
-        RelayProcess standby = start(name, 2, config, relays);
-        int threads = Math.max(2, (rate + 99) / 100);
-        try (SteadyWriter writer =
-            SteadyWriter.start(db, ledger, AGGREGATE_TYPE, rate, 2_000, threads)) {
+        RelayProcess standby = start(stage, 2);
+        try (SteadyWriter writer = stage.startWriter(rate)) {
           Thread.sleep(load.toMillis());
           for (int i = 0; i < takeovers; i++) {
             System.err.println("  takeover " + (i + 1) + " of " + takeovers + "...");
@@ -81,39 +54,30 @@ final class TakeoverBench {
             leader.waitFor(Duration.ofSeconds(30));
             standby.awaitReady();
             leader = standby;
-            standby = start(name, relays.size() + 1, config, relays);
+            standby = start(stage, stage.relays().size() + 1);
             Thread.sleep(load.toMillis());
           }
           writer.stop(Duration.ofSeconds(120));
         }
-        reader(prefix).readUntil(ledger::allArrived, Duration.ofSeconds(120));
+        stage.reader().readUntil(stage.ledger()::allArrived, Duration.ofSeconds(120));
       } finally {
-        for (RelayProcess relay : relays) {
-          relay.close();
-        }
+        stage.stopRelays();
       }
-      report(table, rate, prefix, ledger, kills);
+      report(table, rate, stage, kills);
     }
   }
 
-  private RelayProcess start(String name, int n, Path config, List<RelayProcess> relays) {
-    RelayProcess p =
-        RelayProcess.start(name + "-" + n, workDir, relayEnv, "run", "--config", config.toString());
-    relays.add(p);
+  private static RelayProcess start(FaultStage stage, int n) {
+    RelayProcess p = stage.startRelay(n);
     p.process().awaitLogLine(ROLE, Duration.ofSeconds(90));
     return p;
   }
 
-  private TopicReader reader(String prefix) {
-    return TopicReader.forPattern(
-        kafka.bootstrapServers(), Pattern.compile(Pattern.quote(prefix) + ".*"));
-  }
-
-  private void report(ResultTable table, int rate, String prefix, Ledger ledger, List<Long> kills) {
+  private void report(ResultTable table, int rate, FaultStage stage, List<Long> kills) {
     List<ConsumedRecord> records =
-        new ArrayList<>(reader(prefix).readAll(Duration.ofSeconds(3), Duration.ofSeconds(120)));
+        new ArrayList<>(stage.reader().readAll(Duration.ofSeconds(3), Duration.ofSeconds(120)));
     records.sort(Comparator.comparingLong(ConsumedRecord::timestamp));
-    Ledger.Result result = ledger.check(records);
+    Ledger.Result result = stage.ledger().check(records);
     double[] gaps = new double[kills.size()];
     double[] duplicates = new double[kills.size()];
     for (int k = 0; k < kills.size(); k++) {
@@ -144,7 +108,7 @@ final class TakeoverBench {
     Percentiles gap = Percentiles.of(gaps);
     Percentiles dup = Percentiles.of(duplicates);
     double minGap = java.util.Arrays.stream(gaps).min().orElse(Double.NaN);
-    LOG.info("{}: takeovers {} gaps {} duplicates {}", prefix, kills.size(), gap, dup);
+    LOG.info("{}: takeovers {} gaps {} duplicates {}", stage.prefix(), kills.size(), gap, dup);
     table.add(
         String.format(
             "recovery: CDC leader killed (SIGKILL), standby takes over, %d times at %,d events/s",
