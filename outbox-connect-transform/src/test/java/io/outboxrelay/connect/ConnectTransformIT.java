@@ -26,7 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
@@ -191,8 +190,7 @@ class ConnectTransformIT {
   }
 
   private static List<ConsumedRecord> readAll(String bootstrap, String prefix, Ledger ledger) {
-    TopicReader reader =
-        TopicReader.forPattern(bootstrap, Pattern.compile(Pattern.quote(prefix) + ".*"));
+    TopicReader reader = TopicReader.forPrefix(bootstrap, prefix);
     reader.readUntil(ledger::allArrived, Duration.ofSeconds(60));
     return reader.readAll(Duration.ofSeconds(2), Duration.ofSeconds(30));
   }

@@ -76,9 +76,7 @@ class KafkaAvailabilityIT {
   }
 
   private Ledger.Result awaitAll(Ledger ledger, String bootstrap) {
-    TopicReader reader =
-        TopicReader.forPattern(
-            bootstrap, Pattern.compile(Pattern.quote(RelaySettings.topicPrefix(name)) + ".*"));
+    TopicReader reader = TopicReader.forPrefix(bootstrap, RelaySettings.topicPrefix(name));
     reader.readUntil(ledger::allArrived, Duration.ofSeconds(120));
     Ledger.Result result =
         ledger.check(reader.readAll(Duration.ofSeconds(2), Duration.ofSeconds(60)));

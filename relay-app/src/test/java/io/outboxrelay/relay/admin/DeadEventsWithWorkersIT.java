@@ -5,12 +5,13 @@ import static org.awaitility.Awaitility.await;
 
 import io.outboxrelay.relay.Relay;
 import io.outboxrelay.relay.testing.Cli;
-import io.outboxrelay.relay.testing.Configs;
+import io.outboxrelay.relay.testing.InProcessRelays;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.OutboxWriter;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
+import io.outboxrelay.testsupport.outbox.TestTopics;
 import io.outboxrelay.testsupport.stack.ConsumedRecord;
 import io.outboxrelay.testsupport.stack.LocalStack;
 import io.outboxrelay.testsupport.stack.TopicReader;
@@ -24,8 +25,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -40,25 +39,26 @@ import org.slf4j.LoggerFactory;
 class DeadEventsWithWorkersIT {
 
   private static final Logger LOG = LoggerFactory.getLogger(DeadEventsWithWorkersIT.class);
-  private static final AtomicInteger TESTS = new AtomicInteger();
 
   @TempDir Path dir;
   private OutboxDatabase db;
+  private TestTopics topics;
   private String name;
   private String config;
-  private final List<Relay> relays = new ArrayList<>();
+  private final InProcessRelays relays = new InProcessRelays();
   private final ExecutorService writer = Executors.newSingleThreadExecutor();
 
   @BeforeEach
   void setUp() {
     db = OutboxDatabase.forPolling();
-    name = "dead" + TESTS.incrementAndGet() + "-" + Long.toHexString(System.nanoTime() & 0xfffff);
+    topics = TestTopics.fresh(bootstrap(), "dead");
+    name = topics.name();
   }
 
   @AfterEach
   void tearDown() {
     writer.shutdownNow();
-    relays.forEach(Relay::close);
+    relays.close();
     db.close();
   }
 
@@ -73,15 +73,11 @@ class DeadEventsWithWorkersIT {
   }
 
   private Relay start(RelaySettings settings) throws Exception {
-    Relay relay = Relay.create(settings.parsedBy(Configs::parse));
-    relays.add(relay);
-    relay.start();
-    return relay;
+    return relays.start(settings);
   }
 
   private TopicReader reader() {
-    return TopicReader.forPattern(
-        bootstrap(), Pattern.compile(Pattern.quote(RelaySettings.topicPrefix(name)) + ".*"));
+    return topics.reader();
   }
 
   private void write(Ledger ledger, TestEvent... events) throws Exception {
@@ -122,11 +118,7 @@ class DeadEventsWithWorkersIT {
   }
 
   private Ledger.Result awaitAll(Ledger ledger) {
-    reader().readUntil(ledger::allArrived, Duration.ofSeconds(120));
-    Ledger.Result result =
-        ledger.check(reader().readAll(Duration.ofSeconds(2), Duration.ofSeconds(60)));
-    LOG.info("{}: {}", name, result.summary());
-    return result;
+    return topics.check(ledger, Duration.ofSeconds(120));
   }
 
   /** The event ids of one aggregate's records, in the order Kafka keeps them. */

@@ -11,6 +11,7 @@ import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.SteadyWriter;
 import io.outboxrelay.testsupport.outbox.TestEvent;
+import io.outboxrelay.testsupport.outbox.TestTopics;
 import io.outboxrelay.testsupport.stack.ConsumedRecord;
 import io.outboxrelay.testsupport.stack.LocalStack;
 import io.outboxrelay.testsupport.stack.MariaDbServer;
@@ -27,7 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -138,11 +138,10 @@ class HandoffIT {
   @Test
   void switchesBothWaysWhileTheApplicationWritesAndRetentionNeverDeletesAnUnpublishedRow()
       throws Exception {
-    String bootstrap = LocalStack.shared().kafka().bootstrapServers();
-    String name = "handoff-" + Long.toHexString(System.nanoTime() & 0xfffff);
-    String prefix = RelaySettings.topicPrefix(name);
-    TopicReader reader =
-        TopicReader.forPattern(bootstrap, Pattern.compile(Pattern.quote(prefix) + ".*"));
+    TestTopics topics = TestTopics.fresh(LocalStack.shared().kafka().bootstrapServers(), "handoff");
+    String bootstrap = topics.bootstrap();
+    String name = topics.name();
+    TopicReader reader = topics.reader();
     db = database();
     String config =
         RelaySettings.cdc(db, bootstrap, name)
@@ -155,7 +154,7 @@ class HandoffIT {
             .with("polling.interval", "50ms")
             .writeTo(dir.resolve("relay.properties"))
             .toString();
-    Ledger ledger = new Ledger(prefix);
+    Ledger ledger = topics.newLedger();
 
     // CDC with retention, under load; killed mid-batch.
     RelayProcess first = run("cdc-1", config);
@@ -250,11 +249,10 @@ class HandoffIT {
 
   @Test
   void recoversAPurgedBinlogThroughPollingWithNothingLost() throws Exception {
-    String bootstrap = LocalStack.shared().kafka().bootstrapServers();
-    String name = "purged-" + Long.toHexString(System.nanoTime() & 0xfffff);
-    String prefix = RelaySettings.topicPrefix(name);
-    TopicReader reader =
-        TopicReader.forPattern(bootstrap, Pattern.compile(Pattern.quote(prefix) + ".*"));
+    TestTopics topics = TestTopics.fresh(LocalStack.shared().kafka().bootstrapServers(), "purged");
+    String bootstrap = topics.bootstrap();
+    String name = topics.name();
+    TopicReader reader = topics.reader();
     db = database();
     String config =
         RelaySettings.cdc(db, bootstrap, name)
@@ -264,7 +262,7 @@ class HandoffIT {
             .with("polling.interval", "50ms")
             .writeTo(dir.resolve("relay.properties"))
             .toString();
-    Ledger ledger = new Ledger(prefix);
+    Ledger ledger = topics.newLedger();
     RelayProcess first = run("cdc-1", config);
     first.awaitReady();
     writer = SteadyWriter.start(db, ledger, "order", 200, 12, 2);

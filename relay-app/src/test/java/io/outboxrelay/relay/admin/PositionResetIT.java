@@ -12,6 +12,7 @@ import io.outboxrelay.testsupport.outbox.OutboxWriter;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
+import io.outboxrelay.testsupport.outbox.TestTopics;
 import io.outboxrelay.testsupport.stack.ConsumedRecord;
 import io.outboxrelay.testsupport.stack.LocalStack;
 import io.outboxrelay.testsupport.stack.MariaDbServer;
@@ -121,11 +122,10 @@ class PositionResetIT {
   @Test
   void resetAfterAPurgedBinlogSkipsTheGapSaysWhichRowsAndTheRelayPublishesWhatFollows()
       throws Exception {
-    String bootstrap = LocalStack.shared().kafka().bootstrapServers();
-    String name = "reset-" + Long.toHexString(System.nanoTime() & 0xfffff);
-    String prefix = RelaySettings.topicPrefix(name);
-    TopicReader reader =
-        TopicReader.forPattern(bootstrap, Pattern.compile(Pattern.quote(prefix) + ".*"));
+    TestTopics topics = TestTopics.fresh(LocalStack.shared().kafka().bootstrapServers(), "reset");
+    String bootstrap = topics.bootstrap();
+    String name = topics.name();
+    TopicReader reader = topics.reader();
     server = MariaDbServer.builder().bufferPoolSize("64M").start();
     db = OutboxDatabase.on(server);
     String config =
@@ -136,7 +136,7 @@ class PositionResetIT {
 
     // Published by a relay that then stops cleanly.
     List<TestEvent> before = events("a", 5);
-    Ledger published = new Ledger(prefix);
+    Ledger published = topics.newLedger();
     published.expect(before);
     RelayProcess relay = run("relay-1", config);
     relay.awaitReady();
@@ -224,7 +224,7 @@ class PositionResetIT {
     RelayProcess restarted = run("relay-3", config);
     restarted.awaitReady();
     write(db, after.subList(3, 6));
-    Ledger afterReset = new Ledger(prefix);
+    Ledger afterReset = topics.newLedger();
     afterReset.expect(after);
     afterReset.expect(before);
     reader.readUntil(afterReset::allArrived, Duration.ofSeconds(60));

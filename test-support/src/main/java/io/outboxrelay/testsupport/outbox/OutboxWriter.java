@@ -48,6 +48,23 @@ public final class OutboxWriter {
   }
 
   /**
+   * Writes the events in one transaction as the database's application user, and registers them
+   * with the ledger once committed.
+   *
+   * @param db the database
+   * @param ledger the test's ledger
+   * @param events the events, inserted in order
+   * @throws SQLException on failure (nothing is registered)
+   */
+  public static void write(SourceDatabase db, Ledger ledger, List<TestEvent> events)
+      throws SQLException {
+    try (Connection c = db.app()) {
+      writeTransaction(c, events);
+    }
+    ledger.expect(events);
+  }
+
+  /**
    * Inserts the events in one transaction and commits.
    *
    * @param c a connection with auto-commit off

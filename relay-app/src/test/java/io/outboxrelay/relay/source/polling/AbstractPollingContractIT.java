@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.outboxrelay.relay.Relay;
-import io.outboxrelay.relay.testing.Configs;
+import io.outboxrelay.relay.testing.InProcessRelays;
 import io.outboxrelay.relay.testing.VersionScenario;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxWriter;
@@ -12,6 +12,7 @@ import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.SourceDatabase;
 import io.outboxrelay.testsupport.outbox.TestEvent;
+import io.outboxrelay.testsupport.outbox.TestTopics;
 import io.outboxrelay.testsupport.stack.ConsumedRecord;
 import io.outboxrelay.testsupport.stack.KafkaBroker;
 import io.outboxrelay.testsupport.stack.LocalStack;
@@ -28,8 +29,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -47,7 +46,6 @@ import org.slf4j.LoggerFactory;
 abstract class AbstractPollingContractIT {
 
   private static final Logger LOG = LoggerFactory.getLogger(AbstractPollingContractIT.class);
-  private static final AtomicInteger TESTS = new AtomicInteger();
 
   /** Producer timeouts short enough for a 10 s lease, so lease tests stay quick. */
   private static final String[][] SHORT_LEASE = {
@@ -69,26 +67,22 @@ abstract class AbstractPollingContractIT {
   @TempDir Path dir;
   protected SourceDatabase db;
   protected String name;
+  private TestTopics topics;
   private final List<RelayProcess> processes = new ArrayList<>();
-  private final List<Relay> relays = new ArrayList<>();
+  private final InProcessRelays relays = new InProcessRelays();
 
   @BeforeEach
   void setUp(TestInfo info) {
     db = newDatabase();
     String method = info.getTestMethod().map(m -> m.getName()).orElse("t");
-    name =
-        "poll"
-            + TESTS.incrementAndGet()
-            + "-"
-            + method.substring(0, Math.min(16, method.length()))
-            + "-"
-            + Long.toHexString(System.nanoTime() & 0xfffff);
+    topics = TestTopics.fresh(bootstrap(), "poll", method, 16);
+    name = topics.name();
   }
 
   @AfterEach
   void tearDown() {
     processes.forEach(RelayProcess::close);
-    relays.forEach(Relay::close);
+    relays.close();
     db.close();
   }
 
@@ -140,19 +134,15 @@ abstract class AbstractPollingContractIT {
   }
 
   private Relay inProcess(RelaySettings settings) throws Exception {
-    Relay relay = Relay.create(settings.parsedBy(Configs::parse));
-    relays.add(relay);
-    relay.start();
-    return relay;
+    return relays.start(settings);
   }
 
   private TopicReader reader() {
-    return reader(bootstrap());
+    return topics.reader();
   }
 
   private TopicReader reader(String bootstrapServers) {
-    return TopicReader.forPattern(
-        bootstrapServers, Pattern.compile(Pattern.quote(RelaySettings.topicPrefix(name)) + ".*"));
+    return topics.on(bootstrapServers).reader();
   }
 
   private Ledger.Result awaitAll(Ledger ledger) {
@@ -160,19 +150,14 @@ abstract class AbstractPollingContractIT {
   }
 
   private Ledger.Result awaitAll(Ledger ledger, String bootstrapServers) {
-    reader(bootstrapServers).readUntil(ledger::allArrived, Duration.ofSeconds(120));
     Ledger.Result result =
-        ledger.check(
-            reader(bootstrapServers).readAll(Duration.ofSeconds(2), Duration.ofSeconds(60)));
+        ledger.check(topics.on(bootstrapServers).readAll(ledger, Duration.ofSeconds(120)));
     LOG.info("{} on {}: {}", name, db.flavor(), result.summary());
     return result;
   }
 
   private void write(Ledger ledger, List<TestEvent> tx) throws Exception {
-    try (Connection c = db.app()) {
-      OutboxWriter.writeTransaction(c, tx);
-    }
-    ledger.expect(tx);
+    OutboxWriter.write(db, ledger, tx);
   }
 
   /** A backlog of {@code total} events over {@code aggregates} aggregates, 1-3 per transaction. */
