@@ -8,6 +8,7 @@ import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.OutboxWriter;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelayProcesses;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.SteadyWriter;
 import io.outboxrelay.testsupport.outbox.TestEvent;
@@ -50,7 +51,7 @@ class HandoffIT {
   @TempDir Path dir;
   private OutboxDatabase db;
   private SteadyWriter writer;
-  private final List<RelayProcess> processes = new ArrayList<>();
+  private final RelayProcesses processes = new RelayProcesses();
 
   @BeforeAll
   static void startServer() {
@@ -69,7 +70,7 @@ class HandoffIT {
     if (writer != null) {
       writer.close();
     }
-    processes.forEach(RelayProcess::close); // before the database: a live relay blocks its drop
+    processes.close(); // before the database: a live relay blocks its drop
     if (db != null) {
       db.close();
     }
@@ -84,18 +85,21 @@ class HandoffIT {
   }
 
   private RelayProcess run(String label, String config, String... more) {
-    List<String> args = new ArrayList<>(List.of("run", "--config", config));
-    args.addAll(List.of(more));
-    RelayProcess p = RelayProcess.start(label, dir, args.toArray(String[]::new));
-    processes.add(p);
-    return p;
+    return processes.run(label, dir, config, more);
+  }
+
+  /** CDC settings with retention and a short startup timeout, on a fresh handoff database. */
+  private RelaySettings cdcWithRetention(TestTopics topics) {
+    db = database();
+    return RelaySettings.cdc(db, topics.bootstrap(), topics.name())
+        .with("cdc.startup.timeout", "30s")
+        .with("cdc.retention", "1s")
+        .with("cdc.retention.interval", "1s")
+        .with("polling.interval", "50ms");
   }
 
   private static Cli.Result admin(int expectedExit, String... args) {
-    Cli.Result r = Cli.run(args);
-    LOG.info("outbox-relay {}: {}", String.join(" ", args), r);
-    assertThat(r.exitCode()).as(r.toString()).isEqualTo(expectedExit);
-    return r;
+    return Cli.expect(expectedExit, args);
   }
 
   private static void stop(RelayProcess relay) {
@@ -139,19 +143,13 @@ class HandoffIT {
   void switchesBothWaysWhileTheApplicationWritesAndRetentionNeverDeletesAnUnpublishedRow()
       throws Exception {
     TestTopics topics = TestTopics.fresh(LocalStack.shared().kafka().bootstrapServers(), "handoff");
-    String bootstrap = topics.bootstrap();
     String name = topics.name();
     TopicReader reader = topics.reader();
-    db = database();
     String config =
-        RelaySettings.cdc(db, bootstrap, name)
-            .with("cdc.startup.timeout", "30s")
+        cdcWithRetention(topics)
             .with("cdc.leader.lease", "2s")
             .with("cdc.leader.renew.interval", "300ms")
-            .with("cdc.retention", "1s")
-            .with("cdc.retention.interval", "1s")
             .with("cdc.retention.batch.size", "50")
-            .with("polling.interval", "50ms")
             .writeTo(dir.resolve("relay.properties"))
             .toString();
     Ledger ledger = topics.newLedger();
@@ -250,18 +248,9 @@ class HandoffIT {
   @Test
   void recoversAPurgedBinlogThroughPollingWithNothingLost() throws Exception {
     TestTopics topics = TestTopics.fresh(LocalStack.shared().kafka().bootstrapServers(), "purged");
-    String bootstrap = topics.bootstrap();
     String name = topics.name();
     TopicReader reader = topics.reader();
-    db = database();
-    String config =
-        RelaySettings.cdc(db, bootstrap, name)
-            .with("cdc.startup.timeout", "30s")
-            .with("cdc.retention", "1s")
-            .with("cdc.retention.interval", "1s")
-            .with("polling.interval", "50ms")
-            .writeTo(dir.resolve("relay.properties"))
-            .toString();
+    String config = cdcWithRetention(topics).writeTo(dir.resolve("relay.properties")).toString();
     Ledger ledger = topics.newLedger();
     RelayProcess first = run("cdc-1", config);
     first.awaitReady();

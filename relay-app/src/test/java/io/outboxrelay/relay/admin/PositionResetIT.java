@@ -10,6 +10,7 @@ import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.OutboxWriter;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelayProcesses;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
 import io.outboxrelay.testsupport.outbox.TestTopics;
@@ -46,11 +47,11 @@ class PositionResetIT {
   @TempDir Path dir;
   private MariaDbServer server;
   private OutboxDatabase db;
-  private final List<RelayProcess> processes = new ArrayList<>();
+  private final RelayProcesses processes = new RelayProcesses();
 
   @AfterEach
   void tearDown() {
-    processes.forEach(RelayProcess::close); // before the database: a live relay blocks its drop
+    processes.close(); // before the database: a live relay blocks its drop
     if (db != null) {
       db.close();
     }
@@ -60,9 +61,7 @@ class PositionResetIT {
   }
 
   private RelayProcess run(String label, String config) {
-    RelayProcess p = RelayProcess.start(label, dir, "run", "--config", config);
-    processes.add(p);
-    return p;
+    return processes.run(label, dir, config);
   }
 
   private static List<TestEvent> events(String aggregate, int n) {
@@ -82,10 +81,7 @@ class PositionResetIT {
   }
 
   private static Cli.Result admin(int expectedExit, String... args) {
-    Cli.Result r = Cli.run(args);
-    LOG.info("outbox-relay {}: {}", String.join(" ", args), r);
-    assertThat(r.exitCode()).as(r.toString()).isEqualTo(expectedExit);
-    return r;
+    return Cli.expect(expectedExit, args);
   }
 
   private static String offset(OutboxDatabase db) {

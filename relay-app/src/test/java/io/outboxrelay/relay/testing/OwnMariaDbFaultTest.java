@@ -13,6 +13,7 @@ import io.outboxrelay.testsupport.stack.TopicReader;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,6 +32,14 @@ import org.slf4j.LoggerFactory;
 public abstract class OwnMariaDbFaultTest {
 
   private static final Logger LOG = LoggerFactory.getLogger(OwnMariaDbFaultTest.class);
+
+  /** The INFO line that ends a database outage. */
+  protected static final Pattern OUTAGE_INFO =
+      Pattern.compile("(?m)^\\S+ INFO .*source database .* reachable again after an outage of");
+
+  /** A line of a stack trace: the console should show none. */
+  protected static final Pattern STACK_FRAME =
+      Pattern.compile("(?m)^(\\s+at [\\w.$]+\\(|Caused by: |\\s+\\.\\.\\. \\d+ more)");
 
   /** The class's own server. */
   protected static MariaDbServer server;

@@ -167,6 +167,7 @@ public abstract class ChildService<S extends ChildService<S>> implements AutoClo
   public abstract static class Builder<B extends Builder<B, S>, S extends ChildService<S>> {
 
     private Path directory;
+    private int port;
     private Duration startupTimeout = Duration.ofSeconds(60);
     private Duration stopTimeout = Duration.ofSeconds(30);
 
@@ -182,6 +183,22 @@ public abstract class ChildService<S extends ChildService<S>> implements AutoClo
     final B directory(Path directory, String what) {
       this.directory = Objects.requireNonNull(directory, what).toAbsolutePath();
       return self();
+    }
+
+    /**
+     * Sets the port clients connect to (default: a free port); it stays the same across restarts.
+     *
+     * @param port the port
+     * @return this builder
+     */
+    public final B port(int port) {
+      this.port = port;
+      return self();
+    }
+
+    /** The port given, or a free one. */
+    final int portOrFree() {
+      return port > 0 ? port : FreePorts.findFreePort();
     }
 
     /**

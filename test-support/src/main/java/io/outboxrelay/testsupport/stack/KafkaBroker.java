@@ -180,7 +180,6 @@ public final class KafkaBroker extends ChildService<KafkaBroker> {
    */
   public static final class Builder extends ChildService.Builder<Builder, KafkaBroker> {
 
-    private int port;
     private int controllerPort;
     private String heap = "512m";
     private int partitions = 3;
@@ -196,17 +195,6 @@ public final class KafkaBroker extends ChildService<KafkaBroker> {
      */
     public Builder dataDir(Path dataDir) {
       return directory(dataDir, "dataDir");
-    }
-
-    /**
-     * Sets the PLAINTEXT port (default: a free port).
-     *
-     * @param port the port
-     * @return this builder
-     */
-    public Builder port(int port) {
-      this.port = port;
-      return this;
     }
 
     /**
@@ -267,7 +255,7 @@ public final class KafkaBroker extends ChildService<KafkaBroker> {
     public KafkaBroker build() {
       boolean owns = ownsDirectory();
       Path dir = createDirectory("kafka-");
-      return new KafkaBroker(this, dir, owns, port > 0 ? port : FreePorts.findFreePort());
+      return new KafkaBroker(this, dir, owns, portOrFree());
     }
   }
 }

@@ -273,7 +273,6 @@ public final class MariaDbServer extends ChildService<MariaDbServer> {
    */
   public static final class Builder extends ChildService.Builder<Builder, MariaDbServer> {
 
-    private int port;
     private long serverId = 1;
     private boolean binlog = true;
     private String binlogFormat = "ROW";
@@ -292,17 +291,6 @@ public final class MariaDbServer extends ChildService<MariaDbServer> {
      */
     public Builder baseDir(Path baseDir) {
       return directory(baseDir, "baseDir");
-    }
-
-    /**
-     * Sets the TCP port (default: a free port).
-     *
-     * @param port the port
-     * @return this builder
-     */
-    public Builder port(int port) {
-      this.port = port;
-      return this;
     }
 
     /**
@@ -381,7 +369,7 @@ public final class MariaDbServer extends ChildService<MariaDbServer> {
     public MariaDbServer build() {
       boolean owns = ownsDirectory();
       Path dir = createDirectory("mariadb-");
-      int chosenPort = port > 0 ? port : FreePorts.findFreePort();
+      int chosenPort = portOrFree();
       MariaDbSettings settings =
           new MariaDbSettings(
               dir,

@@ -85,9 +85,7 @@ final class CdcBench {
       double dbAtReady = ProcessStats.cpuSeconds(mariaDb.pid());
       Map<String, Double> threadsAtReady = ProcessStats.cpuByThread(pid);
       long t0 = System.nanoTime();
-      while (counter.count(topics) < backlog) {
-        Thread.sleep(10);
-      }
+      counter.awaitCount(topics, backlog);
       double drainSeconds = (System.nanoTime() - t0) / 1e9;
       double drainCpu = ProcessStats.cpuSeconds(pid) - cpuAtReady;
       TopicCounter.AppendTimes appended = counter.appendTimes(topics, startedMillis);
@@ -172,9 +170,7 @@ final class CdcBench {
     double warmDb0 = ProcessStats.cpuSeconds(mariaDb.pid());
     long burstStart = System.nanoTime();
     Backlog.write(db, backlog, backlog);
-    while (counter.count(topics) < 2L * backlog) {
-      Thread.sleep(10);
-    }
+    counter.awaitCount(topics, 2L * backlog);
     double burstSeconds = (System.nanoTime() - burstStart) / 1e9;
     double burstCpu = ProcessStats.cpuSeconds(pid) - warmCpu0;
     table.add(
@@ -205,9 +201,7 @@ final class CdcBench {
     double rssBefore = ProcessStats.statusMiB(pid, "VmRSS");
     long bigStart = System.nanoTime();
     Backlog.writeOneTransaction(db, backlog, rows);
-    while (counter.count(topics) < backlog + (long) rows) {
-      Thread.sleep(10);
-    }
+    counter.awaitCount(topics, backlog + (long) rows);
     double bigSeconds = (System.nanoTime() - bigStart) / 1e9;
     table.add(
         "CDC relay peak RSS, one " + String.format("%,d", rows) + "-row transaction",
@@ -325,9 +319,7 @@ final class CdcBench {
       RelayProcess relay = env.startRelay(name + "-start" + i, config);
       relay.awaitReady();
       readies.add((System.currentTimeMillis() - startedMillis) / 1e3);
-      while (counter.count(topics) < total) {
-        Thread.sleep(10);
-      }
+      counter.awaitCount(topics, total);
       TopicCounter.AppendTimes appended = counter.appendTimes(topics, startedMillis);
       firsts.add((appended.first() - startedMillis) / 1e3);
       relay.process().terminate();

@@ -43,6 +43,13 @@ final class TopicCounter implements AutoCloseable {
         .get();
   }
 
+  /** Waits until the topics hold at least {@code expected} records, polling every 10 ms. */
+  void awaitCount(List<String> topics, long expected) throws InterruptedException {
+    while (count(topics) < expected) {
+      Thread.sleep(10);
+    }
+  }
+
   /**
    * The number of records in the topics (sum of end offsets). Partitions are looked up once per
    * topic list, so each call is one small request.

@@ -32,10 +32,6 @@ class CdcDatabaseFaultIT extends OwnMariaDbFaultTest {
   private static final Logger LOG = LoggerFactory.getLogger(CdcDatabaseFaultIT.class);
   private static final Pattern OUTAGE_WARN =
       Pattern.compile("(?m)^\\S+ WARN .*source database .* unreachable since .*; reconnecting");
-  private static final Pattern OUTAGE_INFO =
-      Pattern.compile("(?m)^\\S+ INFO .*source database .* reachable again after an outage of");
-  private static final Pattern STACK_FRAME =
-      Pattern.compile("(?m)^(\\s+at [\\w.$]+\\(|Caused by: |\\s+\\.\\.\\. \\d+ more)");
 
   @Override
   protected String label() {

@@ -39,10 +39,6 @@ class PollingFaultIT extends OwnMariaDbFaultTest {
   private static final Pattern OUTAGE_WARN =
       Pattern.compile(
           "(?m)^\\S+ WARN .*source database .* unreachable since .*; reconnecting every 1 s");
-  private static final Pattern OUTAGE_INFO =
-      Pattern.compile("(?m)^\\S+ INFO .*source database .* reachable again after an outage of");
-  private static final Pattern STACK_FRAME =
-      Pattern.compile("(?m)^(\\s+at [\\w.$]+\\(|Caused by: |\\s+\\.\\.\\. \\d+ more)");
 
   @Override
   protected String label() {
