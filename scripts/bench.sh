@@ -2,9 +2,9 @@
 # Runs the benchmark and prints a table of figures. Run it on a quiet machine (no tests running):
 # it starts a private MariaDB and a Kafka broker, and the relay as a child process.
 #   scripts/bench.sh                 # everything
-#   scripts/bench.sh --only cdc      # one group; see bench/src/main/java/io/outboxrelay/bench/Bench.java
+#   scripts/bench.sh --only cdc      # one group; see tools/bench/src/main/java/io/outboxrelay/bench/Bench.java
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/ensure-prereqs.sh >/dev/null
 mvn -B -q -ntp install -DskipTests -DskipITs
-exec java -Xmx1g -cp "bench/target/classes:$(cat bench/target/bench.classpath)" io.outboxrelay.bench.Bench "$@"
+exec java -Xmx1g -cp "tools/bench/target/classes:$(cat tools/bench/target/bench.classpath)" io.outboxrelay.bench.Bench "$@"

@@ -38,7 +38,7 @@ class IdempotencyDependenciesTest {
         .dependOnClassesThat()
         .resideInAnyPackage(
             "io.outboxrelay.idempotency.testing..",
-            "io.outboxrelay.localstack..",
+            "io.outboxrelay.testsupport..",
             "org.junit..",
             "org.assertj..",
             "org.awaitility..")

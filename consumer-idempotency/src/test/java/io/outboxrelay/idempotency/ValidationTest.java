@@ -3,7 +3,7 @@ package io.outboxrelay.idempotency;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.outboxrelay.idempotency.testing.SimpleDataSource;
+import io.outboxrelay.testsupport.database.SimpleDataSource;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

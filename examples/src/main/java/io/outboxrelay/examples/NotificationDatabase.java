@@ -1,7 +1,7 @@
 package io.outboxrelay.examples;
 
-import io.outboxrelay.localstack.MariaDbServer;
-import io.outboxrelay.localstack.ProjectFiles;
+import io.outboxrelay.testsupport.stack.MariaDbServer;
+import io.outboxrelay.testsupport.stack.ProjectFiles;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;

@@ -6,7 +6,7 @@ import io.outboxrelay.examples.Deliveries.Delivery;
 import io.outboxrelay.examples.notifications.CustomerOrder;
 import io.outboxrelay.examples.notifications.NotificationService;
 import io.outboxrelay.idempotency.Outcome;
-import io.outboxrelay.localstack.ConsumedRecord;
+import io.outboxrelay.testsupport.stack.ConsumedRecord;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;

@@ -1,7 +1,7 @@
 package io.outboxrelay.examples;
 
 import io.outboxrelay.examples.Deliveries.Delivery;
-import io.outboxrelay.localstack.ConsumedRecord;
+import io.outboxrelay.testsupport.stack.ConsumedRecord;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;

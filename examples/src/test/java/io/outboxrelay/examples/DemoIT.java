@@ -2,8 +2,8 @@ package io.outboxrelay.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.outboxrelay.localstack.LocalStack;
 import io.outboxrelay.relay.config.RelayMode;
+import io.outboxrelay.testsupport.stack.LocalStack;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -2,8 +2,8 @@ package io.outboxrelay.connect;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.outboxrelay.localstack.ChildProcess;
-import io.outboxrelay.localstack.FreePorts;
+import io.outboxrelay.testsupport.stack.ChildProcess;
+import io.outboxrelay.testsupport.stack.FreePorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;

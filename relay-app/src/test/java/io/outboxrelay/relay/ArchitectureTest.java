@@ -49,7 +49,7 @@ class ArchitectureTest {
         .dependOnClassesThat()
         .resideInAnyPackage(
             "io.outboxrelay.relay.testing..",
-            "io.outboxrelay.localstack..",
+            "io.outboxrelay.testsupport..",
             "org.junit..",
             "org.assertj..",
             "org.awaitility..",

@@ -3,16 +3,16 @@ package io.outboxrelay.relay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.localstack.FreePorts;
-import io.outboxrelay.localstack.KafkaBroker;
-import io.outboxrelay.localstack.LocalStack;
-import io.outboxrelay.localstack.TopicReader;
-import io.outboxrelay.relay.testing.Ledger;
-import io.outboxrelay.relay.testing.OutboxDatabase;
-import io.outboxrelay.relay.testing.OutboxWriter;
-import io.outboxrelay.relay.testing.RelayProcess;
-import io.outboxrelay.relay.testing.RelaySettings;
-import io.outboxrelay.relay.testing.TestEvent;
+import io.outboxrelay.testsupport.outbox.Ledger;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.outbox.TestEvent;
+import io.outboxrelay.testsupport.stack.FreePorts;
+import io.outboxrelay.testsupport.stack.KafkaBroker;
+import io.outboxrelay.testsupport.stack.LocalStack;
+import io.outboxrelay.testsupport.stack.TopicReader;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
@@ -76,9 +76,7 @@ class KafkaAvailabilityIT {
   }
 
   private Ledger.Result awaitAll(Ledger ledger, String bootstrap) {
-    TopicReader reader =
-        TopicReader.forPattern(
-            bootstrap, Pattern.compile(Pattern.quote(RelaySettings.topicPrefix(name)) + ".*"));
+    TopicReader reader = TopicReader.forPrefix(bootstrap, RelaySettings.topicPrefix(name));
     reader.readUntil(ledger::allArrived, Duration.ofSeconds(120));
     Ledger.Result result =
         ledger.check(reader.readAll(Duration.ofSeconds(2), Duration.ofSeconds(60)));

@@ -3,14 +3,14 @@ package io.outboxrelay.relay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.localstack.ConsumedRecord;
-import io.outboxrelay.localstack.KafkaBroker;
-import io.outboxrelay.localstack.TopicReader;
-import io.outboxrelay.relay.testing.Ledger;
-import io.outboxrelay.relay.testing.OutboxDatabase;
-import io.outboxrelay.relay.testing.RelayProcess;
-import io.outboxrelay.relay.testing.RelaySettings;
-import io.outboxrelay.relay.testing.SteadyWriter;
+import io.outboxrelay.testsupport.outbox.Ledger;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.outbox.SteadyWriter;
+import io.outboxrelay.testsupport.stack.ConsumedRecord;
+import io.outboxrelay.testsupport.stack.KafkaBroker;
+import io.outboxrelay.testsupport.stack.TopicReader;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -113,9 +113,7 @@ class KafkaBrokerFaultIT {
   }
 
   private TopicReader reader(KafkaBroker broker) {
-    return TopicReader.forPattern(
-        broker.bootstrapServers(),
-        Pattern.compile(Pattern.quote(RelaySettings.topicPrefix(name)) + ".*"));
+    return TopicReader.forPrefix(broker.bootstrapServers(), RelaySettings.topicPrefix(name));
   }
 
   private void awaitPublished(KafkaBroker broker, int atLeast) {

@@ -2,8 +2,8 @@ package io.outboxrelay.idempotency.kafka;
 
 import io.outboxrelay.idempotency.IdempotentProcessor;
 import io.outboxrelay.idempotency.Outcome;
-import io.outboxrelay.idempotency.testing.SimpleDataSource;
 import io.outboxrelay.idempotency.testing.TestDatabase;
+import io.outboxrelay.testsupport.database.SimpleDataSource;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.outboxrelay.idempotency.Counters;
 import io.outboxrelay.idempotency.IdempotentProcessor;
-import io.outboxrelay.idempotency.testing.SimpleDataSource;
+import io.outboxrelay.testsupport.database.SimpleDataSource;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 

@@ -1,55 +1,123 @@
 package io.outboxrelay.idempotency.testing;
 
 import io.outboxrelay.idempotency.Dialect;
-import io.outboxrelay.localstack.ProjectFiles;
+import io.outboxrelay.testsupport.database.ScratchDatabase;
+import io.outboxrelay.testsupport.database.SimpleDataSource;
+import io.outboxrelay.testsupport.stack.LocalStack;
+import io.outboxrelay.testsupport.stack.MariaDbServer;
+import io.outboxrelay.testsupport.stack.PostgresService;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.function.UnaryOperator;
+import java.util.UUID;
 import javax.sql.DataSource;
 
 /**
  * A throw-away consumer database: the idempotency tables created from the project's {@code
  * config/<dialect>/processed-events.sql}, plus a business table {@code business_effects} where
- * every applied effect is one row. Dropped on close.
+ * every applied effect is one row. On MariaDB it has a user of its own with all privileges on it;
+ * on PostgreSQL the service's user owns it. Dropped on close.
  */
-public abstract class TestDatabase implements AutoCloseable {
+public final class TestDatabase implements AutoCloseable {
+
+  private final ScratchDatabase db;
+  private final Dialect dialect;
+  private final String user;
+  private final String password;
+
+  private TestDatabase(ScratchDatabase db, Dialect dialect, String user, String password) {
+    this.db = db;
+    this.dialect = dialect;
+    this.user = user;
+    this.password = password;
+  }
 
   /** A fresh database on the shared private MariaDB of {@code LocalStack}. */
   public static TestDatabase mariaDb(String prefix) {
-    return new MariaDbTestDatabase(prefix);
+    MariaDbServer server = LocalStack.shared().mariaDb();
+    ScratchDatabase db = ScratchDatabase.onMariaDb(server, prefix);
+    String user = "u_" + db.name().substring(Math.max(0, db.name().length() - 30));
+    String password = "pw-" + UUID.randomUUID();
+    db.dropAccountOnClose(user);
+    server.createUser(user, password, "ALL PRIVILEGES ON `" + db.name() + "`.*");
+    return new TestDatabase(db, Dialect.MYSQL, user, password).withSchema();
   }
 
   /** A fresh database on the machine's PostgreSQL service. */
   public static TestDatabase postgres(String prefix) {
-    return new PostgresTestDatabase(prefix);
+    PostgresService service = PostgresService.local();
+    ScratchDatabase db = ScratchDatabase.onPostgres(service, prefix);
+    return new TestDatabase(db, Dialect.POSTGRESQL, service.user(), service.password())
+        .withSchema();
+  }
+
+  private TestDatabase withSchema() {
+    try {
+      db.runSqlFile(schemaFile(), sql -> sql);
+      db.execute(businessTableDdl());
+    } catch (RuntimeException e) {
+      db.close();
+      throw new IllegalStateException("cannot create the schema of " + jdbcUrl() + ": " + e, e);
+    }
+    return this;
   }
 
   /** The dialect. */
-  public abstract Dialect dialect();
+  public Dialect dialect() {
+    return dialect;
+  }
 
   /** The JDBC URL. */
-  public abstract String jdbcUrl();
+  public String jdbcUrl() {
+    return db.jdbcUrl();
+  }
 
   /** The user. */
-  public abstract String user();
+  public String user() {
+    return user;
+  }
 
   /** The password, {@code null} for none. */
-  public abstract String password();
+  public String password() {
+    return password;
+  }
 
-  /** How many sessions of this database wait for a row lock right now (needs admin rights). */
-  public abstract int sessionsWaitingForLocks() throws SQLException;
+  /** How many sessions of this database wait for a row lock right now (as administrator). */
+  public int sessionsWaitingForLocks() {
+    String sql =
+        dialect == Dialect.MYSQL
+            ? "SELECT COUNT(*) FROM information_schema.innodb_trx t"
+                + " JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id"
+                + " WHERE t.trx_state = 'LOCK WAIT' AND p.db = '"
+                + db.name()
+                + "'"
+            : "SELECT count(*) FROM pg_stat_activity"
+                + " WHERE datname = current_database() AND wait_event_type = 'Lock'";
+    return ((Number) db.queryValue(sql)).intValue();
+  }
 
   /** An SQL expression for the database time {@code days} days ago. */
-  public abstract String daysAgo(int days);
+  public String daysAgo(int days) {
+    return dialect == Dialect.MYSQL
+        ? "CURRENT_TIMESTAMP(6) - INTERVAL " + days + " DAY"
+        : "now() - interval '" + days + " days'";
+  }
 
-  /** The DDL of the business table. */
-  protected abstract String businessTableDdl();
+  private String businessTableDdl() {
+    return dialect == Dialect.MYSQL
+        ? "CREATE TABLE business_effects (effect_id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,"
+            + " event_id VARCHAR(255) NOT NULL, amount BIGINT NOT NULL) ENGINE = InnoDB"
+        : "CREATE TABLE business_effects (effect_id BIGSERIAL PRIMARY KEY,"
+            + " event_id VARCHAR(255) NOT NULL, amount BIGINT NOT NULL)";
+  }
 
+  /** Drops the database and its user. */
   @Override
-  public abstract void close();
+  public void close() {
+    db.close();
+  }
 
   /** Connections as the database's user. */
   public DataSource dataSource() {
@@ -68,36 +136,18 @@ public abstract class TestDatabase implements AutoCloseable {
         + "/processed-events.sql";
   }
 
-  /** Runs the schema file, each statement rewritten by {@code rewrite}, and the business DDL. */
-  protected void createSchema(UnaryOperator<String> rewrite) {
-    try (Connection c = connect();
-        Statement s = c.createStatement()) {
-      for (String sql : ProjectFiles.sqlStatements(schemaFile())) {
-        s.execute(rewrite.apply(sql));
-      }
-      s.execute(businessTableDdl());
-    } catch (SQLException e) {
-      throw new IllegalStateException("cannot create the schema of " + jdbcUrl() + ": " + e, e);
-    }
-  }
-
   /** Runs the schema file with table names replaced (for the custom-names test). */
   public void createSchemaWithTableNames(String processedEvents, String aggregateVersions) {
-    createSchemaStatementsOnly(
+    db.runSqlFile(
+        schemaFile(),
         sql ->
             sql.replace("processed_aggregate_versions", aggregateVersions)
                 .replace("processed_events", processedEvents));
   }
 
-  private void createSchemaStatementsOnly(UnaryOperator<String> rewrite) {
-    try (Connection c = connect();
-        Statement s = c.createStatement()) {
-      for (String sql : ProjectFiles.sqlStatements(schemaFile())) {
-        s.execute(rewrite.apply(sql));
-      }
-    } catch (SQLException e) {
-      throw new IllegalStateException("cannot create the schema of " + jdbcUrl() + ": " + e, e);
-    }
+  @Override
+  public String toString() {
+    return db.toString();
   }
 
   /** The business effect: one row in {@code business_effects}. */

@@ -3,16 +3,18 @@ package io.outboxrelay.relay.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.localstack.ConsumedRecord;
-import io.outboxrelay.localstack.LocalStack;
-import io.outboxrelay.localstack.TopicReader;
 import io.outboxrelay.relay.Relay;
 import io.outboxrelay.relay.testing.Cli;
-import io.outboxrelay.relay.testing.Ledger;
-import io.outboxrelay.relay.testing.OutboxDatabase;
-import io.outboxrelay.relay.testing.OutboxWriter;
-import io.outboxrelay.relay.testing.RelaySettings;
-import io.outboxrelay.relay.testing.TestEvent;
+import io.outboxrelay.relay.testing.InProcessRelays;
+import io.outboxrelay.testsupport.outbox.Ledger;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.outbox.TestEvent;
+import io.outboxrelay.testsupport.outbox.TestTopics;
+import io.outboxrelay.testsupport.stack.ConsumedRecord;
+import io.outboxrelay.testsupport.stack.LocalStack;
+import io.outboxrelay.testsupport.stack.TopicReader;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
@@ -23,8 +25,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -39,25 +39,26 @@ import org.slf4j.LoggerFactory;
 class DeadEventsWithWorkersIT {
 
   private static final Logger LOG = LoggerFactory.getLogger(DeadEventsWithWorkersIT.class);
-  private static final AtomicInteger TESTS = new AtomicInteger();
 
   @TempDir Path dir;
   private OutboxDatabase db;
+  private TestTopics topics;
   private String name;
   private String config;
-  private final List<Relay> relays = new ArrayList<>();
+  private final InProcessRelays relays = new InProcessRelays();
   private final ExecutorService writer = Executors.newSingleThreadExecutor();
 
   @BeforeEach
   void setUp() {
     db = OutboxDatabase.forPolling();
-    name = "dead" + TESTS.incrementAndGet() + "-" + Long.toHexString(System.nanoTime() & 0xfffff);
+    topics = TestTopics.fresh(bootstrap(), "dead");
+    name = topics.name();
   }
 
   @AfterEach
   void tearDown() {
     writer.shutdownNow();
-    relays.forEach(Relay::close);
+    relays.close();
     db.close();
   }
 
@@ -72,15 +73,11 @@ class DeadEventsWithWorkersIT {
   }
 
   private Relay start(RelaySettings settings) throws Exception {
-    Relay relay = Relay.create(settings.config());
-    relays.add(relay);
-    relay.start();
-    return relay;
+    return relays.start(settings);
   }
 
   private TopicReader reader() {
-    return TopicReader.forPattern(
-        bootstrap(), Pattern.compile(Pattern.quote(RelaySettings.topicPrefix(name)) + ".*"));
+    return topics.reader();
   }
 
   private void write(Ledger ledger, TestEvent... events) throws Exception {
@@ -114,18 +111,11 @@ class DeadEventsWithWorkersIT {
   }
 
   private Cli.Result admin(String... args) {
-    Cli.Result r = Cli.run(args);
-    LOG.info("outbox-relay {}: {}", String.join(" ", args), r);
-    assertThat(r.exitCode()).as(r.toString()).isZero();
-    return r;
+    return Cli.expect(0, args);
   }
 
   private Ledger.Result awaitAll(Ledger ledger) {
-    reader().readUntil(ledger::allArrived, Duration.ofSeconds(120));
-    Ledger.Result result =
-        ledger.check(reader().readAll(Duration.ofSeconds(2), Duration.ofSeconds(60)));
-    LOG.info("{}: {}", name, result.summary());
-    return result;
+    return topics.check(ledger, Duration.ofSeconds(120));
   }
 
   /** The event ids of one aggregate's records, in the order Kafka keeps them. */

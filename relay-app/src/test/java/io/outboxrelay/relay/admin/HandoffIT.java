@@ -3,18 +3,20 @@ package io.outboxrelay.relay.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.localstack.ConsumedRecord;
-import io.outboxrelay.localstack.LocalStack;
-import io.outboxrelay.localstack.MariaDbServer;
-import io.outboxrelay.localstack.TopicReader;
 import io.outboxrelay.relay.testing.Cli;
-import io.outboxrelay.relay.testing.Ledger;
-import io.outboxrelay.relay.testing.OutboxDatabase;
-import io.outboxrelay.relay.testing.OutboxWriter;
-import io.outboxrelay.relay.testing.RelayProcess;
-import io.outboxrelay.relay.testing.RelaySettings;
-import io.outboxrelay.relay.testing.SteadyWriter;
-import io.outboxrelay.relay.testing.TestEvent;
+import io.outboxrelay.testsupport.outbox.Ledger;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelayProcesses;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.outbox.SteadyWriter;
+import io.outboxrelay.testsupport.outbox.TestEvent;
+import io.outboxrelay.testsupport.outbox.TestTopics;
+import io.outboxrelay.testsupport.stack.ConsumedRecord;
+import io.outboxrelay.testsupport.stack.LocalStack;
+import io.outboxrelay.testsupport.stack.MariaDbServer;
+import io.outboxrelay.testsupport.stack.TopicReader;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -27,7 +29,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -50,7 +51,7 @@ class HandoffIT {
   @TempDir Path dir;
   private OutboxDatabase db;
   private SteadyWriter writer;
-  private final List<RelayProcess> processes = new ArrayList<>();
+  private final RelayProcesses processes = new RelayProcesses();
 
   @BeforeAll
   static void startServer() {
@@ -69,7 +70,7 @@ class HandoffIT {
     if (writer != null) {
       writer.close();
     }
-    processes.forEach(RelayProcess::close); // before the database: a live relay blocks its drop
+    processes.close(); // before the database: a live relay blocks its drop
     if (db != null) {
       db.close();
     }
@@ -84,18 +85,21 @@ class HandoffIT {
   }
 
   private RelayProcess run(String label, String config, String... more) {
-    List<String> args = new ArrayList<>(List.of("run", "--config", config));
-    args.addAll(List.of(more));
-    RelayProcess p = RelayProcess.start(label, dir, args.toArray(String[]::new));
-    processes.add(p);
-    return p;
+    return processes.run(label, dir, config, more);
+  }
+
+  /** CDC settings with retention and a short startup timeout, on a fresh handoff database. */
+  private RelaySettings cdcWithRetention(TestTopics topics) {
+    db = database();
+    return RelaySettings.cdc(db, topics.bootstrap(), topics.name())
+        .with("cdc.startup.timeout", "30s")
+        .with("cdc.retention", "1s")
+        .with("cdc.retention.interval", "1s")
+        .with("polling.interval", "50ms");
   }
 
   private static Cli.Result admin(int expectedExit, String... args) {
-    Cli.Result r = Cli.run(args);
-    LOG.info("outbox-relay {}: {}", String.join(" ", args), r);
-    assertThat(r.exitCode()).as(r.toString()).isEqualTo(expectedExit);
-    return r;
+    return Cli.expect(expectedExit, args);
   }
 
   private static void stop(RelayProcess relay) {
@@ -138,24 +142,17 @@ class HandoffIT {
   @Test
   void switchesBothWaysWhileTheApplicationWritesAndRetentionNeverDeletesAnUnpublishedRow()
       throws Exception {
-    String bootstrap = LocalStack.shared().kafka().bootstrapServers();
-    String name = "handoff-" + Long.toHexString(System.nanoTime() & 0xfffff);
-    String prefix = RelaySettings.topicPrefix(name);
-    TopicReader reader =
-        TopicReader.forPattern(bootstrap, Pattern.compile(Pattern.quote(prefix) + ".*"));
-    db = database();
+    TestTopics topics = TestTopics.fresh(LocalStack.shared().kafka().bootstrapServers(), "handoff");
+    String name = topics.name();
+    TopicReader reader = topics.reader();
     String config =
-        RelaySettings.cdc(db, bootstrap, name)
-            .with("cdc.startup.timeout", "30s")
+        cdcWithRetention(topics)
             .with("cdc.leader.lease", "2s")
             .with("cdc.leader.renew.interval", "300ms")
-            .with("cdc.retention", "1s")
-            .with("cdc.retention.interval", "1s")
             .with("cdc.retention.batch.size", "50")
-            .with("polling.interval", "50ms")
             .writeTo(dir.resolve("relay.properties"))
             .toString();
-    Ledger ledger = new Ledger(prefix);
+    Ledger ledger = topics.newLedger();
 
     // CDC with retention, under load; killed mid-batch.
     RelayProcess first = run("cdc-1", config);
@@ -250,21 +247,11 @@ class HandoffIT {
 
   @Test
   void recoversAPurgedBinlogThroughPollingWithNothingLost() throws Exception {
-    String bootstrap = LocalStack.shared().kafka().bootstrapServers();
-    String name = "purged-" + Long.toHexString(System.nanoTime() & 0xfffff);
-    String prefix = RelaySettings.topicPrefix(name);
-    TopicReader reader =
-        TopicReader.forPattern(bootstrap, Pattern.compile(Pattern.quote(prefix) + ".*"));
-    db = database();
-    String config =
-        RelaySettings.cdc(db, bootstrap, name)
-            .with("cdc.startup.timeout", "30s")
-            .with("cdc.retention", "1s")
-            .with("cdc.retention.interval", "1s")
-            .with("polling.interval", "50ms")
-            .writeTo(dir.resolve("relay.properties"))
-            .toString();
-    Ledger ledger = new Ledger(prefix);
+    TestTopics topics = TestTopics.fresh(LocalStack.shared().kafka().bootstrapServers(), "purged");
+    String name = topics.name();
+    TopicReader reader = topics.reader();
+    String config = cdcWithRetention(topics).writeTo(dir.resolve("relay.properties")).toString();
+    Ledger ledger = topics.newLedger();
     RelayProcess first = run("cdc-1", config);
     first.awaitReady();
     writer = SteadyWriter.start(db, ledger, "order", 200, 12, 2);

@@ -2,9 +2,9 @@ package io.outboxrelay.relay.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.outboxrelay.localstack.ProjectFiles;
-import io.outboxrelay.relay.testing.OutboxDatabase;
-import io.outboxrelay.relay.testing.SourceDatabase;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.SourceDatabase;
+import io.outboxrelay.testsupport.stack.ProjectFiles;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

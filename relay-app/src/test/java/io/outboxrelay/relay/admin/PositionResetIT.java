@@ -5,17 +5,19 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.outboxrelay.localstack.ConsumedRecord;
-import io.outboxrelay.localstack.LocalStack;
-import io.outboxrelay.localstack.MariaDbServer;
-import io.outboxrelay.localstack.TopicReader;
 import io.outboxrelay.relay.testing.Cli;
-import io.outboxrelay.relay.testing.Ledger;
-import io.outboxrelay.relay.testing.OutboxDatabase;
-import io.outboxrelay.relay.testing.OutboxWriter;
-import io.outboxrelay.relay.testing.RelayProcess;
-import io.outboxrelay.relay.testing.RelaySettings;
-import io.outboxrelay.relay.testing.TestEvent;
+import io.outboxrelay.testsupport.outbox.Ledger;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelayProcesses;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.outbox.TestEvent;
+import io.outboxrelay.testsupport.outbox.TestTopics;
+import io.outboxrelay.testsupport.stack.ConsumedRecord;
+import io.outboxrelay.testsupport.stack.LocalStack;
+import io.outboxrelay.testsupport.stack.MariaDbServer;
+import io.outboxrelay.testsupport.stack.TopicReader;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -45,11 +47,11 @@ class PositionResetIT {
   @TempDir Path dir;
   private MariaDbServer server;
   private OutboxDatabase db;
-  private final List<RelayProcess> processes = new ArrayList<>();
+  private final RelayProcesses processes = new RelayProcesses();
 
   @AfterEach
   void tearDown() {
-    processes.forEach(RelayProcess::close); // before the database: a live relay blocks its drop
+    processes.close(); // before the database: a live relay blocks its drop
     if (db != null) {
       db.close();
     }
@@ -59,9 +61,7 @@ class PositionResetIT {
   }
 
   private RelayProcess run(String label, String config) {
-    RelayProcess p = RelayProcess.start(label, dir, "run", "--config", config);
-    processes.add(p);
-    return p;
+    return processes.run(label, dir, config);
   }
 
   private static List<TestEvent> events(String aggregate, int n) {
@@ -81,10 +81,7 @@ class PositionResetIT {
   }
 
   private static Cli.Result admin(int expectedExit, String... args) {
-    Cli.Result r = Cli.run(args);
-    LOG.info("outbox-relay {}: {}", String.join(" ", args), r);
-    assertThat(r.exitCode()).as(r.toString()).isEqualTo(expectedExit);
-    return r;
+    return Cli.expect(expectedExit, args);
   }
 
   private static String offset(OutboxDatabase db) {
@@ -121,11 +118,10 @@ class PositionResetIT {
   @Test
   void resetAfterAPurgedBinlogSkipsTheGapSaysWhichRowsAndTheRelayPublishesWhatFollows()
       throws Exception {
-    String bootstrap = LocalStack.shared().kafka().bootstrapServers();
-    String name = "reset-" + Long.toHexString(System.nanoTime() & 0xfffff);
-    String prefix = RelaySettings.topicPrefix(name);
-    TopicReader reader =
-        TopicReader.forPattern(bootstrap, Pattern.compile(Pattern.quote(prefix) + ".*"));
+    TestTopics topics = TestTopics.fresh(LocalStack.shared().kafka().bootstrapServers(), "reset");
+    String bootstrap = topics.bootstrap();
+    String name = topics.name();
+    TopicReader reader = topics.reader();
     server = MariaDbServer.builder().bufferPoolSize("64M").start();
     db = OutboxDatabase.on(server);
     String config =
@@ -136,7 +132,7 @@ class PositionResetIT {
 
     // Published by a relay that then stops cleanly.
     List<TestEvent> before = events("a", 5);
-    Ledger published = new Ledger(prefix);
+    Ledger published = topics.newLedger();
     published.expect(before);
     RelayProcess relay = run("relay-1", config);
     relay.awaitReady();
@@ -224,7 +220,7 @@ class PositionResetIT {
     RelayProcess restarted = run("relay-3", config);
     restarted.awaitReady();
     write(db, after.subList(3, 6));
-    Ledger afterReset = new Ledger(prefix);
+    Ledger afterReset = topics.newLedger();
     afterReset.expect(after);
     afterReset.expect(before);
     reader.readUntil(afterReset::allArrived, Duration.ofSeconds(60));

@@ -2,9 +2,9 @@ package io.outboxrelay.relay.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.outboxrelay.localstack.ProjectFiles;
-import io.outboxrelay.relay.testing.PostgresOutboxDatabase;
-import io.outboxrelay.relay.testing.SourceDatabase;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.SourceDatabase;
+import io.outboxrelay.testsupport.stack.ProjectFiles;
 import org.junit.jupiter.api.Test;
 
 /** The operator commands on the machine's PostgreSQL. */
@@ -12,7 +12,7 @@ class PostgresAdminCommandsIT extends AbstractAdminCommandsIT {
 
   @Override
   protected SourceDatabase newDatabase() {
-    return PostgresOutboxDatabase.create();
+    return OutboxDatabase.postgres();
   }
 
   @Test

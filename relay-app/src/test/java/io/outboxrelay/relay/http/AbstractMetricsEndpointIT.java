@@ -3,15 +3,16 @@ package io.outboxrelay.relay.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.localstack.FreePorts;
-import io.outboxrelay.localstack.KafkaBroker;
-import io.outboxrelay.localstack.TopicReader;
 import io.outboxrelay.relay.Relay;
-import io.outboxrelay.relay.testing.Ledger;
-import io.outboxrelay.relay.testing.OutboxWriter;
-import io.outboxrelay.relay.testing.RelaySettings;
-import io.outboxrelay.relay.testing.SourceDatabase;
-import io.outboxrelay.relay.testing.TestEvent;
+import io.outboxrelay.relay.testing.Configs;
+import io.outboxrelay.testsupport.outbox.Ledger;
+import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.outbox.SourceDatabase;
+import io.outboxrelay.testsupport.outbox.TestEvent;
+import io.outboxrelay.testsupport.stack.FreePorts;
+import io.outboxrelay.testsupport.stack.KafkaBroker;
+import io.outboxrelay.testsupport.stack.TopicReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -22,7 +23,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -101,7 +101,7 @@ abstract class AbstractMetricsEndpointIT {
         settings(db, broker.bootstrapServers(), name)
             .with("http.port", String.valueOf(port))
             .with("router.topic.template", RelaySettings.topicPrefix(name) + "${event_type}");
-    relay = Relay.create(settings.config());
+    relay = Relay.create(settings.parsedBy(Configs::parse));
     CompletableFuture<Void> started =
         CompletableFuture.runAsync(
             () -> {
@@ -216,9 +216,7 @@ abstract class AbstractMetricsEndpointIT {
 
   private void assertAllPublishedOnceInOrder(Ledger ledger) {
     TopicReader reader =
-        TopicReader.forPattern(
-            broker.bootstrapServers(),
-            Pattern.compile(Pattern.quote(RelaySettings.topicPrefix(name)) + ".*"));
+        TopicReader.forPrefix(broker.bootstrapServers(), RelaySettings.topicPrefix(name));
     reader.readUntil(ledger::allArrived, Duration.ofSeconds(120));
     Ledger.Result result = ledger.check(reader.readAll(Duration.ofSeconds(1)));
     assertThat(result.lost()).as(result.summary()).isZero();

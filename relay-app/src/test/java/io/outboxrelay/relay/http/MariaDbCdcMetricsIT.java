@@ -2,10 +2,10 @@ package io.outboxrelay.relay.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.outboxrelay.localstack.LocalStack;
-import io.outboxrelay.relay.testing.OutboxDatabase;
-import io.outboxrelay.relay.testing.RelaySettings;
-import io.outboxrelay.relay.testing.SourceDatabase;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.outbox.SourceDatabase;
+import io.outboxrelay.testsupport.stack.LocalStack;
 
 /** The HTTP endpoint of a CDC relay on the private MariaDB. */
 class MariaDbCdcMetricsIT extends AbstractMetricsEndpointIT {

@@ -1,45 +1,19 @@
 package io.outboxrelay.relay.http;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import io.outboxrelay.relay.testing.Ledger;
-import io.outboxrelay.relay.testing.PostgresOutboxDatabase;
-import io.outboxrelay.relay.testing.RelaySettings;
-import io.outboxrelay.relay.testing.SourceDatabase;
+import io.outboxrelay.testsupport.outbox.Ledger;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.SourceDatabase;
 
 /** The HTTP endpoint of a polling relay on the machine's PostgreSQL service. */
-class PostgresPollingMetricsIT extends AbstractMetricsEndpointIT {
+class PostgresPollingMetricsIT extends AbstractPollingMetricsIT {
 
   @Override
   protected SourceDatabase newDatabase() {
-    return PostgresOutboxDatabase.create();
-  }
-
-  @Override
-  protected RelaySettings settings(SourceDatabase db, String bootstrap, String name) {
-    return RelaySettings.polling(db, bootstrap, name);
+    return OutboxDatabase.postgres();
   }
 
   @Override
   protected Ledger ledger(String topicPrefix) {
     return new Ledger(topicPrefix).semanticPayloads(); // jsonb normalises the payload's text
-  }
-
-  @Override
-  protected String givenUpOutcome() {
-    return "dead";
-  }
-
-  @Override
-  protected void assertModeGauges(String metrics) {
-    assertThat(value(metrics, "outbox_relay_backlog_events", "")).isZero();
-    assertThat(value(metrics, "outbox_relay_oldest_unpublished_age_seconds", "")).isZero();
-    assertThat(metrics).doesNotContain("outbox_relay_binlog_behind_bytes");
-  }
-
-  @Override
-  protected void assertBacklogWhileKafkaIsDown(String metrics) {
-    assertThat(value(metrics, "outbox_relay_backlog_events", "")).isOne();
-    assertThat(value(metrics, "outbox_relay_oldest_unpublished_age_seconds", "")).isPositive();
   }
 }

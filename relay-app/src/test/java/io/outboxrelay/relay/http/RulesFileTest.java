@@ -3,7 +3,7 @@ package io.outboxrelay.relay.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.outboxrelay.localstack.ProjectFiles;
+import io.outboxrelay.testsupport.stack.ProjectFiles;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

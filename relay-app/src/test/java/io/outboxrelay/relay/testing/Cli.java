@@ -1,8 +1,12 @@
 package io.outboxrelay.relay.testing;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.outboxrelay.relay.cli.OutboxRelayCli;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 
 /** Runs {@code outbox-relay <args>} in this JVM and captures what it prints. */
@@ -23,7 +27,23 @@ public final class Cli {
     }
   }
 
+  private static final Logger LOG = LoggerFactory.getLogger(Cli.class);
+
   private Cli() {}
+
+  /**
+   * Runs the command line, logs what it did, and asserts its exit code.
+   *
+   * @param expectedExit the exit code it must end with
+   * @param args the arguments
+   * @return the exit code and output
+   */
+  public static Result expect(int expectedExit, String... args) {
+    Result r = run(args);
+    LOG.info("outbox-relay {}: {}", String.join(" ", args), r);
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(expectedExit);
+    return r;
+  }
 
   /**
    * Runs the command line as {@code bin/outbox-relay} would, without exiting.

@@ -2,8 +2,11 @@ package io.outboxrelay.relay.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.outboxrelay.localstack.ConsumedRecord;
 import io.outboxrelay.relay.metrics.RelayMetrics;
+import io.outboxrelay.testsupport.outbox.Ledger;
+import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.TestEvent;
+import io.outboxrelay.testsupport.stack.ConsumedRecord;
 import java.sql.Connection;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -2,16 +2,18 @@ package io.outboxrelay.relay.source.cdc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.outboxrelay.localstack.ConsumedRecord;
-import io.outboxrelay.localstack.ProjectFiles;
-import io.outboxrelay.localstack.TopicReader;
 import io.outboxrelay.relay.Relay;
-import io.outboxrelay.relay.testing.Ledger;
-import io.outboxrelay.relay.testing.OutboxDatabase;
-import io.outboxrelay.relay.testing.OutboxWriter;
-import io.outboxrelay.relay.testing.RelaySettings;
-import io.outboxrelay.relay.testing.TestEvent;
+import io.outboxrelay.relay.testing.InProcessRelays;
 import io.outboxrelay.relay.testing.VersionScenario;
+import io.outboxrelay.testsupport.outbox.Ledger;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.outbox.TestEvent;
+import io.outboxrelay.testsupport.outbox.TestTopics;
+import io.outboxrelay.testsupport.stack.ConsumedRecord;
+import io.outboxrelay.testsupport.stack.ProjectFiles;
+import io.outboxrelay.testsupport.stack.TopicReader;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,8 +24,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,8 +35,6 @@ import org.junit.jupiter.api.TestInfo;
  */
 abstract class AbstractCdcContractIT {
 
-  private static final AtomicInteger TESTS = new AtomicInteger();
-
   /** A fresh outbox database on the database under test. */
   protected abstract OutboxDatabase newDatabase();
 
@@ -45,25 +43,20 @@ abstract class AbstractCdcContractIT {
 
   protected OutboxDatabase db;
   protected String name;
-  private final List<Relay> relays = new ArrayList<>();
+  private TestTopics topics;
+  private final InProcessRelays relays = new InProcessRelays();
 
   @BeforeEach
   void setUp(TestInfo info) {
     db = newDatabase();
     String method = info.getTestMethod().map(m -> m.getName()).orElse("t");
-    name =
-        "cdc"
-            + TESTS.incrementAndGet()
-            + "-"
-            + method.substring(0, Math.min(20, method.length()))
-            + "-"
-            + Long.toHexString(System.nanoTime() & 0xfffff);
+    topics = TestTopics.fresh(bootstrapServers(), "cdc", method, 20);
+    name = topics.name();
   }
 
   @AfterEach
   void tearDown() {
-    relays.forEach(Relay::close);
-    relays.clear();
+    relays.close();
     if (db != null) {
       db.close();
     }
@@ -74,37 +67,28 @@ abstract class AbstractCdcContractIT {
   }
 
   protected Relay startRelay(RelaySettings settings) throws Exception {
-    Relay relay = Relay.create(settings.config());
-    relays.add(relay);
-    relay.start();
-    return relay;
+    return relays.start(settings);
   }
 
   protected void stopRelay(Relay relay) {
-    relay.close();
-    relays.remove(relay);
+    relays.stop(relay);
   }
 
   protected TopicReader reader() {
-    return TopicReader.forPattern(
-        bootstrapServers(), Pattern.compile(Pattern.quote(topicPrefix()) + ".*"));
+    return topics.reader();
   }
 
   protected String topicPrefix() {
-    return RelaySettings.topicPrefix(name);
+    return topics.prefix();
   }
 
   /** Waits until every expected event arrived, then reads on until the topics stay quiet. */
   protected List<ConsumedRecord> awaitAll(Ledger ledger) {
-    reader().readUntil(ledger::allArrived, Duration.ofSeconds(90));
-    return reader().readAll(Duration.ofSeconds(2), Duration.ofSeconds(60));
+    return topics.readAll(ledger, Duration.ofSeconds(90));
   }
 
   protected void write(Ledger ledger, List<TestEvent> transaction) throws Exception {
-    try (Connection c = db.app()) {
-      OutboxWriter.writeTransaction(c, transaction);
-    }
-    ledger.expect(transaction);
+    OutboxWriter.write(db, ledger, transaction);
   }
 
   @Test

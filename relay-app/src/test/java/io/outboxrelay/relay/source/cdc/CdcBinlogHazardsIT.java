@@ -3,16 +3,16 @@ package io.outboxrelay.relay.source.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.localstack.ConsumedRecord;
-import io.outboxrelay.localstack.LocalStack;
-import io.outboxrelay.localstack.MariaDbServer;
-import io.outboxrelay.localstack.TopicReader;
-import io.outboxrelay.relay.testing.Ledger;
-import io.outboxrelay.relay.testing.OutboxDatabase;
-import io.outboxrelay.relay.testing.OutboxWriter;
-import io.outboxrelay.relay.testing.RelayProcess;
-import io.outboxrelay.relay.testing.RelaySettings;
-import io.outboxrelay.relay.testing.TestEvent;
+import io.outboxrelay.testsupport.outbox.Ledger;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.outbox.TestEvent;
+import io.outboxrelay.testsupport.stack.ConsumedRecord;
+import io.outboxrelay.testsupport.stack.LocalStack;
+import io.outboxrelay.testsupport.stack.MariaDbServer;
+import io.outboxrelay.testsupport.stack.TopicReader;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -24,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.quota.ClientQuotaAlteration;
@@ -66,9 +65,7 @@ class CdcBinlogHazardsIT {
   }
 
   private static List<ConsumedRecord> awaitPublished(String name, Ledger ledger) {
-    TopicReader reader =
-        TopicReader.forPattern(
-            bootstrap(), Pattern.compile(Pattern.quote(RelaySettings.topicPrefix(name)) + ".*"));
+    TopicReader reader = TopicReader.forPrefix(bootstrap(), RelaySettings.topicPrefix(name));
     List<ConsumedRecord> records = reader.readUntil(ledger::allArrived, Duration.ofSeconds(90));
     assertThat(ledger.allArrived(records)).as("all events published").isTrue();
     return records;
@@ -333,8 +330,7 @@ class CdcBinlogHazardsIT {
           c.commit();
           ledger.expect(events);
         }
-        TopicReader.forPattern(
-                bootstrap(), Pattern.compile(Pattern.quote(RelaySettings.topicPrefix(name)) + ".*"))
+        TopicReader.forPrefix(bootstrap(), RelaySettings.topicPrefix(name))
             .readUntil(records -> records.size() >= 1_000, Duration.ofSeconds(90));
         stop(relay);
         assertThat((String) db.adminQuery("SELECT offset_val FROM outbox_relay_offsets"))

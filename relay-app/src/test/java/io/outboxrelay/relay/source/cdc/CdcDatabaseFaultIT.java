@@ -3,29 +3,20 @@ package io.outboxrelay.relay.source.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.localstack.ConsumedRecord;
-import io.outboxrelay.localstack.KafkaBroker;
-import io.outboxrelay.localstack.LocalStack;
-import io.outboxrelay.localstack.MariaDbServer;
-import io.outboxrelay.localstack.TopicReader;
-import io.outboxrelay.relay.testing.Ledger;
-import io.outboxrelay.relay.testing.OutboxDatabase;
-import io.outboxrelay.relay.testing.OutboxWriter;
-import io.outboxrelay.relay.testing.RelayProcess;
-import io.outboxrelay.relay.testing.RelaySettings;
-import io.outboxrelay.relay.testing.SteadyWriter;
-import io.outboxrelay.relay.testing.TestEvent;
+import io.outboxrelay.relay.testing.OwnMariaDbFaultTest;
+import io.outboxrelay.testsupport.outbox.Ledger;
+import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.outbox.SteadyWriter;
+import io.outboxrelay.testsupport.outbox.TestEvent;
+import io.outboxrelay.testsupport.stack.KafkaBroker;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,51 +27,15 @@ import org.slf4j.LoggerFactory;
  * what was written after the fault (it recovered by itself), say once that the database is
  * unreachable and once that it is back, without a stack trace, and keep its position.
  */
-class CdcDatabaseFaultIT {
+class CdcDatabaseFaultIT extends OwnMariaDbFaultTest {
 
   private static final Logger LOG = LoggerFactory.getLogger(CdcDatabaseFaultIT.class);
   private static final Pattern OUTAGE_WARN =
       Pattern.compile("(?m)^\\S+ WARN .*source database .* unreachable since .*; reconnecting");
-  private static final Pattern OUTAGE_INFO =
-      Pattern.compile("(?m)^\\S+ INFO .*source database .* reachable again after an outage of");
-  private static final Pattern STACK_FRAME =
-      Pattern.compile("(?m)^(\\s+at [\\w.$]+\\(|Caused by: |\\s+\\.\\.\\. \\d+ more)");
 
-  private static MariaDbServer server;
-
-  @TempDir Path dir;
-  private OutboxDatabase db;
-  private String name;
-  private String bootstrap;
-  private Ledger ledger;
-
-  @BeforeAll
-  static void startServer() {
-    server = MariaDbServer.builder().start(); // its own: the shared one must never fail
-  }
-
-  @AfterAll
-  static void stopServer() {
-    if (server != null) {
-      server.close();
-    }
-  }
-
-  @BeforeEach
-  void setUp() {
-    server.start(); // in case a failed test left it stopped
-    db = OutboxDatabase.on(server);
-    name = "dbfault-" + Long.toHexString(System.nanoTime() & 0xfffff);
-    bootstrap = LocalStack.shared().kafka().bootstrapServers();
-    ledger = new Ledger(RelaySettings.topicPrefix(name));
-  }
-
-  @AfterEach
-  void tearDown() {
-    if (server.isRunning()) {
-      server.process().resume(); // a failed pause test must not leave it frozen
-    }
-    db.close();
+  @Override
+  protected String label() {
+    return "dbfault";
   }
 
   @Test
@@ -184,13 +139,6 @@ class CdcDatabaseFaultIT {
     }
   }
 
-  private void assertNothingLostOrReordered(Ledger.Result result) {
-    assertThat(result.lost()).as(result.summary()).isZero();
-    assertThat(result.outOfOrder()).as(result.summary()).isZero();
-    assertThat(result.unexpected()).as(result.summary()).isZero();
-    assertThat(result.mismatches()).as(result.summary()).isEmpty();
-  }
-
   private static void assertOutageToldOnceWithoutStackTraces(RelayProcess relay) {
     await().atMost(Duration.ofSeconds(30)).until(() -> OUTAGE_INFO.matcher(relay.log()).find());
     String log = relay.log();
@@ -207,24 +155,5 @@ class CdcDatabaseFaultIT {
       OutboxWriter.writeTransaction(c, List.of(event));
     }
     ledger.expect(event);
-  }
-
-  private TopicReader reader() {
-    return TopicReader.forPattern(
-        bootstrap, Pattern.compile(Pattern.quote(RelaySettings.topicPrefix(name)) + ".*"));
-  }
-
-  private void awaitPublished(int atLeast) {
-    List<ConsumedRecord> records =
-        reader().readUntil(r -> r.size() >= atLeast, Duration.ofSeconds(120));
-    assertThat(records).as("records published").hasSizeGreaterThanOrEqualTo(atLeast);
-  }
-
-  private Ledger.Result awaitAll() {
-    reader().readUntil(ledger::allArrived, Duration.ofSeconds(120));
-    List<ConsumedRecord> records = reader().readAll(Duration.ofSeconds(2), Duration.ofSeconds(60));
-    Ledger.Result result = ledger.check(records);
-    LOG.info("{}: {}", name, result.summary());
-    return result;
   }
 }

@@ -3,19 +3,20 @@ package io.outboxrelay.relay.source.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.localstack.ConsumedRecord;
-import io.outboxrelay.localstack.KafkaBroker;
-import io.outboxrelay.localstack.LocalStack;
-import io.outboxrelay.localstack.MariaDbServer;
-import io.outboxrelay.localstack.TopicReader;
 import io.outboxrelay.relay.Relay;
 import io.outboxrelay.relay.metrics.RelayMetrics;
-import io.outboxrelay.relay.testing.Ledger;
-import io.outboxrelay.relay.testing.OutboxDatabase;
-import io.outboxrelay.relay.testing.OutboxWriter;
-import io.outboxrelay.relay.testing.RelayProcess;
-import io.outboxrelay.relay.testing.RelaySettings;
-import io.outboxrelay.relay.testing.TestEvent;
+import io.outboxrelay.relay.testing.Configs;
+import io.outboxrelay.testsupport.outbox.Ledger;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.outbox.TestEvent;
+import io.outboxrelay.testsupport.stack.ConsumedRecord;
+import io.outboxrelay.testsupport.stack.KafkaBroker;
+import io.outboxrelay.testsupport.stack.LocalStack;
+import io.outboxrelay.testsupport.stack.MariaDbServer;
+import io.outboxrelay.testsupport.stack.TopicReader;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
@@ -28,7 +29,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -95,8 +95,7 @@ class CdcFaultIT {
   }
 
   private TopicReader reader(String bootstrap) {
-    return TopicReader.forPattern(
-        bootstrap, Pattern.compile(Pattern.quote(RelaySettings.topicPrefix(name)) + ".*"));
+    return TopicReader.forPrefix(bootstrap, RelaySettings.topicPrefix(name));
   }
 
   private Ledger.Result awaitAll(Ledger ledger, String bootstrap) {
@@ -170,7 +169,9 @@ class CdcFaultIT {
   void recoversByItselfWhenTheBrokerIsDownForTwentySecondsUnderLoad() throws Exception {
     try (KafkaBroker broker = KafkaBroker.builder().start()) {
       Ledger ledger = new Ledger(RelaySettings.topicPrefix(name));
-      Relay relay = Relay.create(RelaySettings.cdc(db, broker.bootstrapServers(), name).config());
+      Relay relay =
+          Relay.create(
+              RelaySettings.cdc(db, broker.bootstrapServers(), name).parsedBy(Configs::parse));
       try {
         relay.start();
         AtomicBoolean stop = new AtomicBoolean();
@@ -207,7 +208,7 @@ class CdcFaultIT {
               RelaySettings.cdc(db, broker.bootstrapServers(), name)
                   .with("kafka.producer.max.block.ms", "1000")
                   .with("cdc.retry.backoff.max", "1s")
-                  .config());
+                  .parsedBy(Configs::parse));
       try {
         relay.start();
         write(ledger, List.of(TestEvent.of("order", "o-1", 1)));

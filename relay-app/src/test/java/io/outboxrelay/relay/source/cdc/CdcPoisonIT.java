@@ -3,20 +3,22 @@ package io.outboxrelay.relay.source.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.localstack.ConsumedRecord;
-import io.outboxrelay.localstack.LocalStack;
-import io.outboxrelay.localstack.TopicReader;
 import io.outboxrelay.relay.Relay;
 import io.outboxrelay.relay.RelayFailure;
 import io.outboxrelay.relay.publish.RecordSizeLimit;
-import io.outboxrelay.relay.testing.Ledger;
-import io.outboxrelay.relay.testing.OutboxDatabase;
-import io.outboxrelay.relay.testing.OutboxWriter;
-import io.outboxrelay.relay.testing.RelaySettings;
-import io.outboxrelay.relay.testing.TestEvent;
+import io.outboxrelay.relay.testing.InProcessRelays;
 import io.outboxrelay.router.EventRouter;
 import io.outboxrelay.router.OutboxEvent;
 import io.outboxrelay.router.TopicTemplate;
+import io.outboxrelay.testsupport.outbox.Ledger;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.outbox.TestEvent;
+import io.outboxrelay.testsupport.outbox.TestTopics;
+import io.outboxrelay.testsupport.stack.ConsumedRecord;
+import io.outboxrelay.testsupport.stack.LocalStack;
+import io.outboxrelay.testsupport.stack.TopicReader;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.time.Duration;
@@ -25,8 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
@@ -47,28 +47,22 @@ import org.junit.jupiter.api.TestInfo;
  */
 class CdcPoisonIT {
 
-  private static final AtomicInteger TESTS = new AtomicInteger();
-
   private OutboxDatabase db;
+  private TestTopics topics;
   private String name;
-  private final List<Relay> relays = new ArrayList<>();
+  private final InProcessRelays relays = new InProcessRelays();
 
   @BeforeEach
   void setUp(TestInfo info) {
     db = OutboxDatabase.on(LocalStack.shared().mariaDb());
     String method = info.getTestMethod().map(m -> m.getName()).orElse("t");
-    name =
-        "poison"
-            + TESTS.incrementAndGet()
-            + "-"
-            + method.substring(0, Math.min(16, method.length()))
-            + "-"
-            + Long.toHexString(System.nanoTime() & 0xfffff);
+    topics = TestTopics.fresh(bootstrap(), "poison", method, 16);
+    name = topics.name();
   }
 
   @AfterEach
   void tearDown() {
-    relays.forEach(Relay::close);
+    relays.close();
     db.close();
   }
 
@@ -85,10 +79,7 @@ class CdcPoisonIT {
   }
 
   private Relay start(RelaySettings settings) throws Exception {
-    Relay relay = Relay.create(settings.config());
-    relays.add(relay);
-    relay.start();
-    return relay;
+    return relays.start(settings);
   }
 
   /** Waits for the relay to stop on its own and returns why. */
@@ -104,8 +95,7 @@ class CdcPoisonIT {
   }
 
   private TopicReader reader() {
-    return TopicReader.forPattern(
-        bootstrap(), Pattern.compile(Pattern.quote(RelaySettings.topicPrefix(name)) + ".*"));
+    return topics.reader();
   }
 
   /** Event ids of an aggregate in the order its partition holds them. */

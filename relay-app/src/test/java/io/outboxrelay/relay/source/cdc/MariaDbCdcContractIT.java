@@ -1,8 +1,8 @@
 package io.outboxrelay.relay.source.cdc;
 
-import io.outboxrelay.localstack.LocalStack;
-import io.outboxrelay.localstack.MariaDbServer;
-import io.outboxrelay.relay.testing.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.stack.LocalStack;
+import io.outboxrelay.testsupport.stack.MariaDbServer;
 
 /** The CDC contract on a private MariaDB 10.11 with a binlog and a real KRaft broker. */
 class MariaDbCdcContractIT extends AbstractCdcContractIT {

@@ -1,7 +1,7 @@
 package io.outboxrelay.relay.source.cdc;
 
-import io.outboxrelay.relay.config.SourceFlavor;
-import io.outboxrelay.relay.testing.OutboxDatabase;
+import io.outboxrelay.testsupport.database.Flavor;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import java.sql.DriverManager;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -50,7 +50,7 @@ class MySqlContainersCdcContractIT extends AbstractCdcContractIT {
   protected OutboxDatabase newDatabase() {
     return OutboxDatabase.create(
         () -> DriverManager.getConnection(mysql.getJdbcUrl(), "root", mysql.getPassword()),
-        SourceFlavor.MYSQL,
+        Flavor.MYSQL,
         mysql.getHost(),
         mysql.getFirstMappedPort(),
         "%");

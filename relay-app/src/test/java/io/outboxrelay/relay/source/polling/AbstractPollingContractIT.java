@@ -3,20 +3,21 @@ package io.outboxrelay.relay.source.polling;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.localstack.ConsumedRecord;
-import io.outboxrelay.localstack.KafkaBroker;
-import io.outboxrelay.localstack.LocalStack;
-import io.outboxrelay.localstack.ProjectFiles;
-import io.outboxrelay.localstack.TopicReader;
 import io.outboxrelay.relay.Relay;
-import io.outboxrelay.relay.config.SourceFlavor;
-import io.outboxrelay.relay.testing.Ledger;
-import io.outboxrelay.relay.testing.OutboxWriter;
-import io.outboxrelay.relay.testing.RelayProcess;
-import io.outboxrelay.relay.testing.RelaySettings;
-import io.outboxrelay.relay.testing.SourceDatabase;
-import io.outboxrelay.relay.testing.TestEvent;
+import io.outboxrelay.relay.testing.InProcessRelays;
 import io.outboxrelay.relay.testing.VersionScenario;
+import io.outboxrelay.testsupport.outbox.Ledger;
+import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.outbox.SourceDatabase;
+import io.outboxrelay.testsupport.outbox.TestEvent;
+import io.outboxrelay.testsupport.outbox.TestTopics;
+import io.outboxrelay.testsupport.stack.ConsumedRecord;
+import io.outboxrelay.testsupport.stack.KafkaBroker;
+import io.outboxrelay.testsupport.stack.LocalStack;
+import io.outboxrelay.testsupport.stack.ProjectFiles;
+import io.outboxrelay.testsupport.stack.TopicReader;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Timestamp;
@@ -28,8 +29,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -47,7 +46,6 @@ import org.slf4j.LoggerFactory;
 abstract class AbstractPollingContractIT {
 
   private static final Logger LOG = LoggerFactory.getLogger(AbstractPollingContractIT.class);
-  private static final AtomicInteger TESTS = new AtomicInteger();
 
   /** Producer timeouts short enough for a 10 s lease, so lease tests stay quick. */
   private static final String[][] SHORT_LEASE = {
@@ -69,26 +67,22 @@ abstract class AbstractPollingContractIT {
   @TempDir Path dir;
   protected SourceDatabase db;
   protected String name;
+  private TestTopics topics;
   private final List<RelayProcess> processes = new ArrayList<>();
-  private final List<Relay> relays = new ArrayList<>();
+  private final InProcessRelays relays = new InProcessRelays();
 
   @BeforeEach
   void setUp(TestInfo info) {
     db = newDatabase();
     String method = info.getTestMethod().map(m -> m.getName()).orElse("t");
-    name =
-        "poll"
-            + TESTS.incrementAndGet()
-            + "-"
-            + method.substring(0, Math.min(16, method.length()))
-            + "-"
-            + Long.toHexString(System.nanoTime() & 0xfffff);
+    topics = TestTopics.fresh(bootstrap(), "poll", method, 16);
+    name = topics.name();
   }
 
   @AfterEach
   void tearDown() {
     processes.forEach(RelayProcess::close);
-    relays.forEach(Relay::close);
+    relays.close();
     db.close();
   }
 
@@ -140,19 +134,15 @@ abstract class AbstractPollingContractIT {
   }
 
   private Relay inProcess(RelaySettings settings) throws Exception {
-    Relay relay = Relay.create(settings.config());
-    relays.add(relay);
-    relay.start();
-    return relay;
+    return relays.start(settings);
   }
 
   private TopicReader reader() {
-    return reader(bootstrap());
+    return topics.reader();
   }
 
   private TopicReader reader(String bootstrapServers) {
-    return TopicReader.forPattern(
-        bootstrapServers, Pattern.compile(Pattern.quote(RelaySettings.topicPrefix(name)) + ".*"));
+    return topics.on(bootstrapServers).reader();
   }
 
   private Ledger.Result awaitAll(Ledger ledger) {
@@ -160,19 +150,14 @@ abstract class AbstractPollingContractIT {
   }
 
   private Ledger.Result awaitAll(Ledger ledger, String bootstrapServers) {
-    reader(bootstrapServers).readUntil(ledger::allArrived, Duration.ofSeconds(120));
     Ledger.Result result =
-        ledger.check(
-            reader(bootstrapServers).readAll(Duration.ofSeconds(2), Duration.ofSeconds(60)));
+        ledger.check(topics.on(bootstrapServers).readAll(ledger, Duration.ofSeconds(120)));
     LOG.info("{} on {}: {}", name, db.flavor(), result.summary());
     return result;
   }
 
   private void write(Ledger ledger, List<TestEvent> tx) throws Exception {
-    try (Connection c = db.app()) {
-      OutboxWriter.writeTransaction(c, tx);
-    }
-    ledger.expect(tx);
+    OutboxWriter.write(db, ledger, tx);
   }
 
   /** A backlog of {@code total} events over {@code aggregates} aggregates, 1-3 per transaction. */
@@ -413,7 +398,7 @@ abstract class AbstractPollingContractIT {
     record Sample(int attempts, String status, Timestamp nextAttemptAt, Timestamp dbNow) {}
     List<Sample> samples = new ArrayList<>();
     String now =
-        db.flavor() == io.outboxrelay.relay.config.SourceFlavor.POSTGRESQL
+        db.flavor() == io.outboxrelay.testsupport.database.Flavor.POSTGRESQL
             ? "clock_timestamp()"
             : "NOW(6)";
     await()
@@ -494,7 +479,7 @@ abstract class AbstractPollingContractIT {
   void buriesAnEventWithANullPayloadInsteadOfPublishingATombstone() throws Exception {
     // A null value is a tombstone: on a compacted topic it would delete the aggregate's history.
     db.admin(
-        db.flavor() == io.outboxrelay.relay.config.SourceFlavor.POSTGRESQL
+        db.flavor() == io.outboxrelay.testsupport.database.Flavor.POSTGRESQL
             ? "ALTER TABLE outbox_events ALTER COLUMN payload DROP NOT NULL"
             : "ALTER TABLE outbox_events MODIFY payload LONGTEXT NULL");
     Ledger ledger = ledger(RelaySettings.topicPrefix(name));
@@ -592,7 +577,7 @@ abstract class AbstractPollingContractIT {
     awaitAll(ledger);
     await().atMost(Duration.ofSeconds(30)).until(() -> count("status = 'PUBLISHED'") == 30);
     String twoHoursAgo =
-        db.flavor() == io.outboxrelay.relay.config.SourceFlavor.POSTGRESQL
+        db.flavor() == io.outboxrelay.testsupport.database.Flavor.POSTGRESQL
             ? "clock_timestamp() - interval '2 hours'"
             : "NOW(6) - INTERVAL 2 HOUR";
     // r-1..r-29 were written two hours ago; r-10..r-29 were published then too, while r-1..r-9
@@ -657,11 +642,11 @@ abstract class AbstractPollingContractIT {
   void workersWhoseClocksAreDaysOffLeaseAndRetryByTheDatabaseClock() throws Exception {
     Ledger ledger = ledger(RelaySettings.topicPrefix(name));
     String dbNow =
-        db.flavor() == io.outboxrelay.relay.config.SourceFlavor.POSTGRESQL
+        db.flavor() == io.outboxrelay.testsupport.database.Flavor.POSTGRESQL
             ? "clock_timestamp()"
             : "NOW(6)";
     String leaseLeftMs =
-        db.flavor() == io.outboxrelay.relay.config.SourceFlavor.POSTGRESQL
+        db.flavor() == io.outboxrelay.testsupport.database.Flavor.POSTGRESQL
             ? "EXTRACT(EPOCH FROM (processing_until - clock_timestamp())) * 1000"
             : "TIMESTAMPDIFF(MICROSECOND, NOW(6), processing_until) / 1000";
     skewedProcess("ahead", shortLease(settings()).with("polling.batch.size", "50"), "+3d", 3);
@@ -708,7 +693,7 @@ abstract class AbstractPollingContractIT {
     assertThat(result.outOfOrder()).as(result.summary()).isZero();
     Object publishedDrift =
         db.adminQuery(
-            db.flavor() == io.outboxrelay.relay.config.SourceFlavor.POSTGRESQL
+            db.flavor() == io.outboxrelay.testsupport.database.Flavor.POSTGRESQL
                 ? "SELECT MAX(ABS(EXTRACT(EPOCH FROM (published_at - clock_timestamp())))) FROM outbox_events"
                 : "SELECT MAX(ABS(TIMESTAMPDIFF(SECOND, published_at, NOW(6)))) FROM outbox_events");
     assertThat(((Number) publishedDrift).doubleValue())
@@ -735,7 +720,7 @@ abstract class AbstractPollingContractIT {
         "+3d",
         3);
     String waitMs =
-        db.flavor() == io.outboxrelay.relay.config.SourceFlavor.POSTGRESQL
+        db.flavor() == io.outboxrelay.testsupport.database.Flavor.POSTGRESQL
             ? "EXTRACT(EPOCH FROM (next_attempt_at - clock_timestamp())) * 1000"
             : "TIMESTAMPDIFF(MICROSECOND, NOW(6), next_attempt_at) / 1000";
     List<Double> waits = new ArrayList<>();
@@ -822,7 +807,7 @@ abstract class AbstractPollingContractIT {
     // The shipped migration; a polling relay looks for the column when it starts.
     db.admin(
         ProjectFiles.sqlStatements(
-                db.flavor() == SourceFlavor.POSTGRESQL
+                db.flavor() == io.outboxrelay.testsupport.database.Flavor.POSTGRESQL
                     ? "config/postgresql/migrations/004-add-aggregate-version.sql"
                     : "config/mysql/migrations/003-add-aggregate-version.sql")
             .toArray(String[]::new));

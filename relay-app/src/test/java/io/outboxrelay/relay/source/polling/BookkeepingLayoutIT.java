@@ -2,16 +2,15 @@ package io.outboxrelay.relay.source.polling;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.outboxrelay.localstack.LocalStack;
-import io.outboxrelay.localstack.MariaDbServer;
-import io.outboxrelay.localstack.ProjectFiles;
 import io.outboxrelay.relay.config.Ordering;
 import io.outboxrelay.relay.config.RelayConfig;
-import io.outboxrelay.relay.config.SourceFlavor;
-import io.outboxrelay.relay.testing.OutboxDatabase;
-import io.outboxrelay.relay.testing.PostgresOutboxDatabase;
-import io.outboxrelay.relay.testing.RelaySettings;
-import io.outboxrelay.relay.testing.SourceDatabase;
+import io.outboxrelay.relay.testing.Configs;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.outbox.SourceDatabase;
+import io.outboxrelay.testsupport.stack.LocalStack;
+import io.outboxrelay.testsupport.stack.MariaDbServer;
+import io.outboxrelay.testsupport.stack.ProjectFiles;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -37,7 +36,8 @@ class BookkeepingLayoutIT {
               + " MODIFY claim_token CHAR(36) NULL, MODIFY processing_until TIMESTAMP(6) NULL,"
               + " ADD INDEX ix_outbox_events_published_at (published_at)");
       insert(db, "a", "a", "a", "b");
-      RelayConfig config = RelaySettings.polling(db, "127.0.0.1:9", "layout").config();
+      RelayConfig config =
+          RelaySettings.polling(db, "127.0.0.1:9", "layout").parsedBy(Configs::parse);
       try (Connection c = relayConnection(db)) {
         c.setAutoCommit(false);
         assertThat(PollingPreflight.advice(c, config.source()))
@@ -102,10 +102,11 @@ class BookkeepingLayoutIT {
 
   @Test
   void postgresOldLayoutWorksAndTheMigrationDropsThePublishedAtIndex() throws Exception {
-    try (PostgresOutboxDatabase db = PostgresOutboxDatabase.create()) {
+    try (OutboxDatabase db = OutboxDatabase.postgres()) {
       db.admin("CREATE INDEX ix_outbox_events_published_at ON outbox_events (published_at)");
       insert(db, "a", "b");
-      RelayConfig config = RelaySettings.polling(db, "127.0.0.1:9", "layout").config();
+      RelayConfig config =
+          RelaySettings.polling(db, "127.0.0.1:9", "layout").parsedBy(Configs::parse);
       try (Connection c = relayConnection(db)) {
         c.setAutoCommit(false);
         assertThat(PollingPreflight.advice(c, config.source())).isEmpty();
@@ -142,7 +143,7 @@ class BookkeepingLayoutIT {
     try (Connection c = db.app();
         var ps =
             c.prepareStatement(
-                db.flavor() == SourceFlavor.POSTGRESQL
+                db.flavor() == io.outboxrelay.testsupport.database.Flavor.POSTGRESQL
                     ? "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id,"
                         + " event_type, payload) VALUES (gen_random_uuid(), 'order', ?,"
                         + " 'Happened', '{}')"

@@ -5,9 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.outboxrelay.relay.config.Ordering;
-import io.outboxrelay.relay.testing.OutboxDatabase;
-import io.outboxrelay.relay.testing.PostgresOutboxDatabase;
-import io.outboxrelay.relay.testing.SourceDatabase;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.SourceDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -121,7 +120,7 @@ class ClaimQueryPlanIT {
 
   @Test
   void postgresClaimUsesTheIndexesWithoutSeqScanOrSort() throws Exception {
-    try (PostgresOutboxDatabase db = PostgresOutboxDatabase.create()) {
+    try (OutboxDatabase db = OutboxDatabase.postgres()) {
       db.admin(
           "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload,"
               + " status, published_at) SELECT gen_random_uuid(), 'order', 'a-' || (g % 5000),"

@@ -2,10 +2,11 @@ package io.outboxrelay.relay.source.polling;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.outboxrelay.localstack.LocalStack;
 import io.outboxrelay.relay.Relay;
-import io.outboxrelay.relay.testing.OutboxDatabase;
-import io.outboxrelay.relay.testing.RelaySettings;
+import io.outboxrelay.relay.testing.Configs;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.stack.LocalStack;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,7 +31,7 @@ class IdlePollingIT {
               RelaySettings.polling(db, LocalStack.shared().kafka().bootstrapServers(), "idle")
                   .with("polling.interval", "100ms")
                   .with("polling.workers", String.valueOf(WORKERS))
-                  .config())) {
+                  .parsedBy(Configs::parse))) {
         relay.start();
         Thread.sleep(1_000); // past the short pauses after the first empty claims
         long before = selects(db);

@@ -5,9 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.outboxrelay.relay.config.SourceFlavor;
-import io.outboxrelay.relay.testing.OutboxDatabase;
-import io.outboxrelay.relay.testing.PostgresOutboxDatabase;
-import io.outboxrelay.relay.testing.SourceDatabase;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.SourceDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -33,7 +32,7 @@ class IdleTransactionBoundIT {
 
   @Test
   void postgresqlEndsASessionFrozenBeforeItsCommitSoItsRowsCanBeClaimed() throws Exception {
-    try (PostgresOutboxDatabase db = PostgresOutboxDatabase.create()) {
+    try (OutboxDatabase db = OutboxDatabase.postgres()) {
       freesOnlyTheBoundedSessionsRows(db, SourceFlavor.POSTGRESQL, "FOR UPDATE SKIP LOCKED");
     }
   }

@@ -1,8 +1,8 @@
 package io.outboxrelay.relay.source.polling;
 
-import io.outboxrelay.relay.testing.Ledger;
-import io.outboxrelay.relay.testing.OutboxDatabase;
-import io.outboxrelay.relay.testing.SourceDatabase;
+import io.outboxrelay.testsupport.outbox.Ledger;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.SourceDatabase;
 
 /** The polling contract on a private MariaDB 10.11. */
 class MariaDbPollingContractIT extends AbstractPollingContractIT {

@@ -3,27 +3,19 @@ package io.outboxrelay.relay.source.polling;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.localstack.ConsumedRecord;
-import io.outboxrelay.localstack.LocalStack;
-import io.outboxrelay.localstack.MariaDbServer;
-import io.outboxrelay.localstack.TopicReader;
-import io.outboxrelay.relay.testing.Ledger;
-import io.outboxrelay.relay.testing.OutboxDatabase;
-import io.outboxrelay.relay.testing.RelayProcess;
-import io.outboxrelay.relay.testing.RelaySettings;
-import io.outboxrelay.relay.testing.SteadyWriter;
+import io.outboxrelay.relay.testing.OwnMariaDbFaultTest;
+import io.outboxrelay.testsupport.outbox.Ledger;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.outbox.SteadyWriter;
+import io.outboxrelay.testsupport.stack.MariaDbServer;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.awaitility.core.ConditionTimeoutException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * flight), so another process must take a dead one's batch over by itself, and a database outage
  * must be told once (a WARN, an INFO when it ends) without a stack trace.
  */
-class PollingFaultIT {
+class PollingFaultIT extends OwnMariaDbFaultTest {
 
   private static final Logger LOG = LoggerFactory.getLogger(PollingFaultIT.class);
   private static final Pattern TAKEOVER =
@@ -47,43 +39,15 @@ class PollingFaultIT {
   private static final Pattern OUTAGE_WARN =
       Pattern.compile(
           "(?m)^\\S+ WARN .*source database .* unreachable since .*; reconnecting every 1 s");
-  private static final Pattern OUTAGE_INFO =
-      Pattern.compile("(?m)^\\S+ INFO .*source database .* reachable again after an outage of");
-  private static final Pattern STACK_FRAME =
-      Pattern.compile("(?m)^(\\s+at [\\w.$]+\\(|Caused by: |\\s+\\.\\.\\. \\d+ more)");
 
-  private static MariaDbServer server;
-
-  @TempDir Path dir;
-  private OutboxDatabase db;
-  private String name;
-  private String bootstrap;
-  private Ledger ledger;
-
-  @BeforeAll
-  static void startServer() {
-    server = MariaDbServer.builder().start(); // its own: the shared one must never fail
+  @Override
+  protected String label() {
+    return "pollfault";
   }
 
-  @AfterAll
-  static void stopServer() {
-    if (server != null) {
-      server.close();
-    }
-  }
-
-  @BeforeEach
-  void setUp() {
-    server.start(); // in case a failed test left it stopped
-    db = OutboxDatabase.on(server).grantPolling();
-    name = "pollfault-" + Long.toHexString(System.nanoTime() & 0xfffff);
-    bootstrap = LocalStack.shared().kafka().bootstrapServers();
-    ledger = new Ledger(RelaySettings.topicPrefix(name));
-  }
-
-  @AfterEach
-  void tearDown() {
-    db.close();
+  @Override
+  protected OutboxDatabase newDatabase(MariaDbServer server) {
+    return OutboxDatabase.on(server).grantPolling();
   }
 
   @Test
@@ -238,31 +202,5 @@ class PollingFaultIT {
         .lines()
         .filter(l -> l.contains("reachable") || l.contains("published "))
         .forEach(l -> LOG.info("relay: {}", l));
-  }
-
-  private void assertNothingLostOrReordered(Ledger.Result result) {
-    assertThat(result.lost()).as(result.summary()).isZero();
-    assertThat(result.outOfOrder()).as(result.summary()).isZero();
-    assertThat(result.unexpected()).as(result.summary()).isZero();
-    assertThat(result.mismatches()).as(result.summary()).isEmpty();
-  }
-
-  private TopicReader reader() {
-    return TopicReader.forPattern(
-        bootstrap, Pattern.compile(Pattern.quote(RelaySettings.topicPrefix(name)) + ".*"));
-  }
-
-  private void awaitPublished(int atLeast) {
-    List<ConsumedRecord> records =
-        reader().readUntil(r -> r.size() >= atLeast, Duration.ofSeconds(120));
-    assertThat(records).as("records published").hasSizeGreaterThanOrEqualTo(atLeast);
-  }
-
-  private Ledger.Result awaitAll() {
-    reader().readUntil(ledger::allArrived, Duration.ofSeconds(120));
-    List<ConsumedRecord> records = reader().readAll(Duration.ofSeconds(2), Duration.ofSeconds(60));
-    Ledger.Result result = ledger.check(records);
-    LOG.info("{}: {}", name, result.summary());
-    return result;
   }
 }

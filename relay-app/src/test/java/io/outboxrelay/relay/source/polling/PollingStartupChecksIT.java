@@ -2,11 +2,10 @@ package io.outboxrelay.relay.source.polling;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.outboxrelay.localstack.LocalStack;
-import io.outboxrelay.relay.testing.OutboxDatabase;
-import io.outboxrelay.relay.testing.PostgresOutboxDatabase;
-import io.outboxrelay.relay.testing.RelayProcess;
-import io.outboxrelay.relay.testing.RelaySettings;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.stack.LocalStack;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -93,7 +92,7 @@ class PollingStartupChecksIT {
   void refusesAnUnknownUserOnPostgresqlWithExitTwoAndNoStackTrace() {
     // The local PostgreSQL trusts connections from 127.0.0.1, so it ignores a wrong password; an
     // unknown role is refused the same way (SQLSTATE 28000 instead of 28P01).
-    try (PostgresOutboxDatabase db = PostgresOutboxDatabase.create()) {
+    try (OutboxDatabase db = OutboxDatabase.postgres()) {
       Path config =
           RelaySettings.polling(db, LocalStack.shared().kafka().bootstrapServers(), "pgnouser")
               .with("source.user", "no_such_role")
@@ -159,7 +158,7 @@ class PollingStartupChecksIT {
 
   @Test
   void refusesOutboxColumnsOfATypeTheRelayCannotReadOnPostgresql() {
-    try (PostgresOutboxDatabase db = PostgresOutboxDatabase.create()) {
+    try (OutboxDatabase db = OutboxDatabase.postgres()) {
       db.admin(
           "ALTER TABLE outbox_events ALTER COLUMN id DROP IDENTITY",
           "ALTER TABLE outbox_events ALTER COLUMN id TYPE text,"

@@ -1,15 +1,15 @@
 package io.outboxrelay.relay.source.polling;
 
-import io.outboxrelay.relay.testing.Ledger;
-import io.outboxrelay.relay.testing.PostgresOutboxDatabase;
-import io.outboxrelay.relay.testing.SourceDatabase;
+import io.outboxrelay.testsupport.outbox.Ledger;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.SourceDatabase;
 
 /** The polling contract on the machine's PostgreSQL 15 service. */
 class PostgresPollingContractIT extends AbstractPollingContractIT {
 
   @Override
   protected SourceDatabase newDatabase() {
-    return PostgresOutboxDatabase.create();
+    return OutboxDatabase.postgres();
   }
 
   @Override

@@ -3,15 +3,11 @@ package io.outboxrelay.relay.source.cdc.leader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.localstack.ConsumedRecord;
-import io.outboxrelay.localstack.LocalStack;
-import io.outboxrelay.localstack.MariaDbServer;
-import io.outboxrelay.localstack.TopicReader;
-import io.outboxrelay.relay.testing.Ledger;
-import io.outboxrelay.relay.testing.OutboxDatabase;
-import io.outboxrelay.relay.testing.RelayProcess;
-import io.outboxrelay.relay.testing.RelaySettings;
-import io.outboxrelay.relay.testing.SteadyWriter;
+import io.outboxrelay.relay.testing.OwnMariaDbFaultTest;
+import io.outboxrelay.testsupport.outbox.Ledger;
+import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.outbox.SteadyWriter;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -19,12 +15,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,42 +24,14 @@ import org.slf4j.LoggerFactory;
  * the leader killed, paused past its lease, or cut off by a database restart. A ledger checks every
  * event by id and per-aggregate order. Default lease and renewal interval.
  */
-class CdcFailoverFaultIT {
+class CdcFailoverFaultIT extends OwnMariaDbFaultTest {
 
   private static final Logger LOG = LoggerFactory.getLogger(CdcFailoverFaultIT.class);
   private static final String ROLE = ".*\\] (leader \\(epoch|standby \\(holder).*";
-  private static MariaDbServer server;
 
-  @TempDir Path dir;
-  private OutboxDatabase db;
-  private String name;
-  private String bootstrap;
-  private Ledger ledger;
-
-  @BeforeAll
-  static void startServer() {
-    server = MariaDbServer.builder().start(); // its own: one test restarts it
-  }
-
-  @AfterAll
-  static void stopServer() {
-    if (server != null) {
-      server.close();
-    }
-  }
-
-  @BeforeEach
-  void setUp() {
-    server.start(); // in case a failed test left it stopped
-    db = OutboxDatabase.on(server);
-    name = "ha-" + Long.toHexString(System.nanoTime() & 0xfffff);
-    bootstrap = LocalStack.shared().kafka().bootstrapServers();
-    ledger = new Ledger(RelaySettings.topicPrefix(name));
-  }
-
-  @AfterEach
-  void tearDown() {
-    db.close();
+  @Override
+  protected String label() {
+    return "ha";
   }
 
   private RelayProcess start(String process, Path config) {
@@ -81,24 +44,16 @@ class CdcFailoverFaultIT {
     return p.log().contains("] leader (epoch");
   }
 
-  private TopicReader reader() {
-    return TopicReader.forPattern(
-        bootstrap, Pattern.compile(Pattern.quote(RelaySettings.topicPrefix(name)) + ".*"));
-  }
-
-  private void awaitPublished(int atLeast) {
+  /** Waits (up to 60 s) until at least {@code atLeast} records were published. */
+  private void readPublished(int atLeast) {
     reader().readUntil(records -> records.size() >= atLeast, Duration.ofSeconds(60));
   }
 
-  private Ledger.Result awaitAll(Ledger l) {
-    reader().readUntil(l::allArrived, Duration.ofSeconds(120));
-    List<ConsumedRecord> records = reader().readAll(Duration.ofSeconds(2), Duration.ofSeconds(60));
-    Ledger.Result result = l.check(records);
-    LOG.info("{}: {}", name, result.summary());
-    return result;
-  }
-
-  private static void assertNothingLostOrReordered(Ledger.Result result) {
+  /**
+   * Nothing of the ledger lost, out of order or different. Records of another ledger are not
+   * counted against it: a test may keep two ledgers on the same topics.
+   */
+  private static void assertNothingOfTheLedgerLostOrReordered(Ledger.Result result) {
     assertThat(result.lost()).as(result.summary()).isZero();
     assertThat(result.outOfOrder()).as(result.summary()).isZero();
     assertThat(result.mismatches()).as(result.summary()).isEmpty();
@@ -139,7 +94,7 @@ class CdcFailoverFaultIT {
       Ledger.Result result;
       RelayProcess successor;
       try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 300, 40, 2)) {
-        awaitPublished(600);
+        readPublished(600);
         for (RelayProcess standby : standbys) {
           assertThat(standby.log()).doesNotContain("ready: streaming");
         }
@@ -156,11 +111,11 @@ class CdcFailoverFaultIT {
             "{}: a standby streams {} ms after the kill",
             name,
             (System.nanoTime() - killed) / 1_000_000);
-        awaitPublished(ledger.size() + 300);
+        readPublished(ledger.size() + 300);
         writer.stop(Duration.ofSeconds(30));
       }
       result = awaitAll(ledger);
-      assertNothingLostOrReordered(result);
+      assertNothingOfTheLedgerLostOrReordered(result);
       // At-least-once: what the killed leader published after its last position commit (every
       // 100 ms, cdc.commit.interval) comes again.
       assertThat(result.duplicates()).as(result.summary()).isLessThanOrEqualTo(300);
@@ -183,11 +138,11 @@ class CdcFailoverFaultIT {
       assertThat(b.log()).contains("] standby (holder ");
       Ledger later = new Ledger(RelaySettings.topicPrefix(name));
       try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 300, 40, 2)) {
-        awaitPublished(600);
+        readPublished(600);
         a.process().pause();
         b.process().awaitLogLine(".*\\] leader \\(epoch 2\\).*", Duration.ofSeconds(30));
         b.awaitReady();
-        awaitPublished(ledger.size() + 300);
+        readPublished(ledger.size() + 300);
 
         a.process().resume();
         a.process().awaitLogLine(".*\\] lost the lease \\(epoch 1\\).*", Duration.ofSeconds(30));
@@ -199,9 +154,9 @@ class CdcFailoverFaultIT {
         await().atMost(Duration.ofSeconds(30)).until(() -> later.size() >= 300);
         writer.stop(Duration.ofSeconds(30));
       }
-      assertNothingLostOrReordered(awaitAll(ledger));
+      assertNothingOfTheLedgerLostOrReordered(awaitAll(ledger));
       Ledger.Result afterWake = awaitAll(later);
-      assertNothingLostOrReordered(afterWake);
+      assertNothingOfTheLedgerLostOrReordered(afterWake);
       assertThat(afterWake.duplicates()).as(afterWake.summary()).isZero();
       LOG.info("{}: roles\n{}{}", name, roles(a), roles(b));
       // Woken, the old leader published nothing in its old epoch: it stopped its engine without
@@ -232,7 +187,7 @@ class CdcFailoverFaultIT {
         writer.stop(Duration.ofSeconds(30));
       }
       Ledger.Result result = awaitAll(ledger);
-      assertNothingLostOrReordered(result);
+      assertNothingOfTheLedgerLostOrReordered(result);
       assertThat(result.duplicates()).as("only one relay published").isZero();
       assertThat(b.log()).doesNotContain("ready: streaming");
     }
@@ -245,15 +200,15 @@ class CdcFailoverFaultIT {
         RelayProcess b = start("relay-b", config)) {
       a.awaitReady();
       try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2)) {
-        awaitPublished(400);
+        readPublished(400);
         server.kill();
         Thread.sleep(8_000); // the outage, longer than the lease
         server.start();
         int before = ledger.size();
-        awaitPublished(before + 400);
+        readPublished(before + 400);
         writer.stop(Duration.ofSeconds(60));
       }
-      assertNothingLostOrReordered(awaitAll(ledger));
+      assertNothingOfTheLedgerLostOrReordered(awaitAll(ledger));
       String holder = lease();
       RelayProcess leader = holder.startsWith(holderOf(a)) ? a : b;
       RelayProcess standby = leader == a ? b : a;

@@ -4,10 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.debezium.embedded.EmbeddedWorkerConfig;
-import io.outboxrelay.localstack.LocalStack;
 import io.outboxrelay.relay.config.SourceConfig;
-import io.outboxrelay.relay.testing.OutboxDatabase;
-import io.outboxrelay.relay.testing.RelaySettings;
+import io.outboxrelay.relay.testing.Configs;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.stack.LocalStack;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -38,7 +39,7 @@ class LeaseFencingIT {
   @BeforeEach
   void setUp() {
     db = OutboxDatabase.on(LocalStack.shared().mariaDb());
-    source = RelaySettings.cdc(db, "127.0.0.1:9", "lease-test").config().source();
+    source = RelaySettings.cdc(db, "127.0.0.1:9", "lease-test").parsedBy(Configs::parse).source();
   }
 
   @AfterEach

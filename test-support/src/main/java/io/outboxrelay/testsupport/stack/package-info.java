@@ -1,0 +1,14 @@
+/**
+ * The local stack: real components for integration tests, the demo and the benchmark: a private
+ * MariaDB server with a binlog ({@link io.outboxrelay.testsupport.stack.MariaDbServer}), a
+ * single-node KRaft Kafka broker in a child JVM ({@link
+ * io.outboxrelay.testsupport.stack.KafkaBroker}), a helper for the machine's PostgreSQL service
+ * ({@link io.outboxrelay.testsupport.stack.PostgresService}), a JVM-wide shared stack ({@link
+ * io.outboxrelay.testsupport.stack.LocalStack}), and the tools tests need around them: child
+ * processes that can be signalled ({@link io.outboxrelay.testsupport.stack.ChildProcess}), free
+ * ports ({@link io.outboxrelay.testsupport.stack.FreePorts}) and a reader that collects what
+ * reached Kafka ({@link io.outboxrelay.testsupport.stack.TopicReader}). Nothing here is mocked:
+ * every component is the real program, started as a child process, so tests can kill, pause and
+ * restart it.
+ */
+package io.outboxrelay.testsupport.stack;

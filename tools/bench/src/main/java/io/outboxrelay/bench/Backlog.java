@@ -1,0 +1,56 @@
+package io.outboxrelay.bench;
+
+import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.SourceDatabase;
+import java.sql.Connection;
+import java.sql.SQLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Writes a backlog of {@link BenchEvents} as fast as the database takes it. */
+final class Backlog {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Backlog.class);
+  private static final int PER_TRANSACTION = 1000;
+
+  private Backlog() {}
+
+  /**
+   * Inserts {@code count} events numbered from {@code from}, 1,000 per transaction, as the
+   * application user.
+   *
+   * @return the seconds it took
+   */
+  static double write(SourceDatabase db, long from, int count) throws SQLException {
+    long start = System.nanoTime();
+    try (Connection c = db.app()) {
+      for (int written = 0; written < count; written += PER_TRANSACTION) {
+        OutboxWriter.writeTransaction(
+            c, BenchEvents.batch(from + written, Math.min(PER_TRANSACTION, count - written)));
+      }
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    LOG.info(
+        "backlog of {} events written in {} s ({} /s)",
+        count,
+        String.format("%.1f", seconds),
+        Math.round(count / seconds));
+    return seconds;
+  }
+
+  /**
+   * Inserts {@code count} events numbered from {@code from} in one transaction, as the application
+   * user.
+   *
+   * @return the seconds it took
+   */
+  static double writeOneTransaction(SourceDatabase db, long from, int count) throws SQLException {
+    long start = System.nanoTime();
+    try (Connection c = db.app()) {
+      OutboxWriter.writeTransaction(c, BenchEvents.batch(from, count));
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    LOG.info("one transaction of {} events written in {} s", count, String.format("%.1f", seconds));
+    return seconds;
+  }
+}

@@ -1,0 +1,347 @@
+package io.outboxrelay.bench;
+
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.stack.KafkaBroker;
+import io.outboxrelay.testsupport.stack.MariaDbServer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * CDC mode: drain rate of a backlog (from ready, and from the process start), the time from the
+ * process start to the first event published from a waiting backlog, the peak RSS through one large
+ * transaction, steady-state latency from commit to Kafka's append (the ack) at a fixed rate with
+ * its p99 per 5-second window, and the relay process's CPU, with the relay as a child process.
+ */
+final class CdcBench {
+
+  private static final Logger LOG = LoggerFactory.getLogger(CdcBench.class);
+
+  private final BenchEnv env;
+  private final MariaDbServer mariaDb;
+  private final KafkaBroker kafka;
+
+  CdcBench(BenchEnv env) {
+    this.env = env;
+    this.mariaDb = env.mariaDb();
+    this.kafka = env.kafka();
+  }
+
+  /** The width of the latency windows: a spike that recurs every ~10 s shows in every other one. */
+  static final Duration WINDOW = Duration.ofSeconds(5);
+
+  /** The backlog each extra start finds waiting. */
+  private static final int START_BACKLOG = 1_000;
+
+  /**
+   * @param starts how many more times the relay is stopped and started on a backlog of {@value
+   *     #START_BACKLOG} events, for the spread of the start-to-first-event time (0: none)
+   * @param bigTransaction rows of the one transaction written while the relay runs (0: none)
+   */
+  void run(
+      ResultTable table, int events, int rate, Duration duration, int starts, int bigTransaction)
+      throws Exception {
+    int backlog = events;
+    String name = "bench-cdc-" + Long.toHexString(System.nanoTime() & 0xffff);
+    try (OutboxDatabase db = OutboxDatabase.on(mariaDb);
+        TopicCounter counter = new TopicCounter(kafka.bootstrapServers())) {
+      List<String> topics =
+          BenchEvents.AGGREGATE_TYPES.stream()
+              .map(t -> RelaySettings.topicPrefix(name) + t)
+              .toList();
+      counter.createLogAppendTimeTopics(topics, 3);
+      RelaySettings settings =
+          RelaySettings.cdc(db, kafka.bootstrapServers(), name).with("relay.stats.interval", "10s");
+      String retention = env.relaySettings().getOrDefault("cdc.retention", "0ms");
+      String variant = retention.matches("0+[a-z]*") ? "" : " (cdc.retention=" + retention + ")";
+      if (!variant.isEmpty()) {
+        db.grantPolling(); // retention deletes published rows
+      }
+      Path config = env.writeConfig(settings, name);
+
+      // A first start records the current binlog position; the backlog is written while the
+      // relay is stopped.
+      RelayProcess first = env.startRelay(name + "-init", config);
+      first.awaitReady();
+      first.process().terminate();
+      first.waitFor(Duration.ofSeconds(60));
+
+      Backlog.write(db, 0, backlog);
+
+      long startedMillis = System.currentTimeMillis();
+      RelayProcess relay = env.startRelay(name, config);
+      long pid = relay.process().pid();
+      relay.awaitReady();
+      long readyMillis = System.currentTimeMillis();
+      double cpuAtReady = ProcessStats.cpuSeconds(pid);
+      double dbAtReady = ProcessStats.cpuSeconds(mariaDb.pid());
+      Map<String, Double> threadsAtReady = ProcessStats.cpuByThread(pid);
+      long t0 = System.nanoTime();
+      counter.awaitCount(topics, backlog);
+      double drainSeconds = (System.nanoTime() - t0) / 1e9;
+      double drainCpu = ProcessStats.cpuSeconds(pid) - cpuAtReady;
+      TopicCounter.AppendTimes appended = counter.appendTimes(topics, startedMillis);
+      double drainRss = ProcessStats.statusMiB(pid, "VmHWM");
+      LOG.info(
+          "relay CPU during the drain by thread:{}",
+          ProcessStats.cpuBreakdown(threadsAtReady, ProcessStats.cpuByThread(pid)));
+      table.add(
+          "CDC drain of a " + String.format("%,d", backlog) + "-event backlog",
+          String.format("%,.0f events/s", backlog / drainSeconds),
+          ">= 20,000 events/s",
+          String.format("%.2f s from ready to the last ack", drainSeconds));
+      table.add(
+          "CDC start to first event, backlog waiting",
+          String.format("%.2f s", (appended.first() - startedMillis) / 1e3),
+          "<= 1.0 s",
+          String.format(
+              "process start to the broker's append of the first event; ready after %.2f s, %.1f"
+                  + " CPU s",
+              (readyMillis - startedMillis) / 1e3, cpuAtReady));
+      table.add(
+          "CDC drain of a " + String.format("%,d", backlog) + "-event backlog, start included",
+          String.format("%,.0f events/s", backlog * 1e3 / (appended.last() - startedMillis)),
+          "-",
+          String.format(
+              "%.2f s from the process start to the last append; %.1f CPU s",
+              (appended.last() - startedMillis) / 1e3, ProcessStats.cpuSeconds(pid)));
+      table.add(
+          "CDC relay CPU per 100k events (drain)",
+          String.format("%.1f CPU s", drainCpu * 100_000 / backlog),
+          "-",
+          String.format("%.0f µs per event", drainCpu * 1e6 / backlog));
+      double drainDbCpu = ProcessStats.cpuSeconds(mariaDb.pid()) - dbAtReady;
+      table.add(
+          "MariaDB CPU per event, CDC drain" + variant,
+          String.format("%.0f µs", drainDbCpu * 1e6 / backlog),
+          "-",
+          "mariadbd user+system CPU from ready to the last ack, per event");
+
+      burst(table, db, counter, topics, pid, backlog, variant);
+      backlog = 2 * backlog; // what the latency phase must wait past
+      table.add(
+          "CDC relay peak RSS, drain and burst",
+          String.format("%.0f MiB", ProcessStats.statusMiB(pid, "VmHWM")),
+          "<= 300 MB",
+          String.format(
+              "VmHWM of the relay process, -Xmx%s; %.0f MiB at the end of the drain",
+              env.relayEnv().getOrDefault("OUTBOX_RELAY_HEAP", "256m"), drainRss));
+
+      if (bigTransaction > 0) {
+        bigTransaction(table, db, counter, topics, pid, backlog, bigTransaction);
+        backlog += bigTransaction;
+      }
+
+      if (duration.isZero()) {
+        relay.process().terminate();
+        relay.waitFor(Duration.ofSeconds(60));
+        restarts(table, db, counter, topics, config, name, starts);
+        return;
+      }
+      steadyLoad(table, db, counter, topics, pid, backlog, rate, duration, variant);
+      relay.process().terminate();
+      relay.waitFor(Duration.ofSeconds(60));
+      restarts(table, db, counter, topics, config, name, starts);
+    }
+  }
+
+  /**
+   * A burst on a warm relay: the same backlog written as fast as the database takes it while the
+   * relay runs; measured from the first insert to the last ack.
+   */
+  private void burst(
+      ResultTable table,
+      OutboxDatabase db,
+      TopicCounter counter,
+      List<String> topics,
+      long pid,
+      int backlog,
+      String variant)
+      throws Exception {
+    double warmCpu0 = ProcessStats.cpuSeconds(pid);
+    double warmDb0 = ProcessStats.cpuSeconds(mariaDb.pid());
+    long burstStart = System.nanoTime();
+    Backlog.write(db, backlog, backlog);
+    counter.awaitCount(topics, 2L * backlog);
+    double burstSeconds = (System.nanoTime() - burstStart) / 1e9;
+    double burstCpu = ProcessStats.cpuSeconds(pid) - warmCpu0;
+    table.add(
+        "CDC burst of " + String.format("%,d", backlog) + " events on a warm relay",
+        String.format("%,.0f events/s", backlog / burstSeconds),
+        "-",
+        String.format(
+            "%.2f s from the first insert to the last ack; %.0f µs relay CPU per event",
+            burstSeconds, burstCpu * 1e6 / backlog));
+    table.add(
+        "MariaDB CPU per event, CDC burst" + variant,
+        String.format(
+            "%.0f µs", (ProcessStats.cpuSeconds(mariaDb.pid()) - warmDb0) * 1e6 / backlog),
+        "-",
+        "mariadbd CPU from the first insert to the last ack (the inserts included), per event");
+  }
+
+  /** One transaction of {@code rows} rows while the relay runs: the relay's peak RSS through it. */
+  private void bigTransaction(
+      ResultTable table,
+      OutboxDatabase db,
+      TopicCounter counter,
+      List<String> topics,
+      long pid,
+      int backlog,
+      int rows)
+      throws Exception {
+    double rssBefore = ProcessStats.statusMiB(pid, "VmRSS");
+    long bigStart = System.nanoTime();
+    Backlog.writeOneTransaction(db, backlog, rows);
+    counter.awaitCount(topics, backlog + (long) rows);
+    double bigSeconds = (System.nanoTime() - bigStart) / 1e9;
+    table.add(
+        "CDC relay peak RSS, one " + String.format("%,d", rows) + "-row transaction",
+        String.format("%.0f MiB", ProcessStats.statusMiB(pid, "VmHWM")),
+        "<= 300 MB",
+        String.format(
+            "VmHWM after it; VmRSS %.0f MiB before, %.0f MiB after; %.1f s from the first"
+                + " insert to the last ack",
+            rssBefore, ProcessStats.statusMiB(pid, "VmRSS"), bigSeconds));
+  }
+
+  /** A steady load: latency from commit to append, per window, then the idle relay's CPU. */
+  private void steadyLoad(
+      ResultTable table,
+      OutboxDatabase db,
+      TopicCounter counter,
+      List<String> topics,
+      long pid,
+      int backlog,
+      int rate,
+      Duration duration,
+      String variant)
+      throws Exception {
+    long loadStart = System.nanoTime();
+    double loadDb0 = ProcessStats.cpuSeconds(mariaDb.pid());
+    long rowsBeforeLoad = db.outboxRows();
+    Map<String, Long> commitMillis = SteadyLoad.run(db, rate, duration);
+    double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
+    long expected = backlog + (long) commitMillis.size();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (counter.count(topics) < expected && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    double loadDbCpu = ProcessStats.cpuSeconds(mariaDb.pid()) - loadDb0;
+    table.add(
+        "MariaDB CPU per event, CDC steady load at "
+            + String.format("%,d", rate)
+            + " events/s"
+            + variant,
+        String.format("%.0f µs", loadDbCpu * 1e6 / Math.max(1, commitMillis.size())),
+        "-",
+        String.format(
+            "mariadbd CPU from the first insert to the last ack (inserts included); %,d rows"
+                + " deleted meanwhile, %,d left of %,d written",
+            rowsBeforeLoad + commitMillis.size() - db.outboxRows(), db.outboxRows(), expected));
+    LatencyReader.Samples samples =
+        LatencyReader.readSamples(kafka.bootstrapServers(), topics, commitMillis);
+    Percentiles latency = samples.percentiles();
+    List<Percentiles> windows = samples.windows(WINDOW);
+    for (int i = 0; i < windows.size(); i++) {
+      Percentiles w = windows.get(i);
+      LOG.info(
+          "latency window {}-{} s: {} events, p50 {} ms, p99 {} ms, max {} ms",
+          i * WINDOW.toSeconds(),
+          (i + 1) * WINDOW.toSeconds(),
+          w.count(),
+          String.format("%.0f", w.p50()),
+          String.format("%.0f", w.p99()),
+          String.format("%.0f", w.max()));
+    }
+    table.add(
+        "CDC latency commit -> Kafka ack at " + String.format("%,d", rate) + " events/s",
+        String.format("p50 %.0f ms, p99 %.0f ms", latency.p50(), latency.p99()),
+        "p99 <= 30 ms",
+        String.format(
+            "%,d events in %.1f s (%,.0f events/s achieved), max %.0f ms",
+            latency.count(), loadSeconds, commitMillis.size() / loadSeconds, latency.max()));
+    table.add(
+        "CDC latency p99 per " + WINDOW.toSeconds() + " s window",
+        String.format("max %.0f ms", LatencyReader.maxP99(windows, rate)),
+        "<= 50 ms in every window",
+        "p99 of each window by commit time, in ms: " + LatencyReader.p99s(windows));
+    table.add(
+        "CDC relay peak RSS",
+        String.format("%.0f MiB", ProcessStats.statusMiB(pid, "VmHWM")),
+        "<= 300 MB",
+        "VmHWM of the relay process, -Xmx"
+            + env.relayEnv().getOrDefault("OUTBOX_RELAY_HEAP", "256m"));
+    // An idle relay: what it costs to wait for events.
+    double idleCpu0 = ProcessStats.cpuSeconds(pid);
+    Thread.sleep(10_000);
+    double idleCpu = ProcessStats.cpuSeconds(pid) - idleCpu0;
+    table.add(
+        "CDC relay CPU while idle",
+        String.format("%.1f%% of one core", idleCpu * 100 / 10),
+        "-",
+        "10 s without events");
+  }
+
+  /**
+   * With the relay stopped, {@code starts} times: writes a backlog, starts the relay, waits for the
+   * backlog in Kafka and stops the relay; reports the median of the times from the process start to
+   * the broker's append of the first event, and each of them.
+   */
+  private void restarts(
+      ResultTable table,
+      OutboxDatabase db,
+      TopicCounter counter,
+      List<String> topics,
+      Path config,
+      String name,
+      int starts)
+      throws Exception {
+    if (starts <= 0) {
+      return;
+    }
+    List<Double> firsts = new ArrayList<>();
+    List<Double> readies = new ArrayList<>();
+    long total = counter.count(topics);
+    for (int i = 1; i <= starts; i++) {
+      Backlog.write(db, total, START_BACKLOG);
+      total += START_BACKLOG;
+      Thread.sleep(1000); // the backlog's binlog written and synced; the machine settles
+      long startedMillis = System.currentTimeMillis();
+      RelayProcess relay = env.startRelay(name + "-start" + i, config);
+      relay.awaitReady();
+      readies.add((System.currentTimeMillis() - startedMillis) / 1e3);
+      counter.awaitCount(topics, total);
+      TopicCounter.AppendTimes appended = counter.appendTimes(topics, startedMillis);
+      firsts.add((appended.first() - startedMillis) / 1e3);
+      relay.process().terminate();
+      relay.waitFor(Duration.ofSeconds(60));
+    }
+    table.add(
+        "CDC start to first event, median of " + starts + " starts",
+        String.format("%.2f s", median(firsts)),
+        "<= 1.0 s",
+        String.format(
+            "%,d-event backlog each; first event after %s s; ready after %s s",
+            START_BACKLOG, seconds(firsts), seconds(readies)));
+  }
+
+  private static double median(List<Double> values) {
+    List<Double> sorted = new ArrayList<>(values);
+    Collections.sort(sorted);
+    int n = sorted.size();
+    return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+  }
+
+  private static String seconds(List<Double> values) {
+    return String.join(", ", values.stream().map(v -> String.format("%.2f", v)).toList());
+  }
+}
