@@ -3,6 +3,8 @@ package io.outboxrelay.relay.admin;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.config.SourceFlavor;
+import io.outboxrelay.relay.failure.SqlErrors;
+import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.relay.source.cdc.BinlogSnapshot;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -119,7 +121,7 @@ public final class HandoffCommands {
             } catch (SQLException e) {
               // An application transaction that inserted a row before the read and another after
               // it waits for the read while the read waits for it: InnoDB ends one of the two.
-              if (attempt == 3 || !"40001".equals(e.getSQLState())) {
+              if (attempt == 3 || !SqlErrors.isDeadlock(e)) {
                 throw e;
               }
               c.rollback();
@@ -134,19 +136,14 @@ public final class HandoffCommands {
   }
 
   private void run(Work work) throws AdminException {
-    try (Connection c = Connections.open(source)) {
-      try {
-        work.run(c);
-      } catch (SQLException e) {
-        rollbackQuietly(c);
-        throw Connections.failed("the hand-off of " + table, NEEDS, e);
-      } catch (AdminException | RuntimeException e) {
-        rollbackQuietly(c);
-        throw e;
-      }
-    } catch (SQLException e) {
-      throw Connections.failed("closing the connection to " + source.describe(), NEEDS, e);
-    }
+    Connections.run(
+        source,
+        "the hand-off of " + table,
+        NEEDS,
+        c -> {
+          work.run(c);
+          return null;
+        });
     out.flush();
   }
 
@@ -338,24 +335,15 @@ public final class HandoffCommands {
   }
 
   private int markPublished(Connection c, List<Long> ids) throws SQLException {
-    StringBuilder sql =
-        new StringBuilder("UPDATE ")
-            .append(table)
-            .append(
-                " SET status = 'PUBLISHED', published_at = NOW(6) WHERE status = 'PENDING' AND id"
-                    + " IN (");
-    for (int i = 0; i < ids.size(); i++) {
-      sql.append(i == 0 ? "?" : ",?");
-    }
-    sql.append(')');
-    try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
-      for (int i = 0; i < ids.size(); i++) {
-        ps.setLong(i + 1, ids.get(i));
-      }
-      int n = ps.executeUpdate();
-      c.commit();
-      return n;
-    }
+    int n =
+        SqlDialect.MYSQL.executeForIds(
+            c,
+            "UPDATE "
+                + table
+                + " SET status = 'PUBLISHED', published_at = NOW(6) WHERE status = 'PENDING' AND ",
+            ids);
+    c.commit();
+    return n;
   }
 
   private void requirePollingColumns(Connection c) throws SQLException, AdminException {
@@ -413,7 +401,7 @@ public final class HandoffCommands {
         records = rs.getLong(1);
       }
     } catch (SQLException e) {
-      if (!"42S02".equals(e.getSQLState())) {
+      if (!SqlErrors.isNoSuchTable(e)) {
         throw e;
       }
       records = 0;
@@ -446,14 +434,6 @@ public final class HandoffCommands {
         ResultSet rs = ps.executeQuery()) {
       rs.next();
       return rs.getLong(1);
-    }
-  }
-
-  private static void rollbackQuietly(Connection c) {
-    try {
-      c.rollback();
-    } catch (SQLException ignored) {
-      // the connection is closed next; the transaction ends with it
     }
   }
 }

@@ -79,17 +79,16 @@ public final class PositionCommands {
    * @throws AdminException when the database cannot be read
    */
   public void show(boolean json) throws AdminException {
-    CdcState state;
-    try (Connection c = Connections.open(source)) {
-      try {
-        state = CdcState.read(c, config, false);
-        c.rollback();
-      } catch (SQLException e) {
-        throw Connections.failed("reading the position of relay " + config.name(), NEEDS, e);
-      }
-    } catch (SQLException e) {
-      throw Connections.failed("closing the connection to " + source.describe(), NEEDS, e);
-    }
+    CdcState state =
+        Connections.run(
+            source,
+            "reading the position of relay " + config.name(),
+            NEEDS,
+            c -> {
+              CdcState read = CdcState.read(c, config, false);
+              c.rollback();
+              return read;
+            });
     if (json) {
       Json.print(out, json(config, state));
     } else {
@@ -195,19 +194,14 @@ public final class PositionCommands {
               + " use 'outbox-relay handoff --to polling' (it publishes them), or set"
               + " cdc.retention=0ms for this command; nothing was changed");
     }
-    try (Connection c = Connections.open(source)) {
-      try {
-        reset(c, yes);
-      } catch (SQLException e) {
-        rollbackQuietly(c);
-        throw Connections.failed("resetting the position of relay " + config.name(), NEEDS, e);
-      } catch (AdminException | RuntimeException e) {
-        rollbackQuietly(c);
-        throw e;
-      }
-    } catch (SQLException e) {
-      throw Connections.failed("closing the connection to " + source.describe(), NEEDS, e);
-    }
+    Connections.run(
+        source,
+        "resetting the position of relay " + config.name(),
+        NEEDS,
+        c -> {
+          reset(c, yes);
+          return null;
+        });
     out.flush();
   }
 
@@ -387,13 +381,5 @@ public final class PositionCommands {
 
   static double seconds(Duration d) {
     return Math.round(d.toMillis() / 100.0) / 10.0;
-  }
-
-  private static void rollbackQuietly(Connection c) {
-    try {
-      c.rollback();
-    } catch (SQLException ignored) {
-      // the connection is closed next; the transaction ends with it
-    }
   }
 }

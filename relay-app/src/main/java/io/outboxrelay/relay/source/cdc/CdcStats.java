@@ -2,10 +2,10 @@ package io.outboxrelay.relay.source.cdc;
 
 import io.outboxrelay.relay.StartupCheckException;
 import io.outboxrelay.relay.config.SourceConfig;
+import io.outboxrelay.relay.failure.Disposition;
+import io.outboxrelay.relay.failure.ErrorClassifier;
 import io.outboxrelay.relay.metrics.RelayHealth;
 import io.outboxrelay.relay.metrics.SourceGauges;
-import io.outboxrelay.relay.publish.Disposition;
-import io.outboxrelay.relay.publish.ErrorClassifier;
 import io.outboxrelay.relay.source.SourceConnections;
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;

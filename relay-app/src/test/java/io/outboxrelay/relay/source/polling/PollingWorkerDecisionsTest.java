@@ -8,12 +8,13 @@ import io.outboxrelay.relay.config.PollingConfig;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
+import io.outboxrelay.relay.publish.TestBreakers;
 import io.outboxrelay.relay.source.polling.OutboxStore.Failure;
 import io.outboxrelay.relay.source.polling.OutboxStore.Failure.Kind;
+import io.outboxrelay.relay.versions.VersionWatch;
 import io.outboxrelay.router.EventRouter;
 import io.outboxrelay.router.OutboxEvent;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -45,35 +46,9 @@ class PollingWorkerDecisionsTest {
   /** Whether the breaker's metadata request finds Kafka answering. */
   private final AtomicBoolean kafkaAnswers = new AtomicBoolean(true);
 
-  private final KafkaBreaker breaker = breaker();
+  private final KafkaBreaker breaker = TestBreakers.answeringWhile(kafkaAnswers::get);
   private final PollingWorker worker = worker();
   private final long leaseExpiresAt = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-
-  private KafkaBreaker breaker() {
-    KafkaBreaker b =
-        new KafkaBreaker(
-            new KafkaBreaker.Probe() {
-              @Override
-              public String check(Duration timeout) {
-                return kafkaAnswers.get() ? null : "connection refused";
-              }
-
-              @Override
-              public void close() {}
-            },
-            "test",
-            "mock:9092",
-            "waiting",
-            Duration.ofMillis(5),
-            Clock.systemUTC());
-    b.start();
-    try {
-      b.awaitClosed(() -> true);
-    } catch (InterruptedException e) {
-      throw new IllegalStateException(e);
-    }
-    return b;
-  }
 
   private PollingWorker worker() {
     PollingConfig config =
@@ -101,6 +76,7 @@ class PollingWorkerDecisionsTest {
         null,
         breaker,
         EventRouter.withDefaults(),
+        VersionWatch.off(),
         metrics,
         null,
         null,
