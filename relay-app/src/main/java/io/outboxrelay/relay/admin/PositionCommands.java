@@ -12,7 +12,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -351,28 +350,14 @@ public final class PositionCommands {
   }
 
   private void write(Connection c, CdcState state) throws SQLException {
-    StoredPosition stored = state.stored().get();
-    String table = config.cdc().offsetsTable();
-    try (PreparedStatement delete = c.prepareStatement("DELETE FROM " + table + " WHERE id = ?")) {
-      delete.setString(1, stored.rowId());
-      if (delete.executeUpdate() != 1) {
-        throw new SQLException("the stored position changed while it was reset: try again");
-      }
-    }
-    try (PreparedStatement insert =
-        c.prepareStatement(
-            "INSERT INTO "
-                + table
-                + " (id, offset_key, offset_val, record_insert_ts, record_insert_seq)"
-                + " VALUES (?, ?, ?, CURRENT_TIMESTAMP, ?)")) {
-      insert.setString(1, UUID.randomUUID().toString());
-      insert.setString(2, stored.key());
-      insert.setString(
-          3,
-          StoredPosition.offsetAt(state.current(), state.serverId(), state.now().getEpochSecond()));
-      insert.setInt(4, stored.sequence() + 1);
-      insert.executeUpdate();
-    }
+    StoredPosition.write(
+        c,
+        config.cdc().offsetsTable(),
+        config.name(),
+        state.stored(),
+        state.current(),
+        state.serverId(),
+        state.now().getEpochSecond());
   }
 
   static String ago(Duration d) {

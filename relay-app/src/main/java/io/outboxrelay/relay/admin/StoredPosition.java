@@ -144,6 +144,30 @@ record StoredPosition(
       BinlogServer.Position at,
       long serverId)
       throws SQLException {
+    long now;
+    try (PreparedStatement ps = c.prepareStatement("SELECT UNIX_TIMESTAMP()");
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      now = rs.getLong(1);
+    }
+    write(c, table, relayName, existing, at, serverId, now);
+  }
+
+  /**
+   * As {@link #write(Connection, String, String, Optional, BinlogServer.Position, long)}, with the
+   * time the position is stored at.
+   *
+   * @param now the database's now, in epoch seconds
+   */
+  static void write(
+      Connection c,
+      String table,
+      String relayName,
+      Optional<StoredPosition> existing,
+      BinlogServer.Position at,
+      long serverId,
+      long now)
+      throws SQLException {
     if (existing.isPresent()) {
       try (PreparedStatement delete =
           c.prepareStatement("DELETE FROM " + table + " WHERE id = ?")) {
@@ -152,12 +176,6 @@ record StoredPosition(
           throw new SQLException("the stored position changed while it was written: try again");
         }
       }
-    }
-    long now;
-    try (PreparedStatement ps = c.prepareStatement("SELECT UNIX_TIMESTAMP()");
-        ResultSet rs = ps.executeQuery()) {
-      rs.next();
-      now = rs.getLong(1);
     }
     try (PreparedStatement insert =
         c.prepareStatement(

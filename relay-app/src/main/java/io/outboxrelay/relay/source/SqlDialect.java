@@ -16,63 +16,73 @@ import java.util.UUID;
  * statements from these fragments in one place ({@code source.polling.OutboxStatements}). Immutable
  * and thread-safe. Shared by the sources and the operator commands ({@code relay.admin}), which
  * work on the same table with the same conventions.
+ *
+ * @param now the database's current time, to the microsecond
+ * @param nowPlus {@code now()} plus a duration bound as the next parameter (see {@link
+ *     #bindDuration})
+ * @param nowMinus {@code now()} minus a duration bound as the next parameter
+ * @param payloadText the payload column as text
+ * @param eventIdText the event id column as text
+ * @param noClaimToken the value {@code claim_token} holds when no claim owns the row. On
+ *     MariaDB/MySQL the empty string: the column is a fixed-width {@code CHAR(36) ASCII NOT NULL},
+ *     so taking or releasing a claim never changes the record's size, and a claim updates the row
+ *     in place (a NULL takes no room in an InnoDB record: filling or emptying one makes InnoDB
+ *     rewrite the record, which measured several times slower per row). On PostgreSQL, whose
+ *     updates always write a new row version, {@code NULL}.
+ * @param statusIdIndexHint what follows {@code FROM <table> [alias]} in the queries that walk the
+ *     rows of one status in id order (the claim of pending rows and the window ends): on
+ *     MariaDB/MySQL, an index hint for {@code ix_outbox_events_status_id}. Measured: without it the
+ *     optimizer often range-scanned the primary key over every row of a claim's window, leased and
+ *     published ones included, and locked them as it went.
+ * @param aggregateIndexHint what follows {@code FROM <table> p} in the head checks: on
+ *     MariaDB/MySQL, an index hint for {@code ix_outbox_events_aggregate}. Measured: without it the
+ *     optimizer answers "is there a lower PROCESSING row of this aggregate?" from {@code (status,
+ *     id)}, reading every leased row for every candidate, which took a third of the database's CPU
+ *     in a drain.
+ * @param forUpdateSkipLocked the locking clause of a claim query over table alias {@code e}
+ * @param typedBinds whether values are bound as the database's own types (PostgreSQL: a {@code
+ *     uuid}, a {@code bigint[]}, an interval in seconds) rather than as text, numbers and
+ *     microseconds
  */
-public enum SqlDialect {
+public record SqlDialect(
+    String now,
+    String nowPlus,
+    String nowMinus,
+    String payloadText,
+    String eventIdText,
+    String noClaimToken,
+    String statusIdIndexHint,
+    String aggregateIndexHint,
+    String forUpdateSkipLocked,
+    boolean typedBinds) {
 
   /** MariaDB 10.6+ and MySQL 8.0+. */
-  MYSQL(
-      "NOW(6)",
-      "(NOW(6) + INTERVAL ? MICROSECOND)",
-      "(NOW(6) - INTERVAL ? MICROSECOND)",
-      "payload",
-      "event_id",
-      "''",
-      " FORCE INDEX (ix_outbox_events_status_id)",
-      " FORCE INDEX (ix_outbox_events_aggregate)",
-      "FOR UPDATE SKIP LOCKED"),
+  public static final SqlDialect MYSQL =
+      new SqlDialect(
+          "NOW(6)",
+          "(NOW(6) + INTERVAL ? MICROSECOND)",
+          "(NOW(6) - INTERVAL ? MICROSECOND)",
+          "payload",
+          "event_id",
+          "''",
+          " FORCE INDEX (ix_outbox_events_status_id)",
+          " FORCE INDEX (ix_outbox_events_aggregate)",
+          "FOR UPDATE SKIP LOCKED",
+          false);
 
   /** PostgreSQL 12+: {@code uuid}, {@code jsonb}, {@code timestamptz}. */
-  POSTGRESQL(
-      "clock_timestamp()",
-      "(clock_timestamp() + make_interval(secs => ?))",
-      "(clock_timestamp() - make_interval(secs => ?))",
-      "payload::text",
-      "event_id::text",
-      "NULL",
-      "", // the planner picks (status, id) by itself
-      "",
-      "FOR UPDATE OF e SKIP LOCKED");
-
-  private final String now;
-  private final String nowPlus;
-  private final String nowMinus;
-  private final String payloadText;
-  private final String eventIdText;
-  private final String noClaimToken;
-  private final String statusIdIndexHint;
-  private final String aggregateIndexHint;
-  private final String forUpdateSkipLocked;
-
-  SqlDialect(
-      String now,
-      String nowPlus,
-      String nowMinus,
-      String payloadText,
-      String eventIdText,
-      String noClaimToken,
-      String statusIdIndexHint,
-      String aggregateIndexHint,
-      String forUpdateSkipLocked) {
-    this.now = now;
-    this.nowPlus = nowPlus;
-    this.nowMinus = nowMinus;
-    this.payloadText = payloadText;
-    this.eventIdText = eventIdText;
-    this.noClaimToken = noClaimToken;
-    this.statusIdIndexHint = statusIdIndexHint;
-    this.aggregateIndexHint = aggregateIndexHint;
-    this.forUpdateSkipLocked = forUpdateSkipLocked;
-  }
+  public static final SqlDialect POSTGRESQL =
+      new SqlDialect(
+          "clock_timestamp()",
+          "(clock_timestamp() + make_interval(secs => ?))",
+          "(clock_timestamp() - make_interval(secs => ?))",
+          "payload::text",
+          "event_id::text",
+          "NULL",
+          "", // the planner picks (status, id) by itself
+          "",
+          "FOR UPDATE OF e SKIP LOCKED",
+          true);
 
   /**
    * The dialect of a kind of database.
@@ -84,43 +94,18 @@ public enum SqlDialect {
     return flavor == SourceFlavor.POSTGRESQL ? POSTGRESQL : MYSQL;
   }
 
-  /** The database's current time, to the microsecond. */
-  public String now() {
-    return now;
-  }
-
-  /** {@code now()} plus a duration bound as the next parameter (see {@link #bindDuration}). */
-  public String nowPlus() {
-    return nowPlus;
-  }
-
-  /** {@code now()} minus a duration bound as the next parameter. */
-  public String nowMinus() {
-    return nowMinus;
-  }
-
   /** Binds a duration for {@link #nowPlus()} or {@link #nowMinus()}. */
   public void bindDuration(PreparedStatement ps, int index, Duration d) throws SQLException {
-    if (this == POSTGRESQL) {
+    if (typedBinds) {
       ps.setDouble(index, d.toNanos() / 1e9); // seconds
     } else {
       ps.setLong(index, d.toNanos() / 1000); // microseconds
     }
   }
 
-  /** The payload column as text. */
-  public String payloadText() {
-    return payloadText;
-  }
-
-  /** The event id column as text. */
-  public String eventIdText() {
-    return eventIdText;
-  }
-
   /** A predicate {@code id in <list bound as one or more parameters>}. */
   public String idIn(int count) {
-    return this == POSTGRESQL
+    return typedBinds
         ? "id = ANY(?)"
         : "id IN (" + String.join(", ", Collections.nCopies(count, "?")) + ")";
   }
@@ -128,7 +113,7 @@ public enum SqlDialect {
   /** Binds the ids for {@link #idIn}; returns the next parameter index. */
   public int bindIds(Connection c, PreparedStatement ps, int index, List<Long> ids)
       throws SQLException {
-    if (this == POSTGRESQL) {
+    if (typedBinds) {
       ps.setArray(index, c.createArrayOf("bigint", ids.toArray()));
       return index + 1;
     }
@@ -160,44 +145,6 @@ public enum SqlDialect {
   }
 
   /**
-   * The value {@code claim_token} holds when no claim owns the row. On MariaDB/MySQL the empty
-   * string: the column is a fixed-width {@code CHAR(36) ASCII NOT NULL}, so taking or releasing a
-   * claim never changes the record's size, and a claim updates the row in place (a NULL takes no
-   * room in an InnoDB record: filling or emptying one makes InnoDB rewrite the record, which
-   * measured several times slower per row). On PostgreSQL, whose updates always write a new row
-   * version, {@code NULL}.
-   */
-  public String noClaimToken() {
-    return noClaimToken;
-  }
-
-  /**
-   * What follows {@code FROM <table> [alias]} in the queries that walk the rows of one status in id
-   * order (the claim of pending rows and the window ends): on MariaDB/MySQL, an index hint for
-   * {@code ix_outbox_events_status_id}. Measured: without it the optimizer often range-scanned the
-   * primary key over every row of a claim's window, leased and published ones included, and locked
-   * them as it went.
-   */
-  public String statusIdIndexHint() {
-    return statusIdIndexHint;
-  }
-
-  /**
-   * What follows {@code FROM <table> p} in the head checks: on MariaDB/MySQL, an index hint for
-   * {@code ix_outbox_events_aggregate}. Measured: without it the optimizer answers "is there a
-   * lower PROCESSING row of this aggregate?" from {@code (status, id)}, reading every leased row
-   * for every candidate, which took a third of the database's CPU in a drain.
-   */
-  public String aggregateIndexHint() {
-    return aggregateIndexHint;
-  }
-
-  /** The locking clause of a claim query over table alias {@code e}. */
-  public String forUpdateSkipLocked() {
-    return forUpdateSkipLocked;
-  }
-
-  /**
    * Binds an event id given as text for a comparison {@code event_id = ?}, so the unique index on
    * {@code event_id} is used: on PostgreSQL as a {@code uuid}.
    *
@@ -210,7 +157,7 @@ public enum SqlDialect {
 
   /** A UUID given as text: a {@code uuid} on PostgreSQL, text on MariaDB/MySQL. */
   private void bindUuid(PreparedStatement ps, int index, String text) throws SQLException {
-    if (this == POSTGRESQL) {
+    if (typedBinds) {
       ps.setObject(index, UUID.fromString(text));
     } else {
       ps.setString(index, text);

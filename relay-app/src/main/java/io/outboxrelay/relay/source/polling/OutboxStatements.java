@@ -8,33 +8,40 @@ import io.outboxrelay.relay.source.SqlDialect;
  * (window end, pending heads, expired leases), the lease renewal, and the fenced finish. Built once
  * per store from the {@link SqlDialect}'s fragments; the order of the {@code ?} parameters is given
  * with each. Immutable and thread-safe.
+ *
+ * @param dialect the database's fragments
+ * @param table the outbox table
+ * @param released the assignments that end a row's lease: no claim owns it, and its lease ended now
+ * @param windowEnd a window's last pending id; parameters: the cursor (exclusive), the window size
+ *     minus one
+ * @param pendingClaim the due pending heads of a window, locked; parameters: the cursor
+ *     (exclusive), the window's last id (inclusive), the limit
+ * @param expiredClaim the rows whose lease expired (heads only with aggregate ordering), locked;
+ *     parameter: the limit
  */
-final class OutboxStatements {
-
-  /** The assignments that end a row's lease: no claim owns it, and its lease ended now. */
-  private final String released;
-
-  private final SqlDialect dialect;
-  private final String table;
-  private final String columns;
-  private final String windowEnd;
-  private final String pendingClaim;
-  private final String expiredClaim;
+record OutboxStatements(
+    SqlDialect dialect,
+    String table,
+    String released,
+    String windowEnd,
+    String pendingClaim,
+    String expiredClaim) {
 
   /**
+   * The statements of one table.
+   *
+   * @param ordering with {@link Ordering#AGGREGATE}, claims take only an aggregate's head
+   * @param deadBlocksAggregate whether a DEAD row holds back the later rows of its aggregate
    * @param aggregateVersions whether claims read the optional {@code aggregate_version} column
    */
-  OutboxStatements(
+  static OutboxStatements of(
       SqlDialect dialect,
       String table,
       Ordering ordering,
       boolean deadBlocksAggregate,
       boolean aggregateVersions) {
-    this.dialect = dialect;
-    this.table = table;
     String now = dialect.now();
-    this.released = "claim_token = " + dialect.noClaimToken() + ", processing_until = " + now;
-    this.columns =
+    String columns =
         "e.id, e."
             + dialect.eventIdText()
             + ", e.aggregate_type, e.aggregate_id, e.event_type, e."
@@ -42,6 +49,8 @@ final class OutboxStatements {
             + ", e.created_at, e.attempts, "
             + now
             + (aggregateVersions ? ", e.aggregate_version" : "");
+    String claim = "SELECT " + columns + " FROM " + table + " e";
+    String locked = " ORDER BY e.id LIMIT ? " + dialect.forUpdateSkipLocked();
     // The head checks read the aggregate's index (aggregate_type, aggregate_id, status, id) one
     // status at a time, so each reads the few rows of that status, never the aggregate's history:
     // "lowest pending id" is one index entry, and PROCESSING and DEAD rows are rare.
@@ -59,28 +68,23 @@ final class OutboxStatements {
             : "";
     String expiredHead =
         ordered ? notAfter(p, "PENDING") + notAfter(p, "PROCESSING") + notAfterDead : "";
-    this.windowEnd = windowEndQuery(dialect, table, "PENDING", "");
-    this.pendingClaim =
-        claimQuery(
-            dialect.statusIdIndexHint()
-                + " WHERE e.status = 'PENDING' AND e.id > ? AND e.id <= ?"
-                + " AND e.next_attempt_at <= "
-                + now
-                + pendingHead);
-    this.expiredClaim =
-        claimQuery(" WHERE e.status = 'PROCESSING' AND e.processing_until < " + now + expiredHead);
-  }
-
-  /** The claim's select over alias {@code e}, with what follows {@code FROM table e}. */
-  private String claimQuery(String where) {
-    return "SELECT "
-        + columns
-        + " FROM "
-        + table
-        + " e"
-        + where
-        + " ORDER BY e.id LIMIT ? "
-        + dialect.forUpdateSkipLocked();
+    return new OutboxStatements(
+        dialect,
+        table,
+        "claim_token = " + dialect.noClaimToken() + ", processing_until = " + now,
+        windowEndQuery(dialect, table, "PENDING", ""),
+        claim
+            + dialect.statusIdIndexHint()
+            + " WHERE e.status = 'PENDING' AND e.id > ? AND e.id <= ?"
+            + " AND e.next_attempt_at <= "
+            + now
+            + pendingHead
+            + locked,
+        claim
+            + " WHERE e.status = 'PROCESSING' AND e.processing_until < "
+            + now
+            + expiredHead
+            + locked);
   }
 
   /**
@@ -106,26 +110,6 @@ final class OutboxStatements {
         + " AND p.status = '"
         + status
         + "' AND p.id < e.id)";
-  }
-
-  /** A window's last pending id. Parameters: the cursor (exclusive), the window size minus one. */
-  String windowEnd() {
-    return windowEnd;
-  }
-
-  /**
-   * The due pending heads of a window, locked. Parameters: the cursor (exclusive), the window's
-   * last id (inclusive), the limit.
-   */
-  String pendingClaim() {
-    return pendingClaim;
-  }
-
-  /**
-   * The rows whose lease expired (heads only with aggregate ordering), locked. Parameter: limit.
-   */
-  String expiredClaim() {
-    return expiredClaim;
   }
 
   /** Leases claimed rows. Parameters: the token, the lease, the ids. */

@@ -83,7 +83,7 @@ final class OutboxStore {
     this.aggregateVersions = aggregateVersions;
     this.dialect = dialect;
     this.sql =
-        new OutboxStatements(dialect, table, ordering, deadBlocksAggregate, aggregateVersions);
+        OutboxStatements.of(dialect, table, ordering, deadBlocksAggregate, aggregateVersions);
     readCommitted(connection);
   }
 

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class OutboxStatementsTest {
 
   private static OutboxStatements statements(SqlDialect dialect, boolean deadBlocks) {
-    return new OutboxStatements(dialect, "outbox_events", Ordering.AGGREGATE, deadBlocks, true);
+    return OutboxStatements.of(dialect, "outbox_events", Ordering.AGGREGATE, deadBlocks, true);
   }
 
   @Test

@@ -121,6 +121,28 @@ class PollingWorkerDecisionsTest {
     return d.failures().get(0);
   }
 
+  /** A metadata timeout: transient, and possibly the event's own. */
+  private static TimeoutException notInMetadata() {
+    return new TimeoutException("Topic t not present in metadata after 10000 ms.");
+  }
+
+  /**
+   * Decides a batch of two events whose first Kafka acknowledged and whose second failed, the
+   * second on its {@code attempt}.
+   *
+   * @return what becomes of the second
+   */
+  private Failure secondFails(int attempt, Throwable error) throws InterruptedException {
+    PollingWorker.Decisions d =
+        decide(List.of(event(1, 1), event(2, attempt)), acknowledged(), failed(error));
+
+    assertThat(d.acknowledged()).containsExactly(1L);
+    assertThat(d.stop()).isNull();
+    Failure second = only(d);
+    assertThat(second.id()).isEqualTo(2L);
+    return second;
+  }
+
   @Test
   void marksEveryAcknowledgedEventPublishedAndNothingElse() throws Exception {
     PollingWorker.Decisions d =
@@ -151,14 +173,8 @@ class PollingWorkerDecisionsTest {
 
   @Test
   void retriesATransientFailureWhileKafkaAnswersCountingTheAttempt() throws Exception {
-    PollingWorker.Decisions d =
-        decide(
-            List.of(event(1, 1), event(2, 1)),
-            acknowledged(),
-            failed(new TimeoutException("Topic t not present in metadata after 10000 ms.")));
+    Failure retry = secondFails(1, notInMetadata());
 
-    Failure retry = only(d);
-    assertThat(retry.id()).isEqualTo(2L);
     assertThat(retry.kind()).isEqualTo(Kind.RETRY);
     // The first retry waits the initial backoff, spread by up to 20% either way.
     assertThat(retry.retryIn()).isBetween(Duration.ofMillis(320), Duration.ofMillis(480));
@@ -169,14 +185,8 @@ class PollingWorkerDecisionsTest {
 
   @Test
   void buriesATransientFailureOnTheLastAttempt() throws Exception {
-    PollingWorker.Decisions d =
-        decide(
-            List.of(event(1, 1), event(2, MAX_ATTEMPTS)),
-            acknowledged(),
-            failed(new TimeoutException("Topic t not present in metadata after 10000 ms.")));
+    Failure dead = secondFails(MAX_ATTEMPTS, notInMetadata());
 
-    Failure dead = only(d);
-    assertThat(dead.id()).isEqualTo(2L);
     assertThat(dead.kind()).isEqualTo(Kind.DEAD);
     assertThat(dead.reason()).startsWith("failed 3 of 3 attempts; last: ");
     assertThat(metrics.snapshot().retries()).isZero();
@@ -185,14 +195,8 @@ class PollingWorkerDecisionsTest {
 
   @Test
   void countsNoAttemptWhenOnlyThePartitionIsUnavailableWhileKafkaAnswers() throws Exception {
-    PollingWorker.Decisions d =
-        decide(
-            List.of(event(1, 1), event(2, 2)),
-            acknowledged(),
-            failed(new NotLeaderOrFollowerException("not the leader")));
+    Failure released = secondFails(2, new NotLeaderOrFollowerException("not the leader"));
 
-    Failure released = only(d);
-    assertThat(released.id()).isEqualTo(2L);
     assertThat(released.kind()).isEqualTo(Kind.RELEASE);
     assertThat(released.retryIn()).isBetween(Duration.ofMillis(320), Duration.ofMillis(480));
     assertThat(metrics.snapshot().retries()).isZero();
@@ -226,10 +230,7 @@ class PollingWorkerDecisionsTest {
 
   @Test
   void countsTheAttemptWhenNothingWasAcknowledgedButKafkaAnswers() throws Exception {
-    PollingWorker.Decisions d =
-        decide(
-            List.of(event(1, 1)),
-            failed(new TimeoutException("Topic t not present in metadata after 10000 ms.")));
+    PollingWorker.Decisions d = decide(List.of(event(1, 1)), failed(notInMetadata()));
 
     assertThat(only(d).kind()).isEqualTo(Kind.RETRY);
     assertThat(breaker.state()).isEqualTo(KafkaBreaker.State.CLOSED);
@@ -269,7 +270,7 @@ class PollingWorkerDecisionsTest {
     PollingWorker.Decisions d =
         decide(
             events,
-            failed(new TimeoutException("Topic t not present in metadata after 10000 ms.")),
+            failed(notInMetadata()),
             acknowledged(),
             failed(new RecordTooLargeException("too large")),
             failed(new NotLeaderOrFollowerException("not the leader")));
