@@ -4,6 +4,7 @@ import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.failure.SqlErrors;
+import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.relay.source.cdc.BinlogSnapshot;
 import java.io.IOException;
@@ -149,7 +150,8 @@ public final class HandoffCommands {
 
   private void toPolling(Connection c, Duration openTransactions)
       throws SQLException, AdminException {
-    requirePollingColumns(c);
+    // The binlog's row images list the columns in table order.
+    int idColumn = new ArrayList<>(requirePollingColumns(c)).indexOf("id");
     RelayPresence.requireNone(c, config, "handing the table to polling");
     Optional<StoredPosition> stored =
         StoredPosition.read(c, config.cdc().offsetsTable(), config.name(), false);
@@ -165,7 +167,6 @@ public final class HandoffCommands {
       return;
     }
     StoredPosition from = stored.get();
-    int idColumn = idColumn(c);
     BinlogSnapshot.Position snapshot = BinlogSnapshot.begin(c);
     Instant cutoff =
         from.eventTime() == null ? Instant.EPOCH : from.eventTime().minus(openTransactions);
@@ -281,7 +282,8 @@ public final class HandoffCommands {
         config.name(),
         StoredPosition.read(c, config.cdc().offsetsTable(), config.name(), true),
         at,
-        serverId(c));
+        serverId(c),
+        StoredPosition.databaseNow(c));
     c.commit();
     long heldMillis = (System.nanoTime() - started) / 1_000_000;
     LOG.info(
@@ -346,21 +348,16 @@ public final class HandoffCommands {
     return n;
   }
 
-  private void requirePollingColumns(Connection c) throws SQLException, AdminException {
-    List<String> missing = new ArrayList<>(List.of("id", "status", "published_at", "created_at"));
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT LOWER(COLUMN_NAME) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND"
-                + " TABLE_NAME = ?")) {
-      ps.setString(1, source.database());
-      ps.setString(2, source.table());
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          missing.remove(rs.getString(1));
-        }
-      }
-    }
+  /**
+   * Refuses a table without polling's columns.
+   *
+   * @return the table's columns, in table order
+   */
+  private Set<String> requirePollingColumns(Connection c) throws SQLException, AdminException {
+    Set<String> columns = OutboxColumns.read(c, source).keySet();
     c.rollback();
+    List<String> missing = new ArrayList<>(List.of("id", "status", "published_at", "created_at"));
+    missing.removeAll(columns);
     if (!missing.isEmpty()) {
       throw AdminException.usage(
           table
@@ -369,22 +366,7 @@ public final class HandoffCommands {
               + ": polling mode needs its columns and indexes (config/mysql/outbox-schema.sql)"
               + " before a hand-off; nothing was changed");
     }
-  }
-
-  private int idColumn(Connection c) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT ORDINAL_POSITION FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND"
-                + " TABLE_NAME = ? AND LOWER(COLUMN_NAME) = 'id'")) {
-      ps.setString(1, source.database());
-      ps.setString(2, source.table());
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        int ordinal = rs.getInt(1) - 1;
-        c.rollback();
-        return ordinal;
-      }
-    }
+    return columns;
   }
 
   private void requireSchemaHistory(Connection c) throws SQLException, AdminException {

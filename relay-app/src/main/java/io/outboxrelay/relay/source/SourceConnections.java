@@ -43,6 +43,21 @@ public final class SourceConnections {
   }
 
   /**
+   * Closes a connection, if there is one, ignoring failures (it is probably broken already).
+   *
+   * @param connection the connection; may be null
+   */
+  public static void closeQuietly(Connection connection) {
+    if (connection != null) {
+      try {
+        connection.close();
+      } catch (SQLException e) {
+        // already broken
+      }
+    }
+  }
+
+  /**
    * The failure of a source whose first connection failed for a reason that is not one of
    * configuration (the database is down or unreachable).
    *

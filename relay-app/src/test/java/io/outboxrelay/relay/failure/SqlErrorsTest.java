@@ -9,9 +9,6 @@ import java.sql.SQLException;
 import java.sql.SQLInvalidAuthorizationSpecException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransactionRollbackException;
-import java.util.EnumSet;
-import java.util.Set;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,36 +23,38 @@ class SqlErrorsTest {
 
   static Stream<Arguments> connectFailures() {
     return Stream.of(
-        Arguments.of(
+        row(
             new SQLNonTransientConnectionException(
                 "Socket fail to connect", "08000", new UnknownHostException("db.invalid")),
             ConnectFailure.UNKNOWN_HOST),
-        Arguments.of(
+        row(
             new SQLInvalidAuthorizationSpecException("Access denied for user", "28000", 1045),
             ConnectFailure.LOGIN_REFUSED),
-        Arguments.of(
+        row(
             new SQLException("password authentication failed", "28P01"),
             ConnectFailure.LOGIN_REFUSED),
-        Arguments.of(
-            new SQLException("no pg_hba.conf entry", "28000"), ConnectFailure.LOGIN_REFUSED),
-        Arguments.of(
+        row(new SQLException("no pg_hba.conf entry", "28000"), ConnectFailure.LOGIN_REFUSED),
+        row(
             new SQLException("Host '10.0.0.7' is not allowed to connect", "HY000", 1130),
             ConnectFailure.HOST_NOT_ALLOWED),
-        Arguments.of(
+        row(
             new SQLException("Unknown database 'shop'", "42000", 1049),
             ConnectFailure.NO_SUCH_DATABASE),
-        Arguments.of(
+        row(
             new SQLException("database \"shop\" does not exist", "3D000"),
             ConnectFailure.NO_SUCH_DATABASE),
-        Arguments.of(
+        row(
             new SQLException("Access denied for user to database 'shop'", "42000", 1044),
             ConnectFailure.DATABASE_DENIED),
-        Arguments.of(
+        row(
             new SQLNonTransientConnectionException(
                 "Socket fail to connect", "08000", new ConnectException("Connection refused")),
             ConnectFailure.OTHER),
-        Arguments.of(
-            new SQLException("Communications link failure", "08S01"), ConnectFailure.OTHER));
+        row(new SQLException("Communications link failure", "08S01"), ConnectFailure.OTHER));
+  }
+
+  private static Arguments row(SQLException error, ConnectFailure expected) {
+    return Arguments.of(error, expected);
   }
 
   @ParameterizedTest(name = "{0} -> {1}")
@@ -66,12 +65,7 @@ class SqlErrorsTest {
 
   @Test
   void everyConnectFailureHasItsErrors() {
-    Set<Object> reached =
-        connectFailures()
-            .map(a -> a.get()[1])
-            .collect(Collectors.toCollection(java.util.HashSet::new));
-
-    assertThat(reached).containsExactlyInAnyOrderElementsOf(EnumSet.allOf(ConnectFailure.class));
+    Tables.assertEveryValueIsReached(connectFailures(), ConnectFailure.class);
   }
 
   @Test

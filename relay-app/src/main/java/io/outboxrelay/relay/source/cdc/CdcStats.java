@@ -184,13 +184,7 @@ public final class CdcStats implements AutoCloseable {
   /** Closes the connection; the next refresh opens a new one. */
   @Override
   public void close() {
-    if (connection != null) {
-      try {
-        connection.close();
-      } catch (SQLException e) {
-        // already broken
-      }
-      connection = null;
-    }
+    SourceConnections.closeQuietly(connection);
+    connection = null;
   }
 }

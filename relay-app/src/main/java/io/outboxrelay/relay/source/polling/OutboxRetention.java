@@ -1,5 +1,6 @@
 package io.outboxrelay.relay.source.polling;
 
+import io.outboxrelay.relay.source.SourceConnections;
 import io.outboxrelay.relay.source.SqlDialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -106,6 +107,6 @@ final class OutboxRetention {
 
   /** Closes the connection, ignoring failures. */
   void closeQuietly() {
-    OutboxStore.closeQuietly(connection);
+    SourceConnections.closeQuietly(connection);
   }
 }

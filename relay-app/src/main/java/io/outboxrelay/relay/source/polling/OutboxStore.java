@@ -1,6 +1,7 @@
 package io.outboxrelay.relay.source.polling;
 
 import io.outboxrelay.relay.config.Ordering;
+import io.outboxrelay.relay.source.SourceConnections;
 import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.router.OutboxEvent;
 import java.nio.charset.StandardCharsets;
@@ -362,7 +363,7 @@ final class OutboxStore {
 
   /** Closes the connection, ignoring failures. */
   void closeQuietly() {
-    closeQuietly(connection);
+    SourceConnections.closeQuietly(connection);
   }
 
   private static String truncate(String reason) {
@@ -385,15 +386,6 @@ final class OutboxStore {
       connection.rollback();
     } catch (SQLException ignored) {
       // the connection is probably gone; the worker replaces it
-    }
-  }
-
-  /** Closes a connection, ignoring failures. */
-  static void closeQuietly(Connection connection) {
-    try {
-      connection.close();
-    } catch (SQLException ignored) {
-      // nothing to do
     }
   }
 }

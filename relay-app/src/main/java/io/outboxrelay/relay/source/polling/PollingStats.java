@@ -149,13 +149,7 @@ public final class PollingStats implements AutoCloseable {
   /** Closes the connection; the next refresh opens a new one. */
   @Override
   public void close() {
-    if (connection != null) {
-      try {
-        connection.close();
-      } catch (SQLException e) {
-        // already broken
-      }
-      connection = null;
-    }
+    SourceConnections.closeQuietly(connection);
+    connection = null;
   }
 }

@@ -102,6 +102,15 @@ class PollingWorkerDecisionsTest {
         Instant.parse("2026-01-01T00:00:01Z"));
   }
 
+  /** Events 1 to {@code count}, each on its first attempt. */
+  private static List<ClaimedEvent> onFirstAttempt(int count) {
+    List<ClaimedEvent> events = new ArrayList<>();
+    for (long id = 1; id <= count; id++) {
+      events.add(event(id, 1));
+    }
+    return events;
+  }
+
   private static KafkaPublisher.Outcome acknowledged() {
     return new KafkaPublisher.Outcome(
         new RecordMetadata(new TopicPartition("outbox.event.order", 0), 0, 0, 0, 0, 0), null);
@@ -145,8 +154,7 @@ class PollingWorkerDecisionsTest {
 
   @Test
   void marksEveryAcknowledgedEventPublishedAndNothingElse() throws Exception {
-    PollingWorker.Decisions d =
-        decide(List.of(event(1, 1), event(2, 1)), acknowledged(), acknowledged());
+    PollingWorker.Decisions d = decide(onFirstAttempt(2), acknowledged(), acknowledged());
 
     assertThat(d.acknowledged()).containsExactly(1L, 2L);
     assertThat(d.failures()).isEmpty();
@@ -157,7 +165,7 @@ class PollingWorkerDecisionsTest {
   void buriesAnEventKafkaCanNeverTakeAndGoesOnWithTheRest() throws Exception {
     PollingWorker.Decisions d =
         decide(
-            List.of(event(1, 1), event(2, 1), event(3, 1)),
+            onFirstAttempt(3),
             acknowledged(),
             failed(new RecordTooLargeException("The message is 2000000 bytes")),
             acknowledged());
@@ -240,7 +248,7 @@ class PollingWorkerDecisionsTest {
   void sendsTheEventBackAndStopsTheRelayWhenKafkaRefusesTheRelayItself() throws Exception {
     PollingWorker.Decisions d =
         decide(
-            List.of(event(1, 1), event(2, 1), event(3, 1)),
+            onFirstAttempt(3),
             acknowledged(),
             failed(new ClusterAuthorizationException("denied")),
             failed(new ClusterAuthorizationException("denied again")));
@@ -262,14 +270,9 @@ class PollingWorkerDecisionsTest {
 
   @Test
   void decidesEachEventOfAMixedBatchOnItsOwn() throws Exception {
-    List<ClaimedEvent> events = new ArrayList<>();
-    for (long id = 1; id <= 4; id++) {
-      events.add(event(id, 1));
-    }
-
     PollingWorker.Decisions d =
         decide(
-            events,
+            onFirstAttempt(4),
             failed(notInMetadata()),
             acknowledged(),
             failed(new RecordTooLargeException("too large")),
