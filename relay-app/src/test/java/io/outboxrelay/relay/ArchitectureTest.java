@@ -8,8 +8,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What the relay's layout promises, checked on its compiled main classes (so a fully qualified name
- * cannot slip past): the two sources are independent of each other, and nothing a user deploys
- * carries test support. The router's own rules are in its module.
+ * cannot slip past): the two sources are independent of each other, the failure policy they share
+ * depends on neither of them nor on the publisher, and nothing a user deploys carries test support.
+ * The router's own rules are in its module.
  */
 class ArchitectureTest {
 
@@ -39,6 +40,18 @@ class ArchitectureTest {
         .dependOnClassesThat()
         .resideInAPackage("io.outboxrelay.relay.source.cdc..")
         .because("each source stands alone; what both need lives outside them")
+        .check(MAIN);
+  }
+
+  @Test
+  void theFailurePolicyUsesNeitherASourceNorThePublisher() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.outboxrelay.relay.failure..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("io.outboxrelay.relay.source..", "io.outboxrelay.relay.publish..")
+        .because("the sources, the publisher and retention all classify failures the same way")
         .check(MAIN);
   }
 

@@ -1,15 +1,12 @@
 package io.outboxrelay.relay.admin;
 
 import io.outboxrelay.relay.config.SourceConfig;
-import io.outboxrelay.relay.publish.Disposition;
-import io.outboxrelay.relay.publish.ErrorClassifier;
-import java.net.UnknownHostException;
+import io.outboxrelay.relay.failure.Disposition;
+import io.outboxrelay.relay.failure.ErrorClassifier;
+import io.outboxrelay.relay.failure.SqlErrors;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.util.Collections;
-import java.util.IdentityHashMap;
-import java.util.Set;
 
 /**
  * Opens the commands' connection to the source database as the relay's user, and turns a failure
@@ -17,12 +14,6 @@ import java.util.Set;
  * database), 1 when the database is down or unreachable. Stateless.
  */
 final class Connections {
-
-  /** MariaDB/MySQL: unknown database. */
-  private static final int ER_BAD_DB_ERROR = 1049;
-
-  /** PostgreSQL: the database does not exist. */
-  private static final String INVALID_CATALOG_NAME = "3D000";
 
   private Connections() {}
 
@@ -47,11 +38,12 @@ final class Connections {
 
   static AdminException classify(SourceConfig source, SQLException e) {
     String where = source.describe();
-    if (causedBy(e, UnknownHostException.class)) {
+    SqlErrors.ConnectFailure failure = SqlErrors.connectFailure(e);
+    if (failure == SqlErrors.ConnectFailure.UNKNOWN_HOST) {
       return AdminException.usage(
           "unknown host '" + source.host() + "': check source.host (" + where + ")", e);
     }
-    if (e.getErrorCode() == ER_BAD_DB_ERROR || INVALID_CATALOG_NAME.equals(e.getSQLState())) {
+    if (failure == SqlErrors.ConnectFailure.NO_SUCH_DATABASE) {
       return AdminException.usage(
           "database '"
               + source.database()
@@ -82,6 +74,48 @@ final class Connections {
         e);
   }
 
+  /** What a command does on its connection. */
+  @FunctionalInterface
+  interface Work<T> {
+    T run(Connection c) throws SQLException, AdminException;
+  }
+
+  /**
+   * Runs a command's work on a connection of its own (see {@link #open}), and closes it. On any
+   * failure the transaction is rolled back first; a database failure becomes {@link #failed}.
+   *
+   * @param source where and who
+   * @param what what the work does, for the message, e.g. {@code reading DEAD events from t}
+   * @param needs what it needs, for the message
+   * @param work the work
+   * @return what the work returns
+   * @throws AdminException when the connection cannot be opened or the work fails
+   */
+  static <T> T run(SourceConfig source, String what, String needs, Work<T> work)
+      throws AdminException {
+    try (Connection c = open(source)) {
+      try {
+        return work.run(c);
+      } catch (SQLException e) {
+        rollbackQuietly(c);
+        throw failed(what, needs, e);
+      } catch (AdminException | RuntimeException e) {
+        rollbackQuietly(c);
+        throw e;
+      }
+    } catch (SQLException e) {
+      throw failed("closing the connection to " + source.describe(), needs, e);
+    }
+  }
+
+  private static void rollbackQuietly(Connection c) {
+    try {
+      c.rollback();
+    } catch (SQLException ignored) {
+      // the connection is closed next; the transaction ends with it
+    }
+  }
+
   /**
    * A failure after connecting: exit 2 when the table or the user's rights are not what the command
    * needs (a missing table or column, a missing grant), 1 otherwise.
@@ -90,15 +124,7 @@ final class Connections {
    * @param needs what it needs, for the message
    */
   static AdminException failed(String what, String needs, SQLException e) {
-    String state = e.getSQLState() == null ? "" : e.getSQLState();
-    boolean setup =
-        state.equals("42S02") // MariaDB/MySQL: no such table
-            || state.equals("42S22") // no such column
-            || state.equals("42P01") // PostgreSQL: no such table
-            || state.equals("42703") // no such column
-            || state.equals("42501") // PostgreSQL: insufficient privilege
-            || e.getErrorCode() == 1142 // MariaDB/MySQL: command denied on table
-            || e.getErrorCode() == 1227; // access denied, a privilege is needed
+    boolean setup = SqlErrors.isSetupProblem(e);
     String text = what + " failed, nothing was changed: " + oneLine(e);
     return setup
         ? AdminException.usage(text + ". " + needs, e)
@@ -109,15 +135,5 @@ final class Connections {
     String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     m = m.replace('\n', ' ').replace('\r', ' ');
     return m.length() > 300 ? m.substring(0, 300) + "..." : m;
-  }
-
-  private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
-    Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-    for (Throwable t = e; t != null && seen.add(t); t = t.getCause()) {
-      if (type.isInstance(t)) {
-        return true;
-      }
-    }
-    return false;
   }
 }

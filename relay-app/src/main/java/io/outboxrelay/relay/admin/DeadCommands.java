@@ -4,7 +4,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.SourceConfig;
-import io.outboxrelay.relay.source.polling.SqlDialect;
+import io.outboxrelay.relay.failure.SqlErrors;
+import io.outboxrelay.relay.source.SqlDialect;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -67,17 +68,17 @@ public final class DeadCommands {
    * @throws AdminException when the database cannot be read
    */
   public void list(DeadFilter filter, boolean json) throws AdminException {
-    List<OutboxRow> rows;
-    try (Connection c = Connections.open(source)) {
-      try {
-        rows = new OutboxTable(c, dialect, source.table()).dead(filter, false);
-        c.rollback();
-      } catch (SQLException e) {
-        throw Connections.failed("reading DEAD events from " + where, NEEDS, e);
-      }
-    } catch (SQLException e) {
-      throw Connections.failed("closing the connection to " + source.describe(), NEEDS, e);
-    }
+    List<OutboxRow> rows =
+        Connections.run(
+            source,
+            "reading DEAD events from " + where,
+            NEEDS,
+            c -> {
+              List<OutboxRow> read =
+                  new OutboxTable(c, dialect, source.table()).dead(filter, false);
+              c.rollback();
+              return read;
+            });
     boolean more = rows.size() > filter.limit();
     List<OutboxRow> shown = more ? rows.subList(0, filter.limit()) : rows;
     if (json) {
@@ -118,17 +119,17 @@ public final class DeadCommands {
    * @throws AdminException (exit 2) when there is no such event
    */
   public void show(EventRef ref, boolean payload, boolean json) throws AdminException {
-    OutboxRow row;
-    try (Connection c = Connections.open(source)) {
-      try {
-        row = find(new OutboxTable(c, dialect, source.table()), ref, payload, false);
-        c.rollback();
-      } catch (SQLException e) {
-        throw Connections.failed("reading " + ref + " from " + where, NEEDS, e);
-      }
-    } catch (SQLException e) {
-      throw Connections.failed("closing the connection to " + source.describe(), NEEDS, e);
-    }
+    OutboxRow row =
+        Connections.run(
+            source,
+            "reading " + ref + " from " + where,
+            NEEDS,
+            c -> {
+              OutboxRow found =
+                  find(new OutboxTable(c, dialect, source.table()), ref, payload, false);
+              c.rollback();
+              return found;
+            });
     if (json) {
       Json.print(out, Json.row(row));
     } else {
@@ -213,29 +214,28 @@ public final class DeadCommands {
       Change change,
       String reason)
       throws AdminException {
-    List<OutboxRow> rows;
-    try (Connection c = Connections.open(source)) {
-      try {
-        rows = changeIn(c, selection, dryRun, change);
-      } catch (SQLException e) {
-        rollbackQuietly(c);
-        if ("23514".equals(e.getSQLState())) { // PostgreSQL: the status CHECK of an older table
-          throw AdminException.usage(
-              "table "
-                  + source.table()
-                  + " does not allow status SKIPPED yet: run"
-                  + " config/postgresql/migrations/003-allow-skipped-status.sql; nothing was"
-                  + " changed",
-              e);
-        }
-        throw Connections.failed(verb + " of " + selection.describe() + " in " + where, NEEDS, e);
-      } catch (AdminException | RuntimeException e) {
-        rollbackQuietly(c);
-        throw e;
-      }
-    } catch (SQLException e) {
-      throw Connections.failed("closing the connection to " + source.describe(), NEEDS, e);
-    }
+    List<OutboxRow> rows =
+        Connections.run(
+            source,
+            verb + " of " + selection.describe() + " in " + where,
+            NEEDS,
+            c -> {
+              try {
+                return changeIn(c, selection, dryRun, change);
+              } catch (SQLException e) {
+                if (SqlErrors.isCheckViolation(
+                    e)) { // PostgreSQL: the status CHECK of an older table
+                  throw AdminException.usage(
+                      "table "
+                          + source.table()
+                          + " does not allow status SKIPPED yet: run"
+                          + " config/postgresql/migrations/003-allow-skipped-status.sql; nothing"
+                          + " was changed",
+                      e);
+                }
+                throw e;
+              }
+            });
     if (rows.isEmpty()) {
       out.println("no " + selection.describe() + " in " + where + ": nothing to " + verb);
       out.flush();
@@ -378,13 +378,5 @@ public final class DeadCommands {
           TextTable.cell(r.lastError(), 100));
     }
     t.print(out);
-  }
-
-  private static void rollbackQuietly(Connection c) {
-    try {
-      c.rollback();
-    } catch (SQLException ignored) {
-      // the connection is closed next; the transaction ends with it
-    }
   }
 }

@@ -3,6 +3,9 @@ package io.outboxrelay.relay.admin;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.config.SourceFlavor;
+import io.outboxrelay.relay.failure.SqlErrors;
+import io.outboxrelay.relay.source.OutboxColumns;
+import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.relay.source.cdc.BinlogSnapshot;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -119,7 +122,7 @@ public final class HandoffCommands {
             } catch (SQLException e) {
               // An application transaction that inserted a row before the read and another after
               // it waits for the read while the read waits for it: InnoDB ends one of the two.
-              if (attempt == 3 || !"40001".equals(e.getSQLState())) {
+              if (attempt == 3 || !SqlErrors.isDeadlock(e)) {
                 throw e;
               }
               c.rollback();
@@ -134,25 +137,21 @@ public final class HandoffCommands {
   }
 
   private void run(Work work) throws AdminException {
-    try (Connection c = Connections.open(source)) {
-      try {
-        work.run(c);
-      } catch (SQLException e) {
-        rollbackQuietly(c);
-        throw Connections.failed("the hand-off of " + table, NEEDS, e);
-      } catch (AdminException | RuntimeException e) {
-        rollbackQuietly(c);
-        throw e;
-      }
-    } catch (SQLException e) {
-      throw Connections.failed("closing the connection to " + source.describe(), NEEDS, e);
-    }
+    Connections.run(
+        source,
+        "the hand-off of " + table,
+        NEEDS,
+        c -> {
+          work.run(c);
+          return null;
+        });
     out.flush();
   }
 
   private void toPolling(Connection c, Duration openTransactions)
       throws SQLException, AdminException {
-    requirePollingColumns(c);
+    // The binlog's row images list the columns in table order.
+    int idColumn = new ArrayList<>(requirePollingColumns(c)).indexOf("id");
     RelayPresence.requireNone(c, config, "handing the table to polling");
     Optional<StoredPosition> stored =
         StoredPosition.read(c, config.cdc().offsetsTable(), config.name(), false);
@@ -168,7 +167,6 @@ public final class HandoffCommands {
       return;
     }
     StoredPosition from = stored.get();
-    int idColumn = idColumn(c);
     BinlogSnapshot.Position snapshot = BinlogSnapshot.begin(c);
     Instant cutoff =
         from.eventTime() == null ? Instant.EPOCH : from.eventTime().minus(openTransactions);
@@ -284,7 +282,8 @@ public final class HandoffCommands {
         config.name(),
         StoredPosition.read(c, config.cdc().offsetsTable(), config.name(), true),
         at,
-        serverId(c));
+        serverId(c),
+        StoredPosition.databaseNow(c));
     c.commit();
     long heldMillis = (System.nanoTime() - started) / 1_000_000;
     LOG.info(
@@ -338,41 +337,27 @@ public final class HandoffCommands {
   }
 
   private int markPublished(Connection c, List<Long> ids) throws SQLException {
-    StringBuilder sql =
-        new StringBuilder("UPDATE ")
-            .append(table)
-            .append(
-                " SET status = 'PUBLISHED', published_at = NOW(6) WHERE status = 'PENDING' AND id"
-                    + " IN (");
-    for (int i = 0; i < ids.size(); i++) {
-      sql.append(i == 0 ? "?" : ",?");
-    }
-    sql.append(')');
-    try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
-      for (int i = 0; i < ids.size(); i++) {
-        ps.setLong(i + 1, ids.get(i));
-      }
-      int n = ps.executeUpdate();
-      c.commit();
-      return n;
-    }
+    int n =
+        SqlDialect.MYSQL.executeForIds(
+            c,
+            "UPDATE "
+                + table
+                + " SET status = 'PUBLISHED', published_at = NOW(6) WHERE status = 'PENDING' AND ",
+            ids);
+    c.commit();
+    return n;
   }
 
-  private void requirePollingColumns(Connection c) throws SQLException, AdminException {
-    List<String> missing = new ArrayList<>(List.of("id", "status", "published_at", "created_at"));
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT LOWER(COLUMN_NAME) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND"
-                + " TABLE_NAME = ?")) {
-      ps.setString(1, source.database());
-      ps.setString(2, source.table());
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          missing.remove(rs.getString(1));
-        }
-      }
-    }
+  /**
+   * Refuses a table without polling's columns.
+   *
+   * @return the table's columns, in table order
+   */
+  private Set<String> requirePollingColumns(Connection c) throws SQLException, AdminException {
+    Set<String> columns = OutboxColumns.read(c, source).keySet();
     c.rollback();
+    List<String> missing = new ArrayList<>(List.of("id", "status", "published_at", "created_at"));
+    missing.removeAll(columns);
     if (!missing.isEmpty()) {
       throw AdminException.usage(
           table
@@ -381,22 +366,7 @@ public final class HandoffCommands {
               + ": polling mode needs its columns and indexes (config/mysql/outbox-schema.sql)"
               + " before a hand-off; nothing was changed");
     }
-  }
-
-  private int idColumn(Connection c) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT ORDINAL_POSITION FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND"
-                + " TABLE_NAME = ? AND LOWER(COLUMN_NAME) = 'id'")) {
-      ps.setString(1, source.database());
-      ps.setString(2, source.table());
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        int ordinal = rs.getInt(1) - 1;
-        c.rollback();
-        return ordinal;
-      }
-    }
+    return columns;
   }
 
   private void requireSchemaHistory(Connection c) throws SQLException, AdminException {
@@ -413,7 +383,7 @@ public final class HandoffCommands {
         records = rs.getLong(1);
       }
     } catch (SQLException e) {
-      if (!"42S02".equals(e.getSQLState())) {
+      if (!SqlErrors.isNoSuchTable(e)) {
         throw e;
       }
       records = 0;
@@ -446,14 +416,6 @@ public final class HandoffCommands {
         ResultSet rs = ps.executeQuery()) {
       rs.next();
       return rs.getLong(1);
-    }
-  }
-
-  private static void rollbackQuietly(Connection c) {
-    try {
-      c.rollback();
-    } catch (SQLException ignored) {
-      // the connection is closed next; the transaction ends with it
     }
   }
 }

@@ -1,6 +1,6 @@
 package io.outboxrelay.relay.admin;
 
-import io.outboxrelay.relay.source.polling.SqlDialect;
+import io.outboxrelay.relay.source.SqlDialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -12,7 +12,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,17 +78,16 @@ public final class PositionCommands {
    * @throws AdminException when the database cannot be read
    */
   public void show(boolean json) throws AdminException {
-    CdcState state;
-    try (Connection c = Connections.open(source)) {
-      try {
-        state = CdcState.read(c, config, false);
-        c.rollback();
-      } catch (SQLException e) {
-        throw Connections.failed("reading the position of relay " + config.name(), NEEDS, e);
-      }
-    } catch (SQLException e) {
-      throw Connections.failed("closing the connection to " + source.describe(), NEEDS, e);
-    }
+    CdcState state =
+        Connections.run(
+            source,
+            "reading the position of relay " + config.name(),
+            NEEDS,
+            c -> {
+              CdcState read = CdcState.read(c, config, false);
+              c.rollback();
+              return read;
+            });
     if (json) {
       Json.print(out, json(config, state));
     } else {
@@ -195,19 +193,14 @@ public final class PositionCommands {
               + " use 'outbox-relay handoff --to polling' (it publishes them), or set"
               + " cdc.retention=0ms for this command; nothing was changed");
     }
-    try (Connection c = Connections.open(source)) {
-      try {
-        reset(c, yes);
-      } catch (SQLException e) {
-        rollbackQuietly(c);
-        throw Connections.failed("resetting the position of relay " + config.name(), NEEDS, e);
-      } catch (AdminException | RuntimeException e) {
-        rollbackQuietly(c);
-        throw e;
-      }
-    } catch (SQLException e) {
-      throw Connections.failed("closing the connection to " + source.describe(), NEEDS, e);
-    }
+    Connections.run(
+        source,
+        "resetting the position of relay " + config.name(),
+        NEEDS,
+        c -> {
+          reset(c, yes);
+          return null;
+        });
     out.flush();
   }
 
@@ -357,28 +350,14 @@ public final class PositionCommands {
   }
 
   private void write(Connection c, CdcState state) throws SQLException {
-    StoredPosition stored = state.stored().get();
-    String table = config.cdc().offsetsTable();
-    try (PreparedStatement delete = c.prepareStatement("DELETE FROM " + table + " WHERE id = ?")) {
-      delete.setString(1, stored.rowId());
-      if (delete.executeUpdate() != 1) {
-        throw new SQLException("the stored position changed while it was reset: try again");
-      }
-    }
-    try (PreparedStatement insert =
-        c.prepareStatement(
-            "INSERT INTO "
-                + table
-                + " (id, offset_key, offset_val, record_insert_ts, record_insert_seq)"
-                + " VALUES (?, ?, ?, CURRENT_TIMESTAMP, ?)")) {
-      insert.setString(1, UUID.randomUUID().toString());
-      insert.setString(2, stored.key());
-      insert.setString(
-          3,
-          StoredPosition.offsetAt(state.current(), state.serverId(), state.now().getEpochSecond()));
-      insert.setInt(4, stored.sequence() + 1);
-      insert.executeUpdate();
-    }
+    StoredPosition.write(
+        c,
+        config.cdc().offsetsTable(),
+        config.name(),
+        state.stored(),
+        state.current(),
+        state.serverId(),
+        state.now().getEpochSecond());
   }
 
   static String ago(Duration d) {
@@ -387,13 +366,5 @@ public final class PositionCommands {
 
   static double seconds(Duration d) {
     return Math.round(d.toMillis() / 100.0) / 10.0;
-  }
-
-  private static void rollbackQuietly(Connection c) {
-    try {
-      c.rollback();
-    } catch (SQLException ignored) {
-      // the connection is closed next; the transaction ends with it
-    }
   }
 }

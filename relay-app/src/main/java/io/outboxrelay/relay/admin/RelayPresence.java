@@ -1,6 +1,7 @@
 package io.outboxrelay.relay.admin;
 
 import io.outboxrelay.relay.config.RelayConfig;
+import io.outboxrelay.relay.failure.SqlErrors;
 import io.outboxrelay.relay.source.cdc.leader.LeaseStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -88,7 +89,7 @@ final class RelayPresence {
         }
       }
     } catch (SQLException e) {
-      if (!"42S02".equals(e.getSQLState())) {
+      if (!SqlErrors.isNoSuchTable(e)) {
         throw e;
       }
       // no lease table: no CDC relay ever ran with this configuration

@@ -3,9 +3,8 @@ package io.outboxrelay.relay.admin;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.SourceConfig;
-import io.outboxrelay.relay.source.polling.SqlDialect;
+import io.outboxrelay.relay.source.SqlDialect;
 import java.io.PrintWriter;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -48,33 +47,32 @@ public final class RelayStatus {
    * @throws AdminException when the database cannot be read
    */
   public void print(boolean json) throws AdminException {
-    try (Connection c = Connections.open(source)) {
-      try {
-        if (config.cdc() != null) {
-          CdcState state = CdcState.read(c, config, false);
-          c.rollback();
-          PositionCommands position = new PositionCommands(config, out, null);
-          if (json) {
-            Json.print(out, PositionCommands.json(config, state));
+    Connections.run(
+        source,
+        "reading the status of relay " + config.name(),
+        NEEDS,
+        c -> {
+          if (config.cdc() != null) {
+            CdcState state = CdcState.read(c, config, false);
+            c.rollback();
+            PositionCommands position = new PositionCommands(config, out, null);
+            if (json) {
+              Json.print(out, PositionCommands.json(config, state));
+            } else {
+              position.print(state);
+            }
           } else {
-            position.print(state);
+            Polling p =
+                Polling.read(new OutboxTable(c, SqlDialect.of(source.flavor()), source.table()));
+            c.rollback();
+            if (json) {
+              Json.print(out, json(p));
+            } else {
+              print(p);
+            }
           }
-        } else {
-          Polling p =
-              Polling.read(new OutboxTable(c, SqlDialect.of(source.flavor()), source.table()));
-          c.rollback();
-          if (json) {
-            Json.print(out, json(p));
-          } else {
-            print(p);
-          }
-        }
-      } catch (SQLException e) {
-        throw Connections.failed("reading the status of relay " + config.name(), NEEDS, e);
-      }
-    } catch (SQLException e) {
-      throw Connections.failed("closing the connection to " + source.describe(), NEEDS, e);
-    }
+          return null;
+        });
     out.flush();
   }
 

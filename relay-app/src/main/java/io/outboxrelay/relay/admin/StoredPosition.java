@@ -134,6 +134,8 @@ record StoredPosition(
    * @param existing the relay's row as read (locked) in this transaction, if any
    * @param at the new position
    * @param serverId the source's {@code server_id}
+   * @param now when the position is stored, in epoch seconds (the database's clock: see {@link
+   *     #databaseNow})
    * @throws SQLException when the row changed since it was read, or the write fails
    */
   static void write(
@@ -142,7 +144,8 @@ record StoredPosition(
       String relayName,
       Optional<StoredPosition> existing,
       BinlogServer.Position at,
-      long serverId)
+      long serverId,
+      long now)
       throws SQLException {
     if (existing.isPresent()) {
       try (PreparedStatement delete =
@@ -152,12 +155,6 @@ record StoredPosition(
           throw new SQLException("the stored position changed while it was written: try again");
         }
       }
-    }
-    long now;
-    try (PreparedStatement ps = c.prepareStatement("SELECT UNIX_TIMESTAMP()");
-        ResultSet rs = ps.executeQuery()) {
-      rs.next();
-      now = rs.getLong(1);
     }
     try (PreparedStatement insert =
         c.prepareStatement(
@@ -170,6 +167,21 @@ record StoredPosition(
       insert.setString(3, offsetAt(at, serverId, now));
       insert.setInt(4, existing.isPresent() ? existing.get().sequence() + 1 : 1);
       insert.executeUpdate();
+    }
+  }
+
+  /**
+   * The database's clock, for {@link #write}.
+   *
+   * @param c the connection
+   * @return now, in epoch seconds
+   * @throws SQLException when the query fails
+   */
+  static long databaseNow(Connection c) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT UNIX_TIMESTAMP()");
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getLong(1);
     }
   }
 

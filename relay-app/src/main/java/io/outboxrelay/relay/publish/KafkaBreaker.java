@@ -249,6 +249,30 @@ public final class KafkaBreaker implements AutoCloseable {
   }
 
   /**
+   * Whether a failed send is Kafka's as a whole rather than its records': the breaker is already
+   * open, or nothing of the send was acknowledged and Kafka does not answer a metadata request
+   * within {@code budget} either; then the breaker opens (and tells the operator). A timeout may
+   * also mean a missing topic: a Kafka that answers decides.
+   *
+   * @param nothingAcknowledged whether Kafka acknowledged none of the send's records
+   * @param budget the longest the metadata request may take
+   * @param why what showed it, for the breaker's WARN
+   * @return true when Kafka is down: the records wait for it without counting attempts
+   * @throws InterruptedException when interrupted while asking
+   */
+  public boolean isDownAfterFailedSend(boolean nothingAcknowledged, Duration budget, String why)
+      throws InterruptedException {
+    if (isOpen()) {
+      return true;
+    }
+    if (!nothingAcknowledged || answers(budget)) {
+      return false; // Kafka took some of it, or answers: the failure is the records' or partition's
+    }
+    open(why);
+    return true;
+  }
+
+  /**
    * Waits until Kafka answers (the breaker is closed).
    *
    * @param keepWaiting asked about every 200 ms; waiting ends when it returns false

@@ -1,5 +1,7 @@
 package io.outboxrelay.relay.publish;
 
+import io.outboxrelay.relay.failure.Disposition;
+import io.outboxrelay.relay.failure.ErrorClassifier;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;

@@ -1,5 +1,8 @@
 package io.outboxrelay.relay.publish;
 
+import io.outboxrelay.relay.failure.ErrorClassifier;
+import io.outboxrelay.relay.failure.KafkaUnavailableException;
+import io.outboxrelay.relay.failure.SendVerdict;
 import io.outboxrelay.router.RecordHeader;
 import io.outboxrelay.router.RoutedRecord;
 import java.time.Duration;
@@ -52,6 +55,15 @@ public final class KafkaPublisher implements AutoCloseable {
      */
     public boolean acknowledged() {
       return error == null;
+    }
+
+    /**
+     * What becomes of the record's event.
+     *
+     * @return {@link SendVerdict#PUBLISHED} when acknowledged, otherwise what the failure means
+     */
+    public SendVerdict verdict() {
+      return SendVerdict.of(error);
     }
   }
 

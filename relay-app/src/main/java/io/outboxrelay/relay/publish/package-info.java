@@ -1,8 +1,8 @@
 /**
  * Publishing to Kafka: the idempotent producer behind {@link
- * io.outboxrelay.relay.publish.KafkaPublisher}, the one place that decides whether a failure is
- * worth retrying ({@link io.outboxrelay.relay.publish.ErrorClassifier}), retry pauses ({@link
- * io.outboxrelay.relay.publish.Backoff}), and whether Kafka answers at all ({@link
- * io.outboxrelay.relay.publish.KafkaBreaker}). Shared by the CDC and polling sources.
+ * io.outboxrelay.relay.publish.KafkaPublisher}, the size check of a record before it is sent
+ * ({@link io.outboxrelay.relay.publish.RecordSizeLimit}), and whether Kafka answers at all ({@link
+ * io.outboxrelay.relay.publish.KafkaBreaker}). Shared by the CDC and polling sources; what a failed
+ * send means is decided in {@link io.outboxrelay.relay.failure}.
  */
 package io.outboxrelay.relay.publish;

@@ -53,6 +53,19 @@ public final class OutboxColumns {
    * @param columns the table's columns, from {@link #read}
    * @return true when the column is there
    */
+  /**
+   * Whether the outbox table has polling's {@code status} column (a CDC table may have it, when it
+   * was polled before or is handed over).
+   *
+   * @param c a connection to the source database
+   * @param source where the table is
+   * @return true when the column exists
+   * @throws SQLException when the catalog cannot be read
+   */
+  public static boolean hasStatus(Connection c, SourceConfig source) throws SQLException {
+    return read(c, source).containsKey("status");
+  }
+
   public static boolean hasAggregateVersion(Map<String, Column> columns) {
     return columns.containsKey(AGGREGATE_VERSION);
   }

@@ -1,35 +1,22 @@
 package io.outboxrelay.relay.source;
 
+import io.outboxrelay.relay.RelayFailure;
 import io.outboxrelay.relay.StartupCheckException;
 import io.outboxrelay.relay.config.SourceConfig;
-import java.net.UnknownHostException;
+import io.outboxrelay.relay.failure.SqlErrors;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Opens the relay's first connection to the source database and tells a configuration mistake from
  * a database that is down: a refused user, an unknown database or a host name that does not resolve
  * will not fix themselves by a restart, so they are startup check failures (exit 2) naming the key
- * to change; anything else (connection refused, a timeout) stays a runtime failure. Stateless.
+ * to change; anything else (connection refused, a timeout) stays a runtime failure. Which failure
+ * is which is decided by {@link SqlErrors#connectFailure}. Stateless.
  */
 public final class SourceConnections {
-
-  /** MariaDB/MySQL: access denied for user (wrong password or no such user). */
-  private static final int ER_ACCESS_DENIED = 1045;
-
-  /** MariaDB/MySQL: the user has no privileges on the database. */
-  private static final int ER_DBACCESS_DENIED = 1044;
-
-  /** MariaDB/MySQL: unknown database. */
-  private static final int ER_BAD_DB = 1049;
-
-  /** MariaDB/MySQL: this host is not allowed to connect. */
-  private static final int ER_HOST_NOT_PRIVILEGED = 1130;
 
   private SourceConnections() {}
 
@@ -56,6 +43,42 @@ public final class SourceConnections {
   }
 
   /**
+   * Closes a connection, if there is one, ignoring failures (it is probably broken already).
+   *
+   * @param connection the connection; may be null
+   */
+  public static void closeQuietly(Connection connection) {
+    if (connection != null) {
+      try {
+        connection.close();
+      } catch (SQLException e) {
+        // already broken
+      }
+    }
+  }
+
+  /**
+   * The failure of a source whose first connection failed for a reason that is not one of
+   * configuration (the database is down or unreachable).
+   *
+   * @param source where the database is
+   * @param e the failure
+   * @return the failure that stops the relay, saying what to check
+   */
+  public static RelayFailure cannotConnect(SourceConfig source, SQLException e) {
+    return new RelayFailure(
+        "cannot connect to "
+            + source.describe()
+            + " as '"
+            + source.user()
+            + "': "
+            + e.getMessage()
+            + ". Check source.host, source.port, source.user and"
+            + " source.password, and that the database is up",
+        e);
+  }
+
+  /**
    * Says what to change when a connection failed because of the configuration.
    *
    * @param source where the database is
@@ -64,53 +87,44 @@ public final class SourceConnections {
    *     configuration (the database may be down or unreachable for now)
    */
   public static String configurationProblem(SourceConfig source, SQLException e) {
-    Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-    for (Throwable t = e; t != null && seen.add(t); t = t.getCause()) {
-      if (t instanceof UnknownHostException) {
-        return "source.host '"
-            + source.host()
-            + "' does not resolve to an address: check source.host (and the DNS of this host)";
-      }
-    }
-    String state = e.getSQLState() == null ? "" : e.getSQLState();
-    int code = e.getErrorCode();
     String where = source.describe();
     // The server's words name the user and client host it saw; the driver's "(conn=12) " is noise.
     String said = " (" + String.valueOf(e.getMessage()).replaceFirst("^\\(conn=\\d+\\) ", "") + ")";
-    // PostgreSQL: 28P01 invalid_password; 28000 no such role or no pg_hba.conf entry.
-    if (code == ER_ACCESS_DENIED || state.equals("28P01") || state.equals("28000")) {
-      return where
-          + " refused user '"
-          + source.user()
-          + "' (wrong password, or no such user for this host): check source.user and"
-          + " source.password"
-          + said;
-    }
-    if (code == ER_HOST_NOT_PRIVILEGED) {
-      return where
-          + " does not accept connections from this host: create user '"
-          + source.user()
-          + "' for this host, or check source.host"
-          + said;
-    }
-    if (code == ER_BAD_DB || state.equals("3D000")) {
-      return "database '"
-          + source.database()
-          + "' does not exist on "
-          + source.host()
-          + ":"
-          + source.port()
-          + ": check source.database"
-          + said;
-    }
-    if (code == ER_DBACCESS_DENIED) {
-      return "user '"
-          + source.user()
-          + "' may not use database '"
-          + source.database()
-          + "': check source.database, or grant the user what config/*/relay-grants.sql grants"
-          + said;
-    }
-    return null;
+    return switch (SqlErrors.connectFailure(e)) {
+      case UNKNOWN_HOST ->
+          "source.host '"
+              + source.host()
+              + "' does not resolve to an address: check source.host (and the DNS of this host)";
+      case LOGIN_REFUSED ->
+          where
+              + " refused user '"
+              + source.user()
+              + "' (wrong password, or no such user for this host): check source.user and"
+              + " source.password"
+              + said;
+      case HOST_NOT_ALLOWED ->
+          where
+              + " does not accept connections from this host: create user '"
+              + source.user()
+              + "' for this host, or check source.host"
+              + said;
+      case NO_SUCH_DATABASE ->
+          "database '"
+              + source.database()
+              + "' does not exist on "
+              + source.host()
+              + ":"
+              + source.port()
+              + ": check source.database"
+              + said;
+      case DATABASE_DENIED ->
+          "user '"
+              + source.user()
+              + "' may not use database '"
+              + source.database()
+              + "': check source.database, or grant the user what config/*/relay-grants.sql grants"
+              + said;
+      case OTHER -> null;
+    };
   }
 }

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.outboxrelay.relay.failure.Disposition;
+import io.outboxrelay.relay.failure.ErrorClassifier;
+import io.outboxrelay.relay.failure.KafkaUnavailableException;
 import io.outboxrelay.router.RecordHeader;
 import io.outboxrelay.router.RoutedRecord;
 import java.nio.charset.StandardCharsets;

@@ -3,6 +3,7 @@ package io.outboxrelay.relay.source.cdc;
 import io.outboxrelay.relay.config.CdcConfig;
 import io.outboxrelay.relay.config.RelayMode;
 import io.outboxrelay.relay.config.SourceConfig;
+import io.outboxrelay.relay.failure.SqlErrors;
 import io.outboxrelay.relay.source.ModeOverlap;
 import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.SourceConnections;
@@ -238,7 +239,7 @@ final class BinlogPreflight {
       st.executeUpdate("INSERT INTO " + table + " SELECT * FROM " + table + " WHERE 1 = 0");
       st.executeUpdate("DELETE FROM " + table + " WHERE 1 = 0");
     } catch (SQLException e) {
-      if (e.getErrorCode() == 1146) { // no such table: Debezium creates it if it may
+      if (SqlErrors.isNoSuchTableCode(e)) { // no such table: Debezium creates it if it may
         if (!canCreate(c, source)) {
           problems.add(
               "table "
@@ -281,7 +282,7 @@ final class BinlogPreflight {
       String privileges,
       String fix)
       throws SQLException {
-    if (e.getErrorCode() == 1146) {
+    if (SqlErrors.isNoSuchTableCode(e)) {
       return "table " + table + " does not exist: create it with " + fix;
     }
     String grant =
@@ -292,7 +293,7 @@ final class BinlogPreflight {
             + " TO '"
             + source.user()
             + "'@'<host>' (see config/mysql/relay-grants.sql)";
-    if (e.getErrorCode() == 1142 || e.getErrorCode() == 1044) {
+    if (SqlErrors.isTableOrDatabaseDenied(e)) {
       // The server answers "command denied" for a table that does not exist too, unless the user
       // has some privilege on it; the catalog shows the table only in that case, so a table it
       // does not show may be missing or merely hidden.

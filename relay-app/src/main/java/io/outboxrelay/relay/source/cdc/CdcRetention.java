@@ -5,7 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.outboxrelay.relay.config.CdcConfig;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.SourceConfig;
-import io.outboxrelay.relay.publish.ErrorClassifier;
+import io.outboxrelay.relay.failure.ErrorClassifier;
+import io.outboxrelay.relay.source.OutboxColumns;
+import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.relay.source.cdc.leader.LeaseStore;
 import java.io.IOException;
 import java.sql.Connection;
@@ -159,16 +161,7 @@ final class CdcRetention implements Runnable {
    * rows (left by polling mode, never published) are kept.
    */
   private boolean hasStatus(Connection c) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME"
-                + " = ? AND LOWER(COLUMN_NAME) = 'status'")) {
-      ps.setString(1, source.database());
-      ps.setString(2, source.table());
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() && rs.getLong(1) > 0;
-      }
-    }
+    return OutboxColumns.hasStatus(c, source);
   }
 
   /** The ids of rows old enough, as the open snapshot sees them. */
@@ -258,19 +251,9 @@ final class CdcRetention implements Runnable {
   }
 
   private int delete(Connection c, List<Long> ids) throws SQLException {
-    StringBuilder sql = new StringBuilder("DELETE FROM ").append(table).append(" WHERE id IN (");
-    for (int i = 0; i < ids.size(); i++) {
-      sql.append(i == 0 ? "?" : ",?");
-    }
-    sql.append(')');
-    try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
-      for (int i = 0; i < ids.size(); i++) {
-        ps.setLong(i + 1, ids.get(i));
-      }
-      int n = ps.executeUpdate();
-      c.commit();
-      return n;
-    }
+    int n = SqlDialect.MYSQL.executeForIds(c, "DELETE FROM " + table + " WHERE ", ids);
+    c.commit();
+    return n;
   }
 
   private boolean pause(Duration d) {

@@ -6,13 +6,14 @@ import io.outboxrelay.relay.StartupCheckException;
 import io.outboxrelay.relay.config.CdcConfig;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.SourceConfig;
+import io.outboxrelay.relay.failure.Backoff;
+import io.outboxrelay.relay.failure.ErrorClassifier;
 import io.outboxrelay.relay.metrics.OutageLog;
 import io.outboxrelay.relay.metrics.RelayMetrics;
-import io.outboxrelay.relay.publish.Backoff;
-import io.outboxrelay.relay.publish.ErrorClassifier;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
 import io.outboxrelay.relay.publish.RecordSizeLimit;
+import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.SourceConnections;
 import io.outboxrelay.relay.source.cdc.leader.LeaderElection;
 import io.outboxrelay.relay.source.cdc.leader.LeaseStore;
@@ -20,9 +21,9 @@ import io.outboxrelay.relay.source.cdc.leader.Tenure;
 import io.outboxrelay.relay.versions.VersionWatch;
 import io.outboxrelay.router.EventRouter;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -200,7 +201,7 @@ public final class CdcSource implements OutboxSource {
                     cdc.retryBackoffInitial(),
                     cdc.retryBackoffMax(),
                     2.0,
-                    0.2,
+                    Backoff.JITTER,
                     ThreadLocalRandom.current()),
                 kafka,
                 cdc.poisonAction(),
@@ -269,16 +270,7 @@ public final class CdcSource implements OutboxSource {
       result = BinlogPreflight.check(config.source(), cdc);
     } catch (SQLException e) {
       state.set(State.STOPPED);
-      throw new RelayFailure(
-          "cannot connect to "
-              + config.source().describe()
-              + " as '"
-              + config.source().user()
-              + "': "
-              + e.getMessage()
-              + ". Check source.host, source.port, source.user and"
-              + " source.password, and that the database is up",
-          e);
+      throw SourceConnections.cannotConnect(config.source(), e);
     }
     for (String warning : result.warnings()) {
       LOG.warn("[{}] {}", context, warning);
@@ -300,7 +292,7 @@ public final class CdcSource implements OutboxSource {
       return;
     }
     LeaderElection e = election;
-    if (e != null && started && error != null && kickedByTheSameServerId(error)) {
+    if (e != null && started && error != null && ErrorClassifier.isServerIdTaken(error)) {
       // After a takeover, the deposed leader's binlog client may reconnect once more before its
       // engine stops (a paused process that wakes), with the same cdc.server.id, and the server
       // drops this relay's connection for it. Starting again in a new term cures that.
@@ -313,17 +305,6 @@ public final class CdcSource implements OutboxSource {
       return;
     }
     fail(failureFrom(message, error));
-  }
-
-  private static boolean kickedByTheSameServerId(Throwable error) {
-    Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-    for (Throwable t = error; t != null && seen.add(t); t = t.getCause()) {
-      String m = t.getMessage();
-      if (m != null && m.contains("same server_uuid/server_id is already connected")) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private RelayFailure failureFrom(String message, Throwable error) {
@@ -350,7 +331,7 @@ public final class CdcSource implements OutboxSource {
               + ")",
           error);
     }
-    if (detail.contains("schema isn't known to this connector")) {
+    if (ErrorClassifier.isSchemaUnknown(detail)) {
       // Debezium's own check, without an error code: the fallback for what
       // checkStoredPosition cannot see (a schema history deleted or incomplete).
       return new RelayFailure(
@@ -446,25 +427,14 @@ public final class CdcSource implements OutboxSource {
     String table = source.database() + "." + source.table();
     long pending;
     try (Connection c = SourceConnections.open(source);
-        Statement st = c.createStatement()) {
-      boolean hasStatus;
-      try (ResultSet rs =
-          st.executeQuery(
-              "SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = '"
-                  + source.database().replace("'", "''")
-                  + "' AND TABLE_NAME = '"
-                  + source.table().replace("'", "''")
-                  + "' AND LOWER(COLUMN_NAME) = 'status'")) {
-        hasStatus = rs.next() && rs.getLong(1) > 0;
-      }
-      try (ResultSet rs =
-          st.executeQuery(
-              "SELECT COUNT(*) FROM (SELECT 1 FROM "
-                  + table
-                  + (hasStatus ? " WHERE status = 'PENDING'" : "")
-                  + " LIMIT 1000) pending")) {
-        pending = rs.next() ? rs.getLong(1) : 0;
-      }
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT COUNT(*) FROM (SELECT 1 FROM "
+                    + table
+                    + (OutboxColumns.hasStatus(c, source) ? " WHERE status = 'PENDING'" : "")
+                    + " LIMIT 1000) pending");
+        ResultSet rs = ps.executeQuery()) {
+      pending = rs.next() ? rs.getLong(1) : 0;
     } catch (SQLException e) {
       LOG.warn("[{}] cannot count the rows already in {}: {}", context, table, e.getMessage());
       return;

@@ -2,10 +2,10 @@ package io.outboxrelay.relay.source.cdc;
 
 import io.outboxrelay.relay.StartupCheckException;
 import io.outboxrelay.relay.config.SourceConfig;
+import io.outboxrelay.relay.failure.Disposition;
+import io.outboxrelay.relay.failure.ErrorClassifier;
 import io.outboxrelay.relay.metrics.RelayHealth;
 import io.outboxrelay.relay.metrics.SourceGauges;
-import io.outboxrelay.relay.publish.Disposition;
-import io.outboxrelay.relay.publish.ErrorClassifier;
 import io.outboxrelay.relay.source.SourceConnections;
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;
@@ -184,13 +184,7 @@ public final class CdcStats implements AutoCloseable {
   /** Closes the connection; the next refresh opens a new one. */
   @Override
   public void close() {
-    if (connection != null) {
-      try {
-        connection.close();
-      } catch (SQLException e) {
-        // already broken
-      }
-      connection = null;
-    }
+    SourceConnections.closeQuietly(connection);
+    connection = null;
   }
 }

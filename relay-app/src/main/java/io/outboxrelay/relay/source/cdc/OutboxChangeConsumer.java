@@ -4,10 +4,10 @@ import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.outboxrelay.relay.RelayFailure;
 import io.outboxrelay.relay.config.PoisonAction;
+import io.outboxrelay.relay.failure.Backoff;
+import io.outboxrelay.relay.failure.ErrorClassifier;
+import io.outboxrelay.relay.failure.SendVerdict;
 import io.outboxrelay.relay.metrics.RelayMetrics;
-import io.outboxrelay.relay.publish.Backoff;
-import io.outboxrelay.relay.publish.Disposition;
-import io.outboxrelay.relay.publish.ErrorClassifier;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
 import io.outboxrelay.relay.publish.RecordSizeLimit;
@@ -88,31 +88,6 @@ final class OutboxChangeConsumer
   private final BooleanSupplier mayPublish;
   private final VersionWatch versions;
   private boolean dropping;
-
-  OutboxChangeConsumer(
-      EventRouter router,
-      RecordSizeLimit sizeLimit,
-      KafkaPublisher publisher,
-      Backoff backoff,
-      KafkaBreaker kafka,
-      PoisonAction poisonAction,
-      RelayMetrics metrics,
-      DrainGate gate,
-      String context,
-      BooleanSupplier mayPublish) {
-    this(
-        router,
-        sizeLimit,
-        publisher,
-        backoff,
-        kafka,
-        poisonAction,
-        metrics,
-        gate,
-        context,
-        mayPublish,
-        VersionWatch.off());
-  }
 
   /**
    * @param versions the version check, fresh for this consumer: an engine that starts again reads
@@ -222,118 +197,134 @@ final class OutboxChangeConsumer
           batch.isEmpty()
               ? List.of()
               : publisher.sendAll(batch, null, this::shouldAbandonRetries, this::stopsSending);
-
-      int retryAt = -1;
-      Throwable retryCause = null;
-      int next = 0; // index into sent and outcomes
-      int acknowledged = 0;
-      for (int i = from; i < end; i++) {
-        Item it = items.get(i);
-        if (it.routed == null) {
-          if (it.poison != null) {
-            refuse(it, it.poison, !it.refusedByKafka, committer); // fail stops before these
-          }
-          committer.markProcessed(it.change);
-          continue;
-        }
-        KafkaPublisher.Outcome outcome = outcomes.get(next++);
-        if (outcome.acknowledged()) {
-          committer.markProcessed(it.change);
-          metrics.observeCreatedAt(it.event.createdAt());
-          acknowledged++;
-          continue;
-        }
-        if (!sendAgain(outcome.error())) {
-          refuse(it, outcome.error(), false, committer);
-          committer.markProcessed(it.change);
-          continue;
-        }
-        retryAt = i;
-        retryCause = outcome.error();
-        break;
-      }
-      metrics.published(acknowledged);
-      if (retryAt < 0) {
+      Marked marked = markInOrder(items, from, end, outcomes, committer);
+      metrics.published(marked.acknowledged());
+      if (marked.retryAt() < 0) {
         if (end < items.size()) {
           Item first = items.get(end);
           refuse(first, first.poison, !first.refusedByKafka, committer); // fail: throws
         }
         return;
       }
-      int alreadyAcked = 0;
-      for (int k = next; k < outcomes.size(); k++) {
-        KafkaPublisher.Outcome outcome = outcomes.get(k);
-        if (outcome.acknowledged()) {
-          alreadyAcked++;
-        } else if (!sendAgain(outcome.error())) {
-          // Refused after the record to retry, whose failure may be the abort this refusal
-          // caused: it is not sent again, and with fail the re-sending stops before it.
-          Item refused = items.get(sent.get(k));
-          refused.routed = null;
-          refused.poison = outcome.error();
-          refused.refusedByKafka = true;
-        }
-      }
+      int alreadyAcked = setAsideLaterRefusals(items, sent, outcomes, marked.next());
       metrics.resent(alreadyAcked);
-      metrics.retry(outcomes.size() - next + 1 - alreadyAcked); // the unacknowledged from retryAt
+      // the unacknowledged from retryAt
+      metrics.retry(outcomes.size() - marked.next() + 1 - alreadyAcked);
       attempt++;
       publisher.reset();
-      if (kafkaDown(acknowledged + alreadyAcked == 0, retryCause)) {
-        LOG.debug(
-            "[{}] Kafka is unreachable: re-sending {} events once it answers",
-            context,
-            items.size() - retryAt);
-        if (!kafka.awaitClosed(() -> !gate.shouldAbandonRetries())) {
-          LOG.warn(
-              "[{}] stopping: {} events of this batch were not acknowledged and will be read"
-                  + " again after restart",
-              context,
-              items.size() - retryAt);
-          return;
-        }
-        from = retryAt;
-        continue;
-      }
-      Duration pause = backoff.delay(attempt);
-      LOG.warn(
-          "[{}] Kafka did not acknowledge event_id={} (attempt {}, {}); re-sending {} events from"
-              + " it in {} ms",
-          context,
-          items.get(retryAt).event.eventId(),
-          attempt,
-          ErrorClassifier.describe(retryCause),
-          items.size() - retryAt,
-          pause.toMillis());
-      if (!pauseUnlessStopping(pause)) {
+      boolean nothingAcknowledged = marked.acknowledged() + alreadyAcked == 0;
+      if (!awaitResend(items, marked, attempt, nothingAcknowledged)) {
         LOG.warn(
             "[{}] stopping: {} events of this batch were not acknowledged and will be read again"
                 + " after restart",
             context,
-            items.size() - retryAt);
+            items.size() - marked.retryAt());
         return;
       }
-      from = retryAt;
+      from = marked.retryAt();
     }
   }
 
   /**
-   * Whether the failure is Kafka's as a whole: the breaker is already open, or nothing of the send
-   * was acknowledged and Kafka does not answer a metadata request (then the breaker opens, and
-   * tells the operator). A timeout may also mean a missing topic; a Kafka that answers decides.
+   * How far one send was marked.
+   *
+   * @param retryAt the first item to send again, or -1 when none
+   * @param cause why it is sent again
+   * @param next the index of its outcome plus one: the outcomes from here on were not marked
+   * @param acknowledged how many records were marked acknowledged
    */
-  private boolean kafkaDown(boolean nothingAcknowledged, Throwable cause)
+  private record Marked(int retryAt, Throwable cause, int next, int acknowledged) {}
+
+  /**
+   * Marks the items from {@code from} up to {@code end} in order, each as its send's verdict says,
+   * up to the first one to send again: acknowledged, or refused (poison that is skipped). Nothing
+   * after an item to send again is marked, whatever its outcome.
+   */
+  private Marked markInOrder(
+      List<Item> items,
+      int from,
+      int end,
+      List<KafkaPublisher.Outcome> outcomes,
+      DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
       throws InterruptedException {
-    if (kafka.isOpen()) {
-      return true;
+    int next = 0; // index into outcomes: one per item with a routed record
+    int acknowledged = 0;
+    for (int i = from; i < end; i++) {
+      Item it = items.get(i);
+      if (it.routed == null) {
+        if (it.poison != null) {
+          refuse(it, it.poison, !it.refusedByKafka, committer); // fail stops before these
+        }
+        committer.markProcessed(it.change);
+        continue;
+      }
+      KafkaPublisher.Outcome outcome = outcomes.get(next++);
+      SendVerdict verdict = outcome.verdict();
+      if (verdict == SendVerdict.PUBLISHED) {
+        committer.markProcessed(it.change);
+        metrics.observeCreatedAt(it.event.createdAt());
+        acknowledged++;
+      } else if (!verdict.sendsAgain()) {
+        refuse(it, outcome.error(), false, committer);
+        committer.markProcessed(it.change);
+      } else {
+        return new Marked(i, outcome.error(), next, acknowledged);
+      }
     }
-    if (!nothingAcknowledged) {
-      return false; // Kafka took some of it: the failure is the record's or its partition's
+    return new Marked(-1, null, next, acknowledged);
+  }
+
+  /**
+   * Looks at the outcomes after the record to send again: counts those Kafka acknowledged (they
+   * will be duplicates), and sets aside those it refused, whose refusal may be what aborted the
+   * record to send again: they are not sent again, and with fail the re-sending stops before them.
+   *
+   * @return how many were already acknowledged
+   */
+  private static int setAsideLaterRefusals(
+      List<Item> items, List<Integer> sent, List<KafkaPublisher.Outcome> outcomes, int next) {
+    int alreadyAcked = 0;
+    for (int k = next; k < outcomes.size(); k++) {
+      SendVerdict verdict = outcomes.get(k).verdict();
+      if (verdict == SendVerdict.PUBLISHED) {
+        alreadyAcked++;
+      } else if (!verdict.sendsAgain()) {
+        Item refused = items.get(sent.get(k));
+        refused.routed = null;
+        refused.poison = outcomes.get(k).error();
+        refused.refusedByKafka = true;
+      }
     }
-    if (kafka.answers(KAFKA_PROBE_BUDGET)) {
-      return false;
+    return alreadyAcked;
+  }
+
+  /**
+   * Waits before the re-send: until Kafka answers when the failure is Kafka's as a whole (see
+   * {@link KafkaBreaker#isDownAfterFailedSend}), otherwise the backoff of this attempt.
+   *
+   * @return true when the re-send may go ahead, false when the batch is given up (stopping, or the
+   *     lease no longer sure)
+   */
+  private boolean awaitResend(
+      List<Item> items, Marked marked, int attempt, boolean nothingAcknowledged)
+      throws InterruptedException {
+    int left = items.size() - marked.retryAt();
+    if (kafka.isDownAfterFailedSend(
+        nothingAcknowledged, KAFKA_PROBE_BUDGET, ErrorClassifier.describe(marked.cause()))) {
+      LOG.debug("[{}] Kafka is unreachable: re-sending {} events once it answers", context, left);
+      return kafka.awaitClosed(() -> !gate.shouldAbandonRetries());
     }
-    kafka.open(ErrorClassifier.describe(cause));
-    return true;
+    Duration pause = backoff.delay(attempt);
+    LOG.warn(
+        "[{}] Kafka did not acknowledge event_id={} (attempt {}, {}); re-sending {} events from"
+            + " it in {} ms",
+        context,
+        items.get(marked.retryAt()).event.eventId(),
+        attempt,
+        ErrorClassifier.describe(marked.cause()),
+        left,
+        pause.toMillis());
+    return pauseUnlessStopping(pause);
   }
 
   /** How long the question whether Kafka answers may take after a failed send. */
@@ -359,7 +350,7 @@ final class OutboxChangeConsumer
       boolean beforeSending,
       DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
       throws InterruptedException {
-    if (ErrorClassifier.classify(error) == Disposition.STOP) {
+    if (SendVerdict.of(error) == SendVerdict.STOP) {
       committer.markBatchFinished();
       throw new RelayFailure(
           "Kafka refused "
@@ -378,8 +369,7 @@ final class OutboxChangeConsumer
    * failed event, so that nothing after it reaches Kafka before it.
    */
   private boolean stopsSending(Throwable error) {
-    Disposition d = ErrorClassifier.classify(error);
-    return d == Disposition.STOP || (d == Disposition.DEAD && poisonAction == PoisonAction.FAIL);
+    return SendVerdict.of(error).stopsTheRest(poisonAction == PoisonAction.FAIL);
   }
 
   private void poison(
@@ -418,15 +408,6 @@ final class OutboxChangeConsumer
         + "', aggregate_id='"
         + it.event.aggregateId()
         + "')";
-  }
-
-  /**
-   * Whether a failed record is sent again: a transient failure of the record, or Kafka being
-   * unavailable to the relay as a whole. Anything else is a refusal.
-   */
-  private static boolean sendAgain(Throwable error) {
-    Disposition d = ErrorClassifier.classify(error);
-    return d == Disposition.RETRY || d == Disposition.UNAVAILABLE;
   }
 
   /** Sleeps for the pause unless a stop passes its deadline first; true when it slept fully. */

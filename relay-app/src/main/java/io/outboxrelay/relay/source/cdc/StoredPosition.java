@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.debezium.relational.TableId;
 import io.outboxrelay.relay.config.CdcConfig;
 import io.outboxrelay.relay.config.SourceConfig;
+import io.outboxrelay.relay.failure.SqlErrors;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -74,7 +75,8 @@ final class StoredPosition {
       }
       return Optional.of(new StoredPosition(offset, historyTables(st, cdc, relayName)));
     } catch (SQLException e) {
-      if (e.getErrorCode() == 1146) { // no such table yet: Debezium creates it at the first start
+      if (SqlErrors.isNoSuchTableCode(
+          e)) { // no such table yet: Debezium creates it at the first start
         return Optional.empty();
       }
       throw e;

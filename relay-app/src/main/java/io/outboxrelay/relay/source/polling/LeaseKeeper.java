@@ -1,6 +1,6 @@
 package io.outboxrelay.relay.source.polling;
 
-import io.outboxrelay.relay.publish.ErrorClassifier;
+import io.outboxrelay.relay.failure.ErrorClassifier;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
@@ -66,11 +66,6 @@ final class LeaseKeeper implements Runnable {
     synchronized boolean lost() {
       return lost;
     }
-  }
-
-  /** Opens a store on a connection of the keeper's own. */
-  interface StoreFactory {
-    OutboxStore open() throws SQLException;
   }
 
   private final String context;

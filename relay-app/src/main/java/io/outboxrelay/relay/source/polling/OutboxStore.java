@@ -1,6 +1,8 @@
 package io.outboxrelay.relay.source.polling;
 
 import io.outboxrelay.relay.config.Ordering;
+import io.outboxrelay.relay.source.SourceConnections;
+import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.router.OutboxEvent;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -14,9 +16,10 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * The polling statements over one connection: claim, finish, reschedule, bury, release, and delete
- * old rows. Each method is one short READ COMMITTED transaction; none spans a Kafka send. Every
- * time in a predicate or a stored lease or retry time is the database's clock.
+ * The polling work over one connection: claim, renew, finish (publish, reschedule, bury, release);
+ * the statements themselves are in {@link OutboxStatements}, retention in {@link OutboxRetention}.
+ * Each method is one short READ COMMITTED transaction; none spans a Kafka send. Every time in a
+ * predicate or a stored lease or retry time is the database's clock.
  *
  * <p>Claims take only <em>due</em> rows: {@code PENDING} rows whose {@code next_attempt_at} has
  * passed, and {@code PROCESSING} rows whose lease ({@code processing_until}) has expired. With
@@ -47,15 +50,7 @@ final class OutboxStore {
 
   private final Connection connection;
   private final SqlDialect dialect;
-  private final String table;
-  private final String windowEnd;
-  private final String pendingClaim;
-  private final String expiredClaim;
-  private final String retentionWindowEnd;
-  private final String retentionDelete;
-
-  /** The assignments that end a row's lease: no claim owns it, and its lease ended now. */
-  private final String released;
+  private final OutboxStatements sql;
 
   /** Whether claims read the optional aggregate_version column (the table has it). */
   private final boolean aggregateVersions;
@@ -88,99 +83,9 @@ final class OutboxStore {
     this.connection = connection;
     this.aggregateVersions = aggregateVersions;
     this.dialect = dialect;
-    this.table = table;
-    connection.setAutoCommit(false);
-    connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-    this.released =
-        "claim_token = " + dialect.noClaimToken() + ", processing_until = " + dialect.now();
-    String columns =
-        "e.id, "
-            + prefixed(dialect.eventIdText())
-            + ", e.aggregate_type, e.aggregate_id,"
-            + " e.event_type, "
-            + prefixed(dialect.payloadText())
-            + ", e.created_at, e.attempts, "
-            + dialect.now()
-            + (aggregateVersions ? ", e.aggregate_version" : "");
-    // The head checks read the aggregate's index (aggregate_type, aggregate_id, status, id) one
-    // status at a time, so each reads the few rows of that status, never the aggregate's history:
-    // "lowest pending id" is one index entry, and PROCESSING and DEAD rows are rare.
-    boolean ordered = ordering == Ordering.AGGREGATE;
-    String p = table + " p" + dialect.aggregateIndexHint();
-    String notAfterDead = deadBlocksAggregate ? notAfter(p, "DEAD") : "";
-    String pendingHead =
-        ordered
-            ? " AND e.id = (SELECT p.id FROM "
-                + p
-                + " WHERE p.aggregate_type = e.aggregate_type AND p.aggregate_id = e.aggregate_id"
-                + " AND p.status = 'PENDING' ORDER BY p.id LIMIT 1)"
-                + notAfter(p, "PROCESSING")
-                + notAfterDead
-            : "";
-    String expiredHead =
-        ordered ? notAfter(p, "PENDING") + notAfter(p, "PROCESSING") + notAfterDead : "";
-    this.windowEnd = windowEndQuery("PENDING", "");
-    this.pendingClaim =
-        "SELECT "
-            + columns
-            + " FROM "
-            + table
-            + " e"
-            + dialect.statusIdIndexHint()
-            + " WHERE e.status = 'PENDING' AND e.id > ? AND e.id <= ?"
-            + " AND e.next_attempt_at <= "
-            + dialect.now()
-            + pendingHead
-            + " ORDER BY e.id LIMIT ? "
-            + dialect.forUpdateSkipLocked();
-    this.retentionWindowEnd =
-        windowEndQuery(
-            "PUBLISHED", ", CASE WHEN created_at < " + dialect.nowMinus() + " THEN 1 ELSE 0 END");
-    this.retentionDelete =
-        "DELETE FROM "
-            + table
-            + " WHERE status = 'PUBLISHED' AND id > ? AND id <= ? AND published_at < "
-            + dialect.nowMinus();
-    this.expiredClaim =
-        "SELECT "
-            + columns
-            + " FROM "
-            + table
-            + " e WHERE e.status = 'PROCESSING'"
-            + " AND e.processing_until < "
-            + dialect.now()
-            + expiredHead
-            + " ORDER BY e.id LIMIT ? "
-            + dialect.forUpdateSkipLocked();
-  }
-
-  /**
-   * The last id of a window: the {@code OFFSET ?}-th row with this status after id {@code ?}, in id
-   * order, with {@code more} columns after it (their parameters come first).
-   */
-  private String windowEndQuery(String status, String more) {
-    return "SELECT id"
-        + more
-        + " FROM "
-        + table
-        + dialect.statusIdIndexHint()
-        + " WHERE status = '"
-        + status
-        + "' AND id > ? ORDER BY id LIMIT 1 OFFSET ?";
-  }
-
-  /** No row of the aggregate with this status comes before {@code e}; {@code p} names the table. */
-  private static String notAfter(String p, String status) {
-    return " AND NOT EXISTS (SELECT 1 FROM "
-        + p
-        + " WHERE p.aggregate_type = e.aggregate_type AND p.aggregate_id = e.aggregate_id"
-        + " AND p.status = '"
-        + status
-        + "' AND p.id < e.id)";
-  }
-
-  private static String prefixed(String column) {
-    return "e." + column;
+    this.sql =
+        OutboxStatements.of(dialect, table, ordering, deadBlocksAggregate, aggregateVersions);
+    readCommitted(connection);
   }
 
   /**
@@ -188,7 +93,7 @@ final class OutboxStore {
    * window's last id (inclusive), the limit.
    */
   String pendingClaimSql() {
-    return pendingClaim;
+    return sql.pendingClaim();
   }
 
   /**
@@ -196,7 +101,7 @@ final class OutboxStore {
    * window size minus one.
    */
   String windowEndSql() {
-    return windowEnd;
+    return sql.windowEnd();
   }
 
   /**
@@ -215,7 +120,7 @@ final class OutboxStore {
     try {
       List<ClaimedEvent> candidates = new ArrayList<>();
       if (takeExpired) {
-        select(expiredClaim, candidates, limit);
+        select(sql.expiredClaim(), candidates, limit);
       }
       int expired = candidates.size();
       long nextCursor = cursor;
@@ -234,14 +139,7 @@ final class OutboxStore {
       String token = UUID.randomUUID().toString();
       if (!claimed.isEmpty()) {
         List<Long> ids = claimed.stream().map(c -> c.event().id()).toList();
-        try (PreparedStatement ps =
-            connection.prepareStatement(
-                "UPDATE "
-                    + table
-                    + " SET status = 'PROCESSING', claim_token = ?, processing_until = "
-                    + dialect.nowPlus()
-                    + ", attempts = attempts + 1 WHERE "
-                    + dialect.idIn(ids.size()))) {
+        try (PreparedStatement ps = connection.prepareStatement(sql.lease(ids.size()))) {
           dialect.bindToken(ps, 1, token);
           dialect.bindDuration(ps, 2, lease);
           dialect.bindIds(connection, ps, 3, ids);
@@ -249,14 +147,7 @@ final class OutboxStore {
         }
       }
       if (!dead.isEmpty()) {
-        try (PreparedStatement ps =
-            connection.prepareStatement(
-                "UPDATE "
-                    + table
-                    + " SET status = 'DEAD', "
-                    + released
-                    + ", last_error = ? WHERE "
-                    + dialect.idIn(dead.size()))) {
+        try (PreparedStatement ps = connection.prepareStatement(sql.buryExpired(dead.size()))) {
           ps.setString(
               1,
               "lease expired on attempt "
@@ -290,7 +181,7 @@ final class OutboxStore {
    */
   private long claimPending(int window, int limit, List<ClaimedEvent> into) throws SQLException {
     long last = Long.MAX_VALUE; // fewer than `window` pending rows after the cursor: to the end
-    try (PreparedStatement ps = connection.prepareStatement(windowEnd)) {
+    try (PreparedStatement ps = connection.prepareStatement(sql.windowEnd())) {
       ps.setLong(1, cursor);
       ps.setInt(2, window - 1);
       try (ResultSet rs = ps.executeQuery()) {
@@ -300,7 +191,7 @@ final class OutboxStore {
       }
     }
     int before = into.size();
-    try (PreparedStatement ps = connection.prepareStatement(pendingClaim)) {
+    try (PreparedStatement ps = connection.prepareStatement(sql.pendingClaim())) {
       ps.setLong(1, cursor);
       ps.setLong(2, last);
       ps.setInt(3, limit);
@@ -313,8 +204,8 @@ final class OutboxStore {
     return last == Long.MAX_VALUE ? 0 : last;
   }
 
-  private void select(String sql, List<ClaimedEvent> into, int limit) throws SQLException {
-    try (PreparedStatement ps = connection.prepareStatement(sql)) {
+  private void select(String query, List<ClaimedEvent> into, int limit) throws SQLException {
+    try (PreparedStatement ps = connection.prepareStatement(query)) {
       ps.setInt(1, limit);
       read(ps, into, aggregateVersions);
     }
@@ -370,13 +261,7 @@ final class OutboxStore {
       // Some lease was lost: undo, and find exactly which rows are still ours.
       connection.rollback();
       List<Long> owned = new ArrayList<>();
-      try (PreparedStatement ps =
-          connection.prepareStatement(
-              "SELECT id FROM "
-                  + table
-                  + " WHERE "
-                  + dialect.idIn(published.size())
-                  + " AND claim_token = ? FOR UPDATE")) {
+      try (PreparedStatement ps = connection.prepareStatement(sql.owned(published.size()))) {
         int next = dialect.bindIds(connection, ps, 1, published);
         dialect.bindToken(ps, next, token);
         try (ResultSet rs = ps.executeQuery()) {
@@ -411,15 +296,7 @@ final class OutboxStore {
    * @throws SQLException when the transaction fails (it is rolled back)
    */
   int renew(String token, List<Long> ids, Duration lease) throws SQLException {
-    try (PreparedStatement ps =
-        connection.prepareStatement(
-            "UPDATE "
-                + table
-                + " SET processing_until = "
-                + dialect.nowPlus()
-                + " WHERE "
-                + dialect.idIn(ids.size())
-                + " AND claim_token = ? AND status = 'PROCESSING'")) {
+    try (PreparedStatement ps = connection.prepareStatement(sql.renew(ids.size()))) {
       dialect.bindDuration(ps, 1, lease);
       int next = dialect.bindIds(connection, ps, 2, ids);
       dialect.bindToken(ps, next, token);
@@ -435,17 +312,7 @@ final class OutboxStore {
   }
 
   private int markPublished(String token, List<Long> ids) throws SQLException {
-    try (PreparedStatement ps =
-        connection.prepareStatement(
-            "UPDATE "
-                + table
-                + " SET status = 'PUBLISHED', published_at = "
-                + dialect.now()
-                + ", "
-                + released
-                + ", last_error = NULL WHERE "
-                + dialect.idIn(ids.size())
-                + " AND claim_token = ?")) {
+    try (PreparedStatement ps = connection.prepareStatement(sql.markPublished(ids.size()))) {
       int next = dialect.bindIds(connection, ps, 1, ids);
       dialect.bindToken(ps, next, token);
       return ps.executeUpdate();
@@ -478,23 +345,7 @@ final class OutboxStore {
       if (ofKind.isEmpty()) {
         continue;
       }
-      String set =
-          switch (kind) {
-            case RETRY -> "status = 'PENDING', next_attempt_at = " + dialect.nowPlus();
-            case DEAD -> "status = 'DEAD'";
-            case RELEASE ->
-                "status = 'PENDING', attempts = attempts - 1, next_attempt_at = "
-                    + dialect.nowPlus();
-          };
-      try (PreparedStatement ps =
-          connection.prepareStatement(
-              "UPDATE "
-                  + table
-                  + " SET "
-                  + set
-                  + ", "
-                  + released
-                  + ", last_error = ? WHERE id = ? AND claim_token = ?")) {
+      try (PreparedStatement ps = connection.prepareStatement(sql.fail(kind))) {
         for (Failure f : ofKind) {
           int i = 1;
           if (kind != Failure.Kind.DEAD) {
@@ -510,78 +361,9 @@ final class OutboxStore {
     }
   }
 
-  /**
-   * One step of a retention sweep.
-   *
-   * @param deleted rows deleted
-   * @param next the id the next step starts after, or -1 when the sweep is done
-   */
-  record RetentionStep(int deleted, long next) {}
-
-  /**
-   * Deletes the rows published more than {@code age} ago among the next {@code window} PUBLISHED
-   * rows after id {@code after}, in one short transaction. A sweep starts after 0 and goes on while
-   * the window's last row was <em>created</em> more than {@code age} ago: a row created later
-   * cannot have been published earlier, so the sweep reads only rows created before the cut-off,
-   * however many younger ones the table keeps, and rows published late (retried or requeued events)
-   * never hold back the old rows behind them. It reads {@code (status, id)} and needs no index on
-   * {@code published_at} (one that every finish would update).
-   *
-   * @return what it deleted and where the next step starts
-   */
-  RetentionStep deleteOldPublished(long after, Duration age, int window) throws SQLException {
-    try {
-      long end = Long.MAX_VALUE;
-      boolean more = false;
-      try (PreparedStatement ps = connection.prepareStatement(retentionWindowEnd)) {
-        dialect.bindDuration(ps, 1, age);
-        ps.setLong(2, after);
-        ps.setInt(3, window - 1);
-        try (ResultSet rs = ps.executeQuery()) {
-          if (rs.next()) {
-            end = rs.getLong(1);
-            more = rs.getInt(2) == 1;
-          }
-        }
-      }
-      int deleted;
-      try (PreparedStatement ps = connection.prepareStatement(retentionDelete)) {
-        ps.setLong(1, after);
-        ps.setLong(2, end);
-        dialect.bindDuration(ps, 3, age);
-        deleted = ps.executeUpdate();
-      }
-      connection.commit();
-      return new RetentionStep(deleted, more ? end : -1);
-    } catch (SQLException | RuntimeException e) {
-      rollbackQuietly();
-      throw e;
-    }
-  }
-
-  /**
-   * The query for a retention window's last id and whether it was created before the cut-off, for
-   * EXPLAIN in tests; parameters: the age, the start (exclusive), the window size minus one.
-   */
-  String retentionWindowEndSql() {
-    return retentionWindowEnd;
-  }
-
-  /**
-   * The retention delete, for EXPLAIN in tests; parameters: the start (exclusive), the end
-   * (inclusive), the age.
-   */
-  String retentionDeleteSql() {
-    return retentionDelete;
-  }
-
   /** Closes the connection, ignoring failures. */
   void closeQuietly() {
-    try {
-      connection.close();
-    } catch (SQLException ignored) {
-      // nothing to do
-    }
+    SourceConnections.closeQuietly(connection);
   }
 
   private static String truncate(String reason) {
@@ -589,6 +371,17 @@ final class OutboxStore {
   }
 
   private void rollbackQuietly() {
+    rollbackQuietly(connection);
+  }
+
+  /** Sets up a connection for the short READ COMMITTED transactions of polling mode. */
+  static void readCommitted(Connection connection) throws SQLException {
+    connection.setAutoCommit(false);
+    connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+  }
+
+  /** Rolls back, ignoring failures: the connection is probably gone, and its owner replaces it. */
+  static void rollbackQuietly(Connection connection) {
     try {
       connection.rollback();
     } catch (SQLException ignored) {

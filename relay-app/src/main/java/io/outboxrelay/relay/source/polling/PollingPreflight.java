@@ -8,6 +8,7 @@ import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.source.ModeOverlap;
 import io.outboxrelay.relay.source.OutboxColumns;
+import io.outboxrelay.relay.source.SqlDialect;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;

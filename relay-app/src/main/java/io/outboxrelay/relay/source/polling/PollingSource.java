@@ -13,6 +13,7 @@ import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
 import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.SourceConnections;
+import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.relay.versions.VersionWatch;
 import io.outboxrelay.router.EventRouter;
 import java.sql.Connection;
@@ -83,16 +84,33 @@ public final class PollingSource implements OutboxSource {
   }
 
   private OutboxStore openStore() throws SQLException {
+    return open(
+        c ->
+            new OutboxStore(
+                c,
+                dialect,
+                config.source().table(),
+                config.polling().ordering(),
+                config.polling().deadBlocksAggregate(),
+                aggregateVersions));
+  }
+
+  private OutboxRetention openRetention() throws SQLException {
+    return open(c -> new OutboxRetention(c, dialect, config.source().table()));
+  }
+
+  /** What works on a connection of its own, which it then owns. */
+  @FunctionalInterface
+  private interface OnConnection<T> {
+    T take(Connection c) throws SQLException;
+  }
+
+  /** Connects, bounds idle transactions, and hands the connection over; closes it on failure. */
+  private <T> T open(OnConnection<T> user) throws SQLException {
     Connection c = connect();
     try {
       boundIdleTransactions(c, config.source().flavor(), config.polling().lease());
-      return new OutboxStore(
-          c,
-          dialect,
-          config.source().table(),
-          config.polling().ordering(),
-          config.polling().deadBlocksAggregate(),
-          aggregateVersions);
+      return user.take(c);
     } catch (SQLException | RuntimeException e) {
       c.close();
       throw e;
@@ -147,16 +165,7 @@ public final class PollingSource implements OutboxSource {
             "[{}] could not check the outbox table's column layout: {}", context, e.toString());
       }
     } catch (SQLException e) {
-      throw new RelayFailure(
-          "cannot connect to "
-              + config.source().describe()
-              + " as '"
-              + config.source().user()
-              + "': "
-              + e.getMessage()
-              + ". Check source.host, source.port, source.user and"
-              + " source.password, and that the database is up",
-          e);
+      throw SourceConnections.cannotConnect(config.source(), e);
     }
     // Claimed events would only wait for Kafka, holding their leases: claim once it has answered.
     if (!kafka.awaitClosed(() -> !stopped.get())) {
@@ -203,7 +212,7 @@ public final class PollingSource implements OutboxSource {
       retention =
           new RetentionTask(
               context,
-              this::openStore,
+              this::openRetention,
               polling.retention(),
               polling.retentionBatchSize(),
               polling.retentionInterval());

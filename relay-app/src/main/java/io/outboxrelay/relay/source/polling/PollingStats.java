@@ -3,9 +3,9 @@ package io.outboxrelay.relay.source.polling;
 import io.outboxrelay.relay.StartupCheckException;
 import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.config.SourceFlavor;
+import io.outboxrelay.relay.failure.ErrorClassifier;
 import io.outboxrelay.relay.metrics.RelayHealth;
 import io.outboxrelay.relay.metrics.SourceGauges;
-import io.outboxrelay.relay.publish.ErrorClassifier;
 import io.outboxrelay.relay.source.SourceConnections;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -149,13 +149,7 @@ public final class PollingStats implements AutoCloseable {
   /** Closes the connection; the next refresh opens a new one. */
   @Override
   public void close() {
-    if (connection != null) {
-      try {
-        connection.close();
-      } catch (SQLException e) {
-        // already broken
-      }
-      connection = null;
-    }
+    SourceConnections.closeQuietly(connection);
+    connection = null;
   }
 }

@@ -2,11 +2,12 @@ package io.outboxrelay.relay.source.polling;
 
 import io.outboxrelay.relay.RelayFailure;
 import io.outboxrelay.relay.config.PollingConfig;
+import io.outboxrelay.relay.failure.Backoff;
+import io.outboxrelay.relay.failure.Disposition;
+import io.outboxrelay.relay.failure.ErrorClassifier;
+import io.outboxrelay.relay.failure.SendVerdict;
 import io.outboxrelay.relay.metrics.OutageLog;
 import io.outboxrelay.relay.metrics.RelayMetrics;
-import io.outboxrelay.relay.publish.Backoff;
-import io.outboxrelay.relay.publish.Disposition;
-import io.outboxrelay.relay.publish.ErrorClassifier;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
 import io.outboxrelay.relay.versions.VersionWatch;
@@ -52,11 +53,6 @@ final class PollingWorker implements Runnable {
    */
   static final Duration RELEASE_DELAY = Duration.ofSeconds(1);
 
-  /** Opens the worker's store, connecting anew after a failure. */
-  interface StoreFactory {
-    OutboxStore open() throws SQLException;
-  }
-
   private final String name;
   private final String context;
   private final PollingConfig config;
@@ -84,33 +80,6 @@ final class PollingWorker implements Runnable {
 
   /** How often a worker also looks for expired leases (reading every leased row). */
   private static final long EXPIRED_CHECK_NANOS = Duration.ofSeconds(1).toNanos();
-
-  PollingWorker(
-      String name,
-      String context,
-      PollingConfig config,
-      StoreFactory stores,
-      KafkaPublisher publisher,
-      KafkaBreaker breaker,
-      EventRouter router,
-      RelayMetrics metrics,
-      LeaseKeeper leases,
-      OutageLog databaseOutages,
-      Consumer<RelayFailure> onFatal) {
-    this(
-        name,
-        context,
-        config,
-        stores,
-        publisher,
-        breaker,
-        router,
-        VersionWatch.off(),
-        metrics,
-        leases,
-        databaseOutages,
-        onFatal);
-  }
 
   /**
    * @param versions the version check, shared by the process's workers (an aggregate's events may
@@ -147,10 +116,11 @@ final class PollingWorker implements Runnable {
             config.backoffInitial(),
             config.backoffMax(),
             config.backoffMultiplier(),
-            0.2,
+            Backoff.JITTER,
             ThreadLocalRandom.current());
     this.reconnectBackoff =
-        new Backoff(Duration.ofMillis(200), RECONNECT_MAX, 2, 0.2, ThreadLocalRandom.current());
+        new Backoff(
+            Duration.ofMillis(200), RECONNECT_MAX, 2, Backoff.JITTER, ThreadLocalRandom.current());
   }
 
   /**
@@ -172,8 +142,7 @@ final class PollingWorker implements Runnable {
 
   @Override
   public void run() {
-    int failures = 0;
-    Instant failingSince = null;
+    DatabaseOutage outage = new DatabaseOutage();
     try {
       while (running) {
         metrics.health().beat();
@@ -187,11 +156,7 @@ final class PollingWorker implements Runnable {
             store = stores.open();
           }
           boolean found = runOnce();
-          if (failures > 0) {
-            databaseOutages.up("claiming and publishing resume");
-          }
-          failures = 0;
-          failingSince = null;
+          outage.over();
           emptyClaims = found ? 0 : emptyClaims + 1;
           pause = found ? Duration.ZERO : idlePause(config.interval(), emptyClaims);
         } catch (SQLException e) {
@@ -216,28 +181,21 @@ final class PollingWorker implements Runnable {
                       e));
               return;
             }
-            pause = reconnectBackoff.delay(++failures);
-            if (failingSince == null) {
-              failingSince = Instant.now();
-            }
-            // One failure may be a connection the server dropped; a second in a row, on a fresh
-            // connection, means the database is unreachable: tell the operator (once).
-            if (failures >= 2) {
-              databaseOutages.down(failingSince, ErrorClassifier.describe(e));
-            }
+            pause = outage.nextPause();
+            outage.tell(e);
             LOG.debug(
                 "[{}] {}: database call failed ({}), attempt {}; retrying in {} ms",
                 context,
                 name,
                 ErrorClassifier.describe(e),
-                failures,
+                outage.failures(),
                 pause.toMillis());
           }
         } catch (RelayFailure e) {
           onFatal.accept(e);
           return;
         } catch (RuntimeException e) {
-          pause = reconnectBackoff.delay(++failures);
+          pause = outage.nextPause();
           LOG.error(
               "[{}] {}: unexpected failure; continuing in {} ms",
               context,
@@ -397,23 +355,22 @@ final class PollingWorker implements Runnable {
     for (int i = 0; i < routed.size(); i++) {
       ClaimedEvent c = routed.get(i);
       KafkaPublisher.Outcome o = outcomes.get(i);
-      if (o.acknowledged()) {
-        acknowledged.add(c.event().id());
-        metrics.observeCreatedAt(c.event().createdAt());
-        continue;
-      }
-      Disposition d = ErrorClassifier.classify(o.error());
-      String reason = ErrorClassifier.describe(o.error());
-      switch (d) {
+      SendVerdict verdict = o.verdict();
+      switch (verdict) {
+        case PUBLISHED -> {
+          acknowledged.add(c.event().id());
+          metrics.observeCreatedAt(c.event().createdAt());
+        }
         case DEAD -> failures.add(poison(c, o.error()));
-        case RETRY, UNAVAILABLE -> unsent.add(new Unsent(c, d, reason));
+        case RETRY, UNAVAILABLE ->
+            unsent.add(new Unsent(c, verdict, ErrorClassifier.describe(o.error())));
         case STOP -> {
-          failures.add(release(c, Duration.ZERO, reason));
+          failures.add(release(c, Duration.ZERO, ErrorClassifier.describe(o.error())));
           if (stop == null) {
             stop =
                 new RelayFailure(
                     "Kafka refused the relay ("
-                        + reason
+                        + ErrorClassifier.describe(o.error())
                         + "): fix the Kafka credentials or ACLs"
                         + " and restart; the events are back to PENDING",
                     o.error());
@@ -428,7 +385,7 @@ final class PollingWorker implements Runnable {
   }
 
   /** An event Kafka did not take, for a reason that may pass. */
-  private record Unsent(ClaimedEvent event, Disposition disposition, String reason) {}
+  private record Unsent(ClaimedEvent event, SendVerdict verdict, String reason) {}
 
   /**
    * Decides whose problem the transient failures of a batch are. Kafka is down when the breaker is
@@ -441,15 +398,11 @@ final class PollingWorker implements Runnable {
   private List<OutboxStore.Failure> reschedule(
       List<Unsent> unsent, boolean nothingAcknowledged, long leaseExpiresAt)
       throws InterruptedException {
-    boolean kafkaDown = breaker.isOpen();
-    if (!kafkaDown && nothingAcknowledged) {
-      // Leave the finish its margin: the probe gets what is left of the lease before it.
-      long budget = leaseExpiresAt - finishMargin.toNanos() / 2 - System.nanoTime();
-      kafkaDown = !breaker.answers(Duration.ofNanos(Math.max(0, budget)));
-    }
+    // Leave the finish its margin: the probe gets what is left of the lease before it.
+    long budget = leaseExpiresAt - finishMargin.toNanos() / 2 - System.nanoTime();
     List<OutboxStore.Failure> failures = new ArrayList<>(unsent.size());
-    if (kafkaDown) {
-      breaker.open(unsent.get(0).reason());
+    if (breaker.isDownAfterFailedSend(
+        nothingAcknowledged, Duration.ofNanos(Math.max(0, budget)), unsent.get(0).reason())) {
       for (Unsent u : unsent) {
         failures.add(release(u.event(), RELEASE_DELAY, "Kafka unavailable: " + u.reason()));
       }
@@ -464,7 +417,7 @@ final class PollingWorker implements Runnable {
     String partitionReason = null;
     Duration pause = retryBackoff.delay(1);
     for (Unsent u : unsent) {
-      if (u.disposition() == Disposition.UNAVAILABLE) {
+      if (u.verdict() == SendVerdict.UNAVAILABLE) {
         partitionDown.add(u.event().event().id());
         partitionReason = partitionReason == null ? u.reason() : partitionReason;
         failures.add(release(u.event(), pause, u.reason()));
@@ -497,17 +450,14 @@ final class PollingWorker implements Runnable {
   private OutboxStore.Finish finishWithRetries(
       String token, List<Long> acknowledged, List<OutboxStore.Failure> failures, long deadline)
       throws SQLException, InterruptedException {
-    int attempt = 0;
-    Instant failingSince = null;
+    DatabaseOutage outage = new DatabaseOutage();
     while (true) {
       try {
         if (store == null) {
           store = stores.open();
         }
         OutboxStore.Finish finish = store.finish(token, acknowledged, failures);
-        if (attempt > 0) {
-          databaseOutages.up("claiming and publishing resume");
-        }
+        outage.over();
         return finish;
       } catch (SQLException e) {
         if (ErrorClassifier.isTransactionRollback(e)) {
@@ -515,17 +465,12 @@ final class PollingWorker implements Runnable {
           continue;
         }
         closeStore();
-        Duration pause = reconnectBackoff.delay(++attempt);
+        Duration pause = outage.nextPause();
         if (ErrorClassifier.classify(e) != Disposition.RETRY
             || System.nanoTime() + pause.toNanos() - deadline >= 0) {
           throw e;
         }
-        if (failingSince == null) {
-          failingSince = Instant.now();
-        }
-        if (attempt >= 2) {
-          databaseOutages.down(failingSince, ErrorClassifier.describe(e));
-        }
+        outage.tell(e);
         LOG.debug(
             "[{}] {}: finishing {} published events failed ({}); retrying in {} ms",
             context,
@@ -535,6 +480,46 @@ final class PollingWorker implements Runnable {
             pause.toMillis());
         Thread.sleep(pause.toMillis());
       }
+    }
+  }
+
+  /**
+   * Failures in a row to reach the database: each one's reconnect pause, and the operator told once
+   * a second one in a row shows that the database is unreachable.
+   */
+  private final class DatabaseOutage {
+    private int failures;
+    private Instant since;
+
+    /** Counts a failure; the pause before the next attempt. */
+    Duration nextPause() {
+      return reconnectBackoff.delay(++failures);
+    }
+
+    /**
+     * Tells the shared outage log. One failure may be a connection the server dropped; a second in
+     * a row, on a fresh connection, means the database is unreachable: tell the operator (once).
+     */
+    void tell(SQLException e) {
+      if (since == null) {
+        since = Instant.now();
+      }
+      if (failures >= 2) {
+        databaseOutages.down(since, ErrorClassifier.describe(e));
+      }
+    }
+
+    /** The database answered: says so when it had failed. */
+    void over() {
+      if (failures > 0) {
+        databaseOutages.up("claiming and publishing resume");
+      }
+      failures = 0;
+      since = null;
+    }
+
+    int failures() {
+      return failures;
     }
   }
 
@@ -592,10 +577,7 @@ final class PollingWorker implements Runnable {
   }
 
   private void idle(Duration base) throws InterruptedException {
-    long ms =
-        Math.max(
-            1,
-            Math.round(base.toMillis() * (0.8 + 0.4 * ThreadLocalRandom.current().nextDouble())));
+    long ms = Backoff.jittered(base, ThreadLocalRandom.current()).toMillis();
     long until = System.nanoTime() + ms * 1_000_000;
     while (running && System.nanoTime() < until) {
       Thread.sleep(Math.min(50, Math.max(1, (until - System.nanoTime()) / 1_000_000)));

@@ -1,6 +1,6 @@
 package io.outboxrelay.relay.source.polling;
 
-import io.outboxrelay.relay.publish.ErrorClassifier;
+import io.outboxrelay.relay.failure.ErrorClassifier;
 import java.sql.SQLException;
 import java.time.Duration;
 import org.slf4j.Logger;
@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Deletes PUBLISHED rows published longer ago than the retention age: a sweep over the PUBLISHED
  * rows in id order, in windows of the batch size, each its own short transaction (see {@link
- * OutboxStore#deleteOldPublished}); then waits for the next run. DEAD and unpublished rows are
+ * OutboxRetention#deleteOldPublished}); then waits for the next run. DEAD and unpublished rows are
  * never touched. Runs on its own thread; not thread-safe otherwise.
  */
 final class RetentionTask implements Runnable {
@@ -17,18 +17,20 @@ final class RetentionTask implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(RetentionTask.class);
 
   private final String context;
-  private final PollingWorker.StoreFactory stores;
+  private final Opener stores;
+
+  /** Opens retention on a connection of its own. */
+  @FunctionalInterface
+  interface Opener {
+    OutboxRetention open() throws SQLException;
+  }
+
   private final Duration age;
   private final int batchSize;
   private final Duration interval;
   private volatile boolean running = true;
 
-  RetentionTask(
-      String context,
-      PollingWorker.StoreFactory stores,
-      Duration age,
-      int batchSize,
-      Duration interval) {
+  RetentionTask(String context, Opener stores, Duration age, int batchSize, Duration interval) {
     this.context = context;
     this.stores = stores;
     this.age = age;
@@ -65,12 +67,12 @@ final class RetentionTask implements Runnable {
 
   /** One sweep; returns how many rows it deleted. */
   long runOnce() throws SQLException {
-    OutboxStore store = stores.open();
+    OutboxRetention store = stores.open();
     try {
       long total = 0;
       long after = 0;
       while (running) {
-        OutboxStore.RetentionStep step = store.deleteOldPublished(after, age, batchSize);
+        OutboxRetention.RetentionStep step = store.deleteOldPublished(after, age, batchSize);
         total += step.deleted();
         if (step.next() < 0) {
           break;

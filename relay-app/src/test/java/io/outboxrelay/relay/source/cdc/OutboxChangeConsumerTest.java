@@ -15,11 +15,12 @@ import io.outboxrelay.relay.RelayFailure;
 import io.outboxrelay.relay.config.PoisonAction;
 import io.outboxrelay.relay.config.VersionCheck;
 import io.outboxrelay.relay.config.VersionCheckConfig;
+import io.outboxrelay.relay.failure.Backoff;
 import io.outboxrelay.relay.metrics.RelayMetrics;
-import io.outboxrelay.relay.publish.Backoff;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
 import io.outboxrelay.relay.publish.RecordSizeLimit;
+import io.outboxrelay.relay.publish.TestBreakers;
 import io.outboxrelay.relay.versions.VersionWatch;
 import io.outboxrelay.router.EventRouter;
 import java.nio.charset.StandardCharsets;
@@ -40,6 +41,7 @@ import org.apache.kafka.common.errors.NetworkException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.connect.source.SourceRecord;
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -96,6 +98,10 @@ class OutboxChangeConsumerTest {
   private final List<MockProducer<byte[], byte[]>> producers = new CopyOnWriteArrayList<>();
   private final RelayMetrics metrics = new RelayMetrics();
   private final DrainGate gate = new DrainGate();
+
+  /** What the engine would commit of the test's batches. */
+  private final Committer committer = new Committer();
+
   private final java.util.concurrent.atomic.AtomicBoolean mayPublish =
       new java.util.concurrent.atomic.AtomicBoolean(true);
   private KafkaPublisher publisher;
@@ -104,33 +110,7 @@ class OutboxChangeConsumerTest {
   private final AtomicBoolean kafkaAnswers = new AtomicBoolean(true);
 
   /** A breaker whose Kafka answers unless a test says otherwise, probing every 5 ms. */
-  private final KafkaBreaker kafka = breaker();
-
-  private KafkaBreaker breaker() {
-    KafkaBreaker breaker =
-        new KafkaBreaker(
-            new KafkaBreaker.Probe() {
-              @Override
-              public String check(Duration timeout) {
-                return kafkaAnswers.get() ? null : "connection refused";
-              }
-
-              @Override
-              public void close() {}
-            },
-            "test",
-            "mock:9092",
-            "waiting",
-            Duration.ofMillis(5),
-            java.time.Clock.systemUTC());
-    breaker.start();
-    try {
-      breaker.awaitClosed(() -> true);
-    } catch (InterruptedException e) {
-      throw new IllegalStateException(e);
-    }
-    return breaker;
-  }
+  private final KafkaBreaker kafka = TestBreakers.answeringWhile(kafkaAnswers::get);
 
   private OutboxChangeConsumer consumer(boolean autoComplete, PoisonAction action) {
     return consumer(autoComplete, action, DEFAULT_LIMIT);
@@ -138,6 +118,11 @@ class OutboxChangeConsumerTest {
 
   private OutboxChangeConsumer consumer(
       boolean autoComplete, PoisonAction action, RecordSizeLimit limit) {
+    return consumer(autoComplete, action, limit, VersionWatch.off());
+  }
+
+  private OutboxChangeConsumer consumer(
+      boolean autoComplete, PoisonAction action, RecordSizeLimit limit, VersionWatch versions) {
     publisher =
         new KafkaPublisher(
             () -> {
@@ -156,7 +141,8 @@ class OutboxChangeConsumerTest {
         metrics,
         gate,
         "test",
-        mayPublish::get);
+        mayPublish::get,
+        versions);
   }
 
   @AfterEach
@@ -189,10 +175,78 @@ class OutboxChangeConsumerTest {
         });
   }
 
+  /**
+   * Runs one batch in the background and waits until the first producer has been handed {@code
+   * sent} records of it.
+   */
+  private CompletableFuture<Void> sendInBackground(
+      OutboxChangeConsumer consumer, int sent, List<RecordChangeEvent<SourceRecord>> batch) {
+    CompletableFuture<Void> done = handleInBackground(consumer, committer, batch);
+    awaitSent(0, sent);
+    return done;
+  }
+
+  /**
+   * Waits until the producer number {@code producer} (from 0) is the newest and has the records.
+   */
+  private void awaitSent(int producer, int records) {
+    await()
+        .atMost(5, TimeUnit.SECONDS)
+        .until(
+            () ->
+                producers.size() == producer + 1
+                    && producers.get(producer).history().size() == records);
+  }
+
+  /** Three events of aggregate a, ids 1 to 3. */
+  private static List<RecordChangeEvent<SourceRecord>> threeOfAggregateA() {
+    return List.of(insert(1, "order", "a"), insert(2, "order", "a"), insert(3, "order", "a"));
+  }
+
+  /** Asserts that the batch stopped the relay; what for is up to the caller. */
+  private static AbstractThrowableAssert<?, ? extends Throwable> assertStopsTheRelay(
+      CompletableFuture<Void> done) {
+    return assertThatThrownBy(() -> done.get(5, TimeUnit.SECONDS))
+        .cause()
+        .isInstanceOf(RelayFailure.class);
+  }
+
+  /** In {@link #answer}: the record is acknowledged. */
+  private static final RuntimeException ACK = null;
+
+  /** Answers the producer's next records in turn: acknowledged ({@link #ACK}) or failed. */
+  private static void answer(MockProducer<byte[], byte[]> p, RuntimeException... outcomes) {
+    for (RuntimeException outcome : outcomes) {
+      if (outcome == ACK) {
+        p.completeNext();
+      } else {
+        p.errorNext(outcome);
+      }
+    }
+  }
+
+  private static void acknowledgeAll(MockProducer<byte[], byte[]> p) {
+    while (p.completeNext()) {
+      // acknowledge all
+    }
+  }
+
+  /**
+   * Of four records on the first producer: acknowledges the first, fails the second (which replaces
+   * the producer), acknowledges the last two; then waits for the re-send of the last three.
+   *
+   * @return the first producer
+   */
+  private MockProducer<byte[], byte[]> failTheSecondOfFour() {
+    MockProducer<byte[], byte[]> first = producers.get(0);
+    answer(first, ACK, new NetworkException("broker went away"), ACK, ACK);
+    awaitSent(1, 3);
+    return first;
+  }
+
   @Test
   void publishesInsertsInOrderAndMarksEveryRecordAfterItsAck() throws Exception {
     OutboxChangeConsumer consumer = consumer(true, PoisonAction.FAIL);
-    Committer committer = new Committer();
 
     consumer.handleBatch(
         List.of(
@@ -222,7 +276,6 @@ class OutboxChangeConsumerTest {
   @Test
   void sendsAndMarksNothingOnceTheLeaseIsNoLongerSure() throws Exception {
     OutboxChangeConsumer consumer = consumer(true, PoisonAction.FAIL);
-    Committer committer = new Committer();
     consumer.handleBatch(List.of(insert(1, "order", "a")), committer);
 
     mayPublish.set(false);
@@ -234,16 +287,12 @@ class OutboxChangeConsumerTest {
 
   @Test
   void abandonsItsRetriesWhenTheLeaseIsNoLongerSure() throws Exception {
-    OutboxChangeConsumer consumer = consumer(false, PoisonAction.FAIL);
-    Committer committer = new Committer();
     CompletableFuture<Void> done =
-        handleInBackground(
-            consumer, committer, List.of(insert(1, "order", "a"), insert(2, "order", "a")));
-    await()
-        .atMost(5, TimeUnit.SECONDS)
-        .until(() -> !producers.isEmpty() && producers.get(0).history().size() == 2);
-    producers.get(0).completeNext();
-    producers.get(0).errorNext(new NetworkException("broker went away"));
+        sendInBackground(
+            consumer(false, PoisonAction.FAIL),
+            2,
+            List.of(insert(1, "order", "a"), insert(2, "order", "a")));
+    answer(producers.get(0), ACK, new NetworkException("broker went away"));
     mayPublish.set(false);
 
     done.get(5, TimeUnit.SECONDS);
@@ -254,36 +303,20 @@ class OutboxChangeConsumerTest {
 
   @Test
   void resendsFromTheFirstUnacknowledgedRecordOnAFreshProducerKeepingOrder() throws Exception {
-    OutboxChangeConsumer consumer = consumer(false, PoisonAction.FAIL);
-    Committer committer = new Committer();
     CompletableFuture<Void> done =
-        handleInBackground(
-            consumer,
-            committer,
+        sendInBackground(
+            consumer(false, PoisonAction.FAIL),
+            4,
             List.of(
                 insert(1, "order", "a"),
                 insert(2, "order", "a"),
                 insert(3, "order", "b"),
                 insert(4, "order", "a")));
-
-    await()
-        .atMost(5, TimeUnit.SECONDS)
-        .until(() -> !producers.isEmpty() && producers.get(0).history().size() == 4);
-    MockProducer<byte[], byte[]> first = producers.get(0);
-    first.completeNext();
-    first.errorNext(new NetworkException("broker went away"));
-    first.completeNext();
-    first.completeNext();
-
-    await()
-        .atMost(5, TimeUnit.SECONDS)
-        .until(() -> producers.size() == 2 && producers.get(1).history().size() == 3);
+    MockProducer<byte[], byte[]> first = failTheSecondOfFour();
     assertThat(first.closed()).isTrue();
     assertThat(committer.marked).containsExactly(1L);
     MockProducer<byte[], byte[]> second = producers.get(1);
-    while (second.completeNext()) {
-      // acknowledge all
-    }
+    acknowledgeAll(second);
     done.get(5, TimeUnit.SECONDS);
 
     assertThat(keys(second)).containsExactly("a", "b", "a");
@@ -297,45 +330,24 @@ class OutboxChangeConsumerTest {
 
   @Test
   void publishesVersionHeadersAndTakesNoResentRecordForAVersionGoingBackwards() throws Exception {
-    consumer(false, PoisonAction.FAIL); // the publisher
     OutboxChangeConsumer consumer =
-        new OutboxChangeConsumer(
-            EventRouter.withDefaults(),
-            DEFAULT_LIMIT,
-            publisher,
-            new Backoff(Duration.ofMillis(10), Duration.ofMillis(20), 2, 0, new Random(1)),
-            kafka,
+        consumer(
+            false,
             PoisonAction.FAIL,
-            metrics,
-            gate,
-            "test",
-            mayPublish::get,
+            DEFAULT_LIMIT,
             VersionWatch.of(new VersionCheckConfig(VersionCheck.CONTIGUOUS, 10), metrics, "test"));
-    Committer committer = new Committer();
     CompletableFuture<Void> done =
-        handleInBackground(
+        sendInBackground(
             consumer,
-            committer,
+            4,
             List.of(
                 insertVersioned(1, "a", 1L),
                 insertVersioned(2, "a", 2L),
                 insertVersioned(3, "a", 3L),
                 insertVersioned(4, "b", null)));
-    await()
-        .atMost(5, TimeUnit.SECONDS)
-        .until(() -> !producers.isEmpty() && producers.get(0).history().size() == 4);
-    MockProducer<byte[], byte[]> first = producers.get(0);
-    first.completeNext();
-    first.errorNext(new NetworkException("broker went away"));
-    first.completeNext();
-    first.completeNext();
-    await()
-        .atMost(5, TimeUnit.SECONDS)
-        .until(() -> producers.size() == 2 && producers.get(1).history().size() == 3);
+    failTheSecondOfFour();
     MockProducer<byte[], byte[]> second = producers.get(1);
-    while (second.completeNext()) {
-      // acknowledge all
-    }
+    acknowledgeAll(second);
     done.get(5, TimeUnit.SECONDS);
 
     // The re-send puts versions 2 and 3 after 3 once more: a re-send, not a version going back.
@@ -349,17 +361,16 @@ class OutboxChangeConsumerTest {
 
   @Test
   void sendsAgainOnlyOnceKafkaAnswersWhenNothingWasAcknowledgedAndKafkaIsDown() throws Exception {
-    OutboxChangeConsumer consumer = consumer(false, PoisonAction.FAIL);
-    Committer committer = new Committer();
     kafkaAnswers.set(false);
     CompletableFuture<Void> done =
-        handleInBackground(
-            consumer, committer, List.of(insert(1, "order", "a"), insert(2, "order", "a")));
-    await()
-        .atMost(5, TimeUnit.SECONDS)
-        .until(() -> !producers.isEmpty() && producers.get(0).history().size() == 2);
-    producers.get(0).errorNext(new NetworkException("broker went away"));
-    producers.get(0).errorNext(new NetworkException("broker went away"));
+        sendInBackground(
+            consumer(false, PoisonAction.FAIL),
+            2,
+            List.of(insert(1, "order", "a"), insert(2, "order", "a")));
+    answer(
+        producers.get(0),
+        new NetworkException("broker went away"),
+        new NetworkException("broker went away"));
 
     await().atMost(5, TimeUnit.SECONDS).until(() -> kafka.state() == KafkaBreaker.State.OPEN);
     // However short the backoff (10-20 ms here), nothing is sent while Kafka does not answer.
@@ -369,12 +380,8 @@ class OutboxChangeConsumerTest {
         .until(() -> producers.size() == 1);
     kafkaAnswers.set(true);
 
-    await()
-        .atMost(5, TimeUnit.SECONDS)
-        .until(() -> producers.size() == 2 && producers.get(1).history().size() == 2);
-    while (producers.get(1).completeNext()) {
-      // acknowledge all
-    }
+    awaitSent(1, 2);
+    acknowledgeAll(producers.get(1));
     done.get(5, TimeUnit.SECONDS);
     assertThat(keys(producers.get(1))).containsExactly("a", "a");
     assertThat(committer.marked).containsExactly(1L, 2L);
@@ -383,23 +390,14 @@ class OutboxChangeConsumerTest {
 
   @Test
   void stopsBeforeAPoisonEventWhenTheActionIsFail() throws Exception {
-    OutboxChangeConsumer consumer = consumer(false, PoisonAction.FAIL);
-    Committer committer = new Committer();
     CompletableFuture<Void> done =
-        handleInBackground(
-            consumer,
-            committer,
+        sendInBackground(
+            consumer(false, PoisonAction.FAIL),
+            3,
             List.of(insert(1, "order", "a"), insert(2, "order", "b"), insert(3, "order", "c")));
-    await()
-        .atMost(5, TimeUnit.SECONDS)
-        .until(() -> !producers.isEmpty() && producers.get(0).history().size() == 3);
-    producers.get(0).completeNext();
-    producers.get(0).errorNext(new RecordTooLargeException("The message is 2000000 bytes"));
-    producers.get(0).completeNext();
+    answer(producers.get(0), ACK, new RecordTooLargeException("The message is 2000000 bytes"), ACK);
 
-    assertThatThrownBy(() -> done.get(5, TimeUnit.SECONDS))
-        .hasCauseInstanceOf(RelayFailure.class)
-        .cause()
+    assertStopsTheRelay(done)
         .hasMessageContaining("event_id=00000000-0000-0000-0000-000000000002")
         .hasMessageContaining("RecordTooLargeException")
         .hasMessageContaining("cdc.poison.action=skip");
@@ -409,23 +407,16 @@ class OutboxChangeConsumerTest {
 
   @Test
   void skipsAPoisonEventAndGoesOnWhenTheActionIsSkip() throws Exception {
-    OutboxChangeConsumer consumer = consumer(false, PoisonAction.SKIP);
-    Committer committer = new Committer();
     CompletableFuture<Void> done =
-        handleInBackground(
-            consumer,
-            committer,
+        sendInBackground(
+            consumer(false, PoisonAction.SKIP),
+            3,
             List.of(
                 insert(1, "order", "a"),
                 insert(2, "order", "b"),
                 insert(3, "bad topic", "c"),
                 insert(4, "order", "d")));
-    await()
-        .atMost(5, TimeUnit.SECONDS)
-        .until(() -> !producers.isEmpty() && producers.get(0).history().size() == 3);
-    producers.get(0).completeNext();
-    producers.get(0).errorNext(new RecordTooLargeException("too large"));
-    producers.get(0).completeNext();
+    answer(producers.get(0), ACK, new RecordTooLargeException("too large"), ACK);
     done.get(5, TimeUnit.SECONDS);
 
     assertThat(keys(producers.get(0))).containsExactly("a", "b", "d");
@@ -441,7 +432,6 @@ class OutboxChangeConsumerTest {
     String large = "{\"blob\":\"" + "x".repeat(5_000) + "\"}";
     OutboxChangeConsumer consumer =
         consumer(true, PoisonAction.FAIL, RecordSizeLimit.of(2_000, 33_554_432L));
-    Committer committer = new Committer();
 
     assertThatThrownBy(
             () ->
@@ -468,7 +458,6 @@ class OutboxChangeConsumerTest {
   @Test
   void sendsNothingAfterAnEventWithAnIllegalTopicAndNamesTheTemplateNotTheSize() throws Exception {
     OutboxChangeConsumer consumer = consumer(true, PoisonAction.FAIL);
-    Committer committer = new Committer();
 
     assertThatThrownBy(
             () ->
@@ -492,7 +481,6 @@ class OutboxChangeConsumerTest {
   @Test
   void treatsANullPayloadAsPoisonInsteadOfPublishingATombstone() throws Exception {
     OutboxChangeConsumer failing = consumer(true, PoisonAction.FAIL);
-    Committer committer = new Committer();
 
     assertThatThrownBy(
             () ->
@@ -518,23 +506,13 @@ class OutboxChangeConsumerTest {
   void aRecordTheBrokerRefusesClosesTheProducerSoNothingQueuedBehindItIsSent() throws Exception {
     // The broker refuses B (its topic's max.message.bytes is below the producer's limit) after
     // C, of the same aggregate, was handed to the producer: C must never follow it to Kafka.
-    OutboxChangeConsumer consumer = consumer(false, PoisonAction.FAIL);
-    Committer committer = new Committer();
     CompletableFuture<Void> done =
-        handleInBackground(
-            consumer,
-            committer,
-            List.of(insert(1, "order", "a"), insert(2, "order", "a"), insert(3, "order", "a")));
-    await()
-        .atMost(5, TimeUnit.SECONDS)
-        .until(() -> !producers.isEmpty() && producers.get(0).history().size() == 3);
+        sendInBackground(consumer(false, PoisonAction.FAIL), 3, threeOfAggregateA());
     MockProducer<byte[], byte[]> p = producers.get(0);
-    p.completeNext();
-    p.errorNext(new RecordTooLargeException("The request included a message larger than the max."));
+    answer(
+        p, ACK, new RecordTooLargeException("The request included a message larger than the max."));
 
-    assertThatThrownBy(() -> done.get(5, TimeUnit.SECONDS))
-        .cause()
-        .isInstanceOf(RelayFailure.class)
+    assertStopsTheRelay(done)
         .hasMessageContaining("event_id=00000000-0000-0000-0000-000000000002")
         .hasMessageContaining("larger than the max. Raise the topic's max.message.bytes");
     assertThat(p.closed()).isTrue();
@@ -544,29 +522,22 @@ class OutboxChangeConsumerTest {
 
   @Test
   void resendsOnlyWhatPrecedesARecordTheBrokerRefusedThenStopsAtIt() throws Exception {
-    OutboxChangeConsumer consumer = consumer(false, PoisonAction.FAIL);
-    Committer committer = new Committer();
     CompletableFuture<Void> done =
-        handleInBackground(
-            consumer,
-            committer,
+        sendInBackground(
+            consumer(false, PoisonAction.FAIL),
+            3,
             List.of(insert(1, "order", "x"), insert(2, "order", "a"), insert(3, "order", "a")));
-    await()
-        .atMost(5, TimeUnit.SECONDS)
-        .until(() -> !producers.isEmpty() && producers.get(0).history().size() == 3);
     MockProducer<byte[], byte[]> first = producers.get(0);
     // x was not acknowledged when the refusal of a's first event aborted what was queued.
-    first.errorNext(new NetworkException("connection lost"));
-    first.errorNext(new InvalidTopicException("Cannot append to internal topic"));
+    answer(
+        first,
+        new NetworkException("connection lost"),
+        new InvalidTopicException("Cannot append to internal topic"));
 
-    await()
-        .atMost(5, TimeUnit.SECONDS)
-        .until(() -> producers.size() == 2 && producers.get(1).history().size() == 1);
+    awaitSent(1, 1);
     producers.get(1).completeNext();
 
-    assertThatThrownBy(() -> done.get(5, TimeUnit.SECONDS))
-        .cause()
-        .isInstanceOf(RelayFailure.class)
+    assertStopsTheRelay(done)
         .hasMessageContaining("event_id=00000000-0000-0000-0000-000000000002")
         .hasMessageContaining("router.topic.template");
     assertThat(keys(producers.get(1))).containsExactly("x");
@@ -575,20 +546,10 @@ class OutboxChangeConsumerTest {
 
   @Test
   void skipsARecordTheBrokerRefusesWithoutHoldingBackTheRest() throws Exception {
-    OutboxChangeConsumer consumer = consumer(false, PoisonAction.SKIP);
-    Committer committer = new Committer();
     CompletableFuture<Void> done =
-        handleInBackground(
-            consumer,
-            committer,
-            List.of(insert(1, "order", "a"), insert(2, "order", "a"), insert(3, "order", "a")));
-    await()
-        .atMost(5, TimeUnit.SECONDS)
-        .until(() -> !producers.isEmpty() && producers.get(0).history().size() == 3);
+        sendInBackground(consumer(false, PoisonAction.SKIP), 3, threeOfAggregateA());
     MockProducer<byte[], byte[]> p = producers.get(0);
-    p.completeNext();
-    p.errorNext(new RecordTooLargeException("too large for the topic"));
-    p.completeNext();
+    answer(p, ACK, new RecordTooLargeException("too large for the topic"), ACK);
     done.get(5, TimeUnit.SECONDS);
 
     assertThat(p.closed()).isFalse();
@@ -599,24 +560,12 @@ class OutboxChangeConsumerTest {
 
   @Test
   void aRefusalThatNeedsAnOperatorStopsTheSendingInEitherMode() throws Exception {
-    OutboxChangeConsumer consumer = consumer(false, PoisonAction.SKIP);
-    Committer committer = new Committer();
     CompletableFuture<Void> done =
-        handleInBackground(
-            consumer,
-            committer,
-            List.of(insert(1, "order", "a"), insert(2, "order", "a"), insert(3, "order", "a")));
-    await()
-        .atMost(5, TimeUnit.SECONDS)
-        .until(() -> !producers.isEmpty() && producers.get(0).history().size() == 3);
+        sendInBackground(consumer(false, PoisonAction.SKIP), 3, threeOfAggregateA());
     MockProducer<byte[], byte[]> p = producers.get(0);
-    p.completeNext();
-    p.errorNext(new org.apache.kafka.common.errors.ClusterAuthorizationException("denied"));
+    answer(p, ACK, new org.apache.kafka.common.errors.ClusterAuthorizationException("denied"));
 
-    assertThatThrownBy(() -> done.get(5, TimeUnit.SECONDS))
-        .cause()
-        .isInstanceOf(RelayFailure.class)
-        .hasMessageContaining("ClusterAuthorizationException");
+    assertStopsTheRelay(done).hasMessageContaining("ClusterAuthorizationException");
     assertThat(p.completeNext()).isFalse();
     assertThat(committer.marked).containsExactly(1L);
   }
@@ -624,7 +573,6 @@ class OutboxChangeConsumerTest {
   @Test
   void publishesNothingOnceDraining() throws Exception {
     OutboxChangeConsumer consumer = consumer(true, PoisonAction.FAIL);
-    Committer committer = new Committer();
     assertThat(gate.drain(Duration.ofSeconds(1))).isTrue();
 
     consumer.handleBatch(List.of(insert(1, "order", "a")), committer);
@@ -636,14 +584,11 @@ class OutboxChangeConsumerTest {
 
   @Test
   void drainWaitsForTheBatchInFlightToBeAcknowledged() throws Exception {
-    OutboxChangeConsumer consumer = consumer(false, PoisonAction.FAIL);
-    Committer committer = new Committer();
     CompletableFuture<Void> done =
-        handleInBackground(
-            consumer, committer, List.of(insert(1, "order", "a"), insert(2, "order", "b")));
-    await()
-        .atMost(5, TimeUnit.SECONDS)
-        .until(() -> !producers.isEmpty() && producers.get(0).history().size() == 2);
+        sendInBackground(
+            consumer(false, PoisonAction.FAIL),
+            2,
+            List.of(insert(1, "order", "a"), insert(2, "order", "b")));
     CompletableFuture<Boolean> drained =
         CompletableFuture.supplyAsync(
             () -> {
@@ -658,8 +603,7 @@ class OutboxChangeConsumerTest {
         .atMost(2, TimeUnit.SECONDS)
         .until(() -> !drained.isDone());
 
-    producers.get(0).completeNext();
-    producers.get(0).completeNext();
+    answer(producers.get(0), ACK, ACK);
 
     assertThat(drained.get(5, TimeUnit.SECONDS)).isTrue();
     done.get(5, TimeUnit.SECONDS);
@@ -670,7 +614,6 @@ class OutboxChangeConsumerTest {
   @Test
   void abandonsRetriesWhenAStopPassesItsDeadline() throws Exception {
     OutboxChangeConsumer consumer = consumer(false, PoisonAction.FAIL);
-    Committer committer = new Committer();
     CompletableFuture<Void> done =
         handleInBackground(
             consumer, committer, List.of(insert(1, "order", "a"), insert(2, "order", "b")));

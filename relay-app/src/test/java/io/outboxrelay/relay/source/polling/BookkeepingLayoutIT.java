@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.outboxrelay.relay.config.Ordering;
 import io.outboxrelay.relay.config.RelayConfig;
+import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.relay.testing.Configs;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
@@ -45,7 +46,7 @@ class BookkeepingLayoutIT {
             .contains("bookkeeping columns [status, claim_token, processing_until]")
             .contains("config/mysql/migrations/002-fixed-width-bookkeeping.sql");
         OutboxStore store =
-            new OutboxStore(c, new MySqlDialect(), "outbox_events", Ordering.AGGREGATE, true);
+            new OutboxStore(c, SqlDialect.MYSQL, "outbox_events", Ordering.AGGREGATE, true);
 
         // The old layout: the heads of a and b are claimed; a's is published, b's stays in flight.
         Claim first = store.claim(100, 10, LEASE, 5, false);
@@ -111,7 +112,7 @@ class BookkeepingLayoutIT {
         c.setAutoCommit(false);
         assertThat(PollingPreflight.advice(c, config.source())).isEmpty();
         OutboxStore store =
-            new OutboxStore(c, new PostgresDialect(), "outbox_events", Ordering.AGGREGATE, true);
+            new OutboxStore(c, SqlDialect.POSTGRESQL, "outbox_events", Ordering.AGGREGATE, true);
         Claim first = store.claim(100, 10, LEASE, 5, false);
         assertThat(first.events()).hasSize(2);
         long a1 = first.events().get(0).event().id();

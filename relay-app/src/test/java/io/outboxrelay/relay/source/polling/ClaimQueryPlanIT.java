@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.outboxrelay.relay.config.Ordering;
+import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.SourceDatabase;
 import java.sql.Connection;
@@ -52,7 +53,8 @@ class ClaimQueryPlanIT {
               db.relayUser(),
               db.password())) {
         OutboxStore store =
-            new OutboxStore(c, new MySqlDialect(), "outbox_events", Ordering.AGGREGATE, true);
+            new OutboxStore(c, SqlDialect.MYSQL, "outbox_events", Ordering.AGGREGATE, true);
+        OutboxRetention retention = new OutboxRetention(c, SqlDialect.MYSQL, "outbox_events");
         // A window reaching the end of the pending rows (unbounded) and one bounded by the
         // window-end query (500 of the 2,000 pending rows).
         long windowEnd = windowEnd(c, store, 500);
@@ -72,9 +74,9 @@ class ClaimQueryPlanIT {
         // Retention: a window of 1,000 PUBLISHED ids from (status, id), then a delete bounded by
         // them; every row is younger than an hour, so a sweep deletes none and stops at once.
         // (The window's estimate ignores its LIMIT, which ends the walk after 1,000 entries.)
-        mariaDbPlan(c, bind(store.retentionWindowEndSql(), 3_600_000_000L, 0, 999), Long.MAX_VALUE);
-        mariaDbPlan(c, bind(store.retentionDeleteSql(), 0, 1000, 3_600_000_000L), 5_000);
-        assertRetentionStep(store, db);
+        mariaDbPlan(c, bind(retention.windowEndSql(), 3_600_000_000L, 0, 999), Long.MAX_VALUE);
+        mariaDbPlan(c, bind(retention.deleteSql(), 0, 1000, 3_600_000_000L), 5_000);
+        assertRetentionStep(retention, db);
 
         // What a claim really locks: only the heads it returns, not the rows it looked at.
         c.setAutoCommit(false);
@@ -141,7 +143,8 @@ class ClaimQueryPlanIT {
               db.relayUser(),
               db.password())) {
         OutboxStore store =
-            new OutboxStore(c, new PostgresDialect(), "outbox_events", Ordering.AGGREGATE, true);
+            new OutboxStore(c, SqlDialect.POSTGRESQL, "outbox_events", Ordering.AGGREGATE, true);
+        OutboxRetention retention = new OutboxRetention(c, SqlDialect.POSTGRESQL, "outbox_events");
         long windowEnd = windowEnd(c, store, 500);
         assertThat(windowEnd).isPositive();
         for (String sql :
@@ -157,10 +160,9 @@ class ClaimQueryPlanIT {
         }
 
         postgresPlan(
-            c, bind(store.retentionWindowEndSql().replace("secs => ?", "secs => 3600"), 0, 999));
-        postgresPlan(
-            c, bind(store.retentionDeleteSql().replace("secs => ?", "secs => 3600"), 0, 1000));
-        assertRetentionStep(store, db);
+            c, bind(retention.windowEndSql().replace("secs => ?", "secs => 3600"), 0, 999));
+        postgresPlan(c, bind(retention.deleteSql().replace("secs => ?", "secs => 3600"), 0, 1000));
+        assertRetentionStep(retention, db);
       }
     }
   }
@@ -227,10 +229,11 @@ class ClaimQueryPlanIT {
    * One retention step over 1,000 PUBLISHED rows: none deleted (and the sweep ends) while they are
    * younger than the age; all of them, and the sweep goes on past them, once they are older.
    */
-  private static void assertRetentionStep(OutboxStore store, SourceDatabase db) throws Exception {
-    assertThat(store.deleteOldPublished(0, Duration.ofHours(1), 1000))
-        .isEqualTo(new OutboxStore.RetentionStep(0, -1));
-    OutboxStore.RetentionStep step = store.deleteOldPublished(0, Duration.ZERO, 1000);
+  private static void assertRetentionStep(OutboxRetention retention, SourceDatabase db)
+      throws Exception {
+    assertThat(retention.deleteOldPublished(0, Duration.ofHours(1), 1000))
+        .isEqualTo(new OutboxRetention.RetentionStep(0, -1));
+    OutboxRetention.RetentionStep step = retention.deleteOldPublished(0, Duration.ZERO, 1000);
     assertThat(step.deleted()).isEqualTo(1000);
     assertThat(step.next()).isPositive();
     assertThat(

@@ -8,12 +8,13 @@ import io.outboxrelay.relay.config.PollingConfig;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
+import io.outboxrelay.relay.publish.TestBreakers;
 import io.outboxrelay.relay.source.polling.OutboxStore.Failure;
 import io.outboxrelay.relay.source.polling.OutboxStore.Failure.Kind;
+import io.outboxrelay.relay.versions.VersionWatch;
 import io.outboxrelay.router.EventRouter;
 import io.outboxrelay.router.OutboxEvent;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -45,35 +46,9 @@ class PollingWorkerDecisionsTest {
   /** Whether the breaker's metadata request finds Kafka answering. */
   private final AtomicBoolean kafkaAnswers = new AtomicBoolean(true);
 
-  private final KafkaBreaker breaker = breaker();
+  private final KafkaBreaker breaker = TestBreakers.answeringWhile(kafkaAnswers::get);
   private final PollingWorker worker = worker();
   private final long leaseExpiresAt = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-
-  private KafkaBreaker breaker() {
-    KafkaBreaker b =
-        new KafkaBreaker(
-            new KafkaBreaker.Probe() {
-              @Override
-              public String check(Duration timeout) {
-                return kafkaAnswers.get() ? null : "connection refused";
-              }
-
-              @Override
-              public void close() {}
-            },
-            "test",
-            "mock:9092",
-            "waiting",
-            Duration.ofMillis(5),
-            Clock.systemUTC());
-    b.start();
-    try {
-      b.awaitClosed(() -> true);
-    } catch (InterruptedException e) {
-      throw new IllegalStateException(e);
-    }
-    return b;
-  }
 
   private PollingWorker worker() {
     PollingConfig config =
@@ -101,6 +76,7 @@ class PollingWorkerDecisionsTest {
         null,
         breaker,
         EventRouter.withDefaults(),
+        VersionWatch.off(),
         metrics,
         null,
         null,
@@ -126,6 +102,15 @@ class PollingWorkerDecisionsTest {
         Instant.parse("2026-01-01T00:00:01Z"));
   }
 
+  /** Events 1 to {@code count}, each on its first attempt. */
+  private static List<ClaimedEvent> onFirstAttempt(int count) {
+    List<ClaimedEvent> events = new ArrayList<>();
+    for (long id = 1; id <= count; id++) {
+      events.add(event(id, 1));
+    }
+    return events;
+  }
+
   private static KafkaPublisher.Outcome acknowledged() {
     return new KafkaPublisher.Outcome(
         new RecordMetadata(new TopicPartition("outbox.event.order", 0), 0, 0, 0, 0, 0), null);
@@ -145,10 +130,31 @@ class PollingWorkerDecisionsTest {
     return d.failures().get(0);
   }
 
+  /** A metadata timeout: transient, and possibly the event's own. */
+  private static TimeoutException notInMetadata() {
+    return new TimeoutException("Topic t not present in metadata after 10000 ms.");
+  }
+
+  /**
+   * Decides a batch of two events whose first Kafka acknowledged and whose second failed, the
+   * second on its {@code attempt}.
+   *
+   * @return what becomes of the second
+   */
+  private Failure secondFails(int attempt, Throwable error) throws InterruptedException {
+    PollingWorker.Decisions d =
+        decide(List.of(event(1, 1), event(2, attempt)), acknowledged(), failed(error));
+
+    assertThat(d.acknowledged()).containsExactly(1L);
+    assertThat(d.stop()).isNull();
+    Failure second = only(d);
+    assertThat(second.id()).isEqualTo(2L);
+    return second;
+  }
+
   @Test
   void marksEveryAcknowledgedEventPublishedAndNothingElse() throws Exception {
-    PollingWorker.Decisions d =
-        decide(List.of(event(1, 1), event(2, 1)), acknowledged(), acknowledged());
+    PollingWorker.Decisions d = decide(onFirstAttempt(2), acknowledged(), acknowledged());
 
     assertThat(d.acknowledged()).containsExactly(1L, 2L);
     assertThat(d.failures()).isEmpty();
@@ -159,7 +165,7 @@ class PollingWorkerDecisionsTest {
   void buriesAnEventKafkaCanNeverTakeAndGoesOnWithTheRest() throws Exception {
     PollingWorker.Decisions d =
         decide(
-            List.of(event(1, 1), event(2, 1), event(3, 1)),
+            onFirstAttempt(3),
             acknowledged(),
             failed(new RecordTooLargeException("The message is 2000000 bytes")),
             acknowledged());
@@ -175,14 +181,8 @@ class PollingWorkerDecisionsTest {
 
   @Test
   void retriesATransientFailureWhileKafkaAnswersCountingTheAttempt() throws Exception {
-    PollingWorker.Decisions d =
-        decide(
-            List.of(event(1, 1), event(2, 1)),
-            acknowledged(),
-            failed(new TimeoutException("Topic t not present in metadata after 10000 ms.")));
+    Failure retry = secondFails(1, notInMetadata());
 
-    Failure retry = only(d);
-    assertThat(retry.id()).isEqualTo(2L);
     assertThat(retry.kind()).isEqualTo(Kind.RETRY);
     // The first retry waits the initial backoff, spread by up to 20% either way.
     assertThat(retry.retryIn()).isBetween(Duration.ofMillis(320), Duration.ofMillis(480));
@@ -193,14 +193,8 @@ class PollingWorkerDecisionsTest {
 
   @Test
   void buriesATransientFailureOnTheLastAttempt() throws Exception {
-    PollingWorker.Decisions d =
-        decide(
-            List.of(event(1, 1), event(2, MAX_ATTEMPTS)),
-            acknowledged(),
-            failed(new TimeoutException("Topic t not present in metadata after 10000 ms.")));
+    Failure dead = secondFails(MAX_ATTEMPTS, notInMetadata());
 
-    Failure dead = only(d);
-    assertThat(dead.id()).isEqualTo(2L);
     assertThat(dead.kind()).isEqualTo(Kind.DEAD);
     assertThat(dead.reason()).startsWith("failed 3 of 3 attempts; last: ");
     assertThat(metrics.snapshot().retries()).isZero();
@@ -209,14 +203,8 @@ class PollingWorkerDecisionsTest {
 
   @Test
   void countsNoAttemptWhenOnlyThePartitionIsUnavailableWhileKafkaAnswers() throws Exception {
-    PollingWorker.Decisions d =
-        decide(
-            List.of(event(1, 1), event(2, 2)),
-            acknowledged(),
-            failed(new NotLeaderOrFollowerException("not the leader")));
+    Failure released = secondFails(2, new NotLeaderOrFollowerException("not the leader"));
 
-    Failure released = only(d);
-    assertThat(released.id()).isEqualTo(2L);
     assertThat(released.kind()).isEqualTo(Kind.RELEASE);
     assertThat(released.retryIn()).isBetween(Duration.ofMillis(320), Duration.ofMillis(480));
     assertThat(metrics.snapshot().retries()).isZero();
@@ -250,10 +238,7 @@ class PollingWorkerDecisionsTest {
 
   @Test
   void countsTheAttemptWhenNothingWasAcknowledgedButKafkaAnswers() throws Exception {
-    PollingWorker.Decisions d =
-        decide(
-            List.of(event(1, 1)),
-            failed(new TimeoutException("Topic t not present in metadata after 10000 ms.")));
+    PollingWorker.Decisions d = decide(List.of(event(1, 1)), failed(notInMetadata()));
 
     assertThat(only(d).kind()).isEqualTo(Kind.RETRY);
     assertThat(breaker.state()).isEqualTo(KafkaBreaker.State.CLOSED);
@@ -263,7 +248,7 @@ class PollingWorkerDecisionsTest {
   void sendsTheEventBackAndStopsTheRelayWhenKafkaRefusesTheRelayItself() throws Exception {
     PollingWorker.Decisions d =
         decide(
-            List.of(event(1, 1), event(2, 1), event(3, 1)),
+            onFirstAttempt(3),
             acknowledged(),
             failed(new ClusterAuthorizationException("denied")),
             failed(new ClusterAuthorizationException("denied again")));
@@ -285,15 +270,10 @@ class PollingWorkerDecisionsTest {
 
   @Test
   void decidesEachEventOfAMixedBatchOnItsOwn() throws Exception {
-    List<ClaimedEvent> events = new ArrayList<>();
-    for (long id = 1; id <= 4; id++) {
-      events.add(event(id, 1));
-    }
-
     PollingWorker.Decisions d =
         decide(
-            events,
-            failed(new TimeoutException("Topic t not present in metadata after 10000 ms.")),
+            onFirstAttempt(4),
+            failed(notInMetadata()),
             acknowledged(),
             failed(new RecordTooLargeException("too large")),
             failed(new NotLeaderOrFollowerException("not the leader")));

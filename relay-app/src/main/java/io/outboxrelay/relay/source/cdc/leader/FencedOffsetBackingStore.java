@@ -4,7 +4,7 @@ import io.debezium.config.Configuration;
 import io.debezium.storage.jdbc.RetriableConnection;
 import io.debezium.storage.jdbc.offset.JdbcOffsetBackingStore;
 import io.debezium.storage.jdbc.offset.JdbcOffsetBackingStoreConfig;
-import io.outboxrelay.relay.publish.ErrorClassifier;
+import io.outboxrelay.relay.failure.ErrorClassifier;
 import java.nio.ByteBuffer;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

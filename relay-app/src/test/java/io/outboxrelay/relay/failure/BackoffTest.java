@@ -1,4 +1,4 @@
-package io.outboxrelay.relay.publish;
+package io.outboxrelay.relay.failure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -46,6 +46,23 @@ class BackoffTest {
             .count();
 
     assertThat(distinct).isGreaterThan(50);
+  }
+
+  @Test
+  void spreadsAPauseByTheSharedJitterEitherWay() {
+    Random random = new Random(3);
+    long min = Long.MAX_VALUE;
+    long max = 0;
+    for (int i = 0; i < 1000; i++) {
+      long ms = Backoff.jittered(Duration.ofMillis(1000), random).toMillis();
+      min = Math.min(min, ms);
+      max = Math.max(max, ms);
+    }
+
+    assertThat(Backoff.JITTER).isEqualTo(0.2);
+    assertThat(min).isBetween(800L, 820L);
+    assertThat(max).isBetween(1180L, 1200L);
+    assertThat(Backoff.jittered(Duration.ZERO, random)).isEqualTo(Duration.ofMillis(1));
   }
 
   @Test

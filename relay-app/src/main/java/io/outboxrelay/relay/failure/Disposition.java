@@ -1,4 +1,4 @@
-package io.outboxrelay.relay.publish;
+package io.outboxrelay.relay.failure;
 
 /** What to do about a failure, as decided by {@link ErrorClassifier}. */
 public enum Disposition {

@@ -1,4 +1,4 @@
-package io.outboxrelay.relay.publish;
+package io.outboxrelay.relay.failure;
 
 /**
  * Kafka cannot be used at the moment, for a reason that is the relay's and not an event's: the

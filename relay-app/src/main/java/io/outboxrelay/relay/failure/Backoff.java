@@ -1,4 +1,4 @@
-package io.outboxrelay.relay.publish;
+package io.outboxrelay.relay.failure;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -11,6 +11,12 @@ import java.util.random.RandomGenerator;
  * random generator is.
  */
 public final class Backoff {
+
+  /**
+   * The relay's spread of every pause it repeats (retries, reconnects, idle polls): ±20%, enough
+   * that workers and processes started together drift apart within a few rounds.
+   */
+  public static final double JITTER = 0.2;
 
   private final Duration initial;
   private final Duration max;
@@ -55,6 +61,18 @@ public final class Backoff {
     double factor = 1 + jitter * (2 * random.nextDouble() - 1);
     long millis = Math.round(base * factor);
     return Duration.ofMillis(Math.max(1, Math.min(millis, max.toMillis())));
+  }
+
+  /**
+   * A pause spread by {@link #JITTER} either way, at least 1 ms.
+   *
+   * @param base the pause before spreading
+   * @param random the random source
+   * @return the spread pause
+   */
+  public static Duration jittered(Duration base, RandomGenerator random) {
+    double factor = 1 + JITTER * (2 * random.nextDouble() - 1);
+    return Duration.ofMillis(Math.max(1, Math.round(base.toMillis() * factor)));
   }
 
   @Override

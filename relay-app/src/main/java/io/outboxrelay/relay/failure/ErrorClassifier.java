@@ -1,14 +1,8 @@
-package io.outboxrelay.relay.publish;
+package io.outboxrelay.relay.failure;
 
 import com.github.shyiko.mysql.binlog.network.ServerException;
 import io.outboxrelay.router.RoutingException;
 import java.sql.SQLException;
-import java.sql.SQLRecoverableException;
-import java.sql.SQLTransactionRollbackException;
-import java.sql.SQLTransientException;
-import java.util.Collections;
-import java.util.IdentityHashMap;
-import java.util.Set;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
@@ -37,34 +31,25 @@ import org.apache.kafka.common.errors.UnsupportedVersionException;
  * definite meaning decides. Wrappers without one (ExecutionException, a plain KafkaException,
  * DebeziumException) are looked through. When nothing in the chain is known, the answer is {@link
  * Disposition#RETRY}: an unknown failure is never treated as permanent, so nothing is dropped on a
- * guess. Stateless and thread-safe.
+ * guess. Database errors are told by their type, SQLState and vendor code ({@link SqlErrors}),
+ * binlog errors by the binlog client's error code. Only where a library offers neither (Debezium's
+ * own checks throw a plain {@code DebeziumException}; the server reports a second reader with the
+ * same server id with the same code as a purged binlog) is a message read, and only here. Stateless
+ * and thread-safe.
  */
 public final class ErrorClassifier {
 
-  /** MariaDB/MySQL: lock wait timeout exceeded. */
-  static final int ER_LOCK_WAIT_TIMEOUT = 1205;
+  /** Debezium's check of a stored position whose binlog is gone; it carries no error code. */
+  static final String POSITION_PURGED = "is no longer available on the server";
 
-  /** MariaDB/MySQL: deadlock found when trying to get lock. */
-  static final int ER_LOCK_DEADLOCK = 1213;
+  /**
+   * The server's words when another binlog reader connects with this one's server id; the code
+   * (1236) is the same as for a purged binlog.
+   */
+  static final String SERVER_ID_TAKEN = "same server_uuid/server_id is already connected";
 
-  /** MariaDB/MySQL: the binlog position the reader asked for is gone (purged). */
-  static final int ER_MASTER_FATAL_ERROR_READING_BINLOG = 1236;
-
-  /** MariaDB/MySQL: access denied for user. */
-  static final int ER_ACCESS_DENIED = 1045;
-
-  /** MariaDB/MySQL: command denied to user on table. */
-  static final int ER_TABLEACCESS_DENIED = 1142;
-
-  /** MariaDB/MySQL: access denied; you need (at least one of) the X privilege(s). */
-  static final int ER_SPECIFIC_ACCESS_DENIED = 1227;
-
-  private static final Set<Integer> STOP_SQL_CODES =
-      Set.of(
-          ER_MASTER_FATAL_ERROR_READING_BINLOG,
-          ER_ACCESS_DENIED,
-          ER_TABLEACCESS_DENIED,
-          ER_SPECIFIC_ACCESS_DENIED);
+  /** Debezium's check of a schema history that does not describe the captured table. */
+  static final String SCHEMA_UNKNOWN = "schema isn't known to this connector";
 
   private ErrorClassifier() {}
 
@@ -75,14 +60,8 @@ public final class ErrorClassifier {
    * @return what to do about it
    */
   public static Disposition classify(Throwable error) {
-    Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-    for (Throwable cursor = error; cursor != null && seen.add(cursor); cursor = cursor.getCause()) {
-      Disposition d = classifyOne(cursor);
-      if (d != null) {
-        return d;
-      }
-    }
-    return Disposition.RETRY;
+    Throwable decisive = Causes.first(error, t -> classifyOne(t) != null);
+    return decisive == null ? Disposition.RETRY : classifyOne(decisive);
   }
 
   private static Disposition classifyOne(Throwable t) {
@@ -129,43 +108,21 @@ public final class ErrorClassifier {
       return Disposition.RETRY;
     }
     if (t instanceof ServerException se) {
-      return se.getErrorCode() == ER_MASTER_FATAL_ERROR_READING_BINLOG ? Disposition.STOP : null;
+      return se.getErrorCode() == SqlErrors.ER_MASTER_FATAL_ERROR_READING_BINLOG
+          ? Disposition.STOP
+          : null;
     }
     if (t instanceof SQLException sql) {
-      return classifySql(sql);
+      return SqlErrors.classify(sql);
     }
-    String message = t.getMessage();
-    if (message != null && message.contains("is no longer available on the server")) {
+    if (saysPositionPurged(t)) {
       return Disposition.STOP; // Debezium: the stored binlog position was purged
     }
     return null;
   }
 
-  private static Disposition classifySql(SQLException sql) {
-    if (sql instanceof SQLTransientException || sql instanceof SQLRecoverableException) {
-      return Disposition.RETRY;
-    }
-    int code = sql.getErrorCode();
-    if (code == ER_LOCK_WAIT_TIMEOUT || code == ER_LOCK_DEADLOCK) {
-      return Disposition.RETRY;
-    }
-    if (STOP_SQL_CODES.contains(code)) {
-      return Disposition.STOP;
-    }
-    String state = sql.getSQLState();
-    if (state != null) {
-      if (state.startsWith("08")
-          || state.startsWith("40")
-          || state.equals("57P01")
-          || state.equals("53300")
-          || state.equals("55P03")) {
-        return Disposition.RETRY; // connection, rollback (deadlock/serialization), shutdown
-      }
-      if (state.equals("28000") || state.equals("28P01") || state.equals("42501")) {
-        return Disposition.STOP; // authentication or privileges
-      }
-    }
-    return null;
+  private static boolean saysPositionPurged(Throwable t) {
+    return t.getMessage() != null && t.getMessage().contains(POSITION_PURGED);
   }
 
   /**
@@ -177,34 +134,50 @@ public final class ErrorClassifier {
    * @return true when the stored position is unusable
    */
   public static boolean isBinlogPositionUnavailable(Throwable error) {
-    Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-    for (Throwable t = error; t != null && seen.add(t); t = t.getCause()) {
-      if (t instanceof ServerException se
-          && se.getErrorCode() == ER_MASTER_FATAL_ERROR_READING_BINLOG) {
-        return true;
-      }
-      if (t instanceof SQLException sql
-          && sql.getErrorCode() == ER_MASTER_FATAL_ERROR_READING_BINLOG) {
-        return true;
-      }
-      String message = t.getMessage();
-      if (message != null && message.contains("is no longer available on the server")) {
-        return true;
-      }
-    }
-    return false;
+    return Causes.first(
+            error,
+            t ->
+                (t instanceof ServerException se
+                        && se.getErrorCode() == SqlErrors.ER_MASTER_FATAL_ERROR_READING_BINLOG)
+                    || (t instanceof SQLException sql
+                        && sql.getErrorCode() == SqlErrors.ER_MASTER_FATAL_ERROR_READING_BINLOG)
+                    || saysPositionPurged(t))
+        != null;
   }
 
   /**
-   * Whether the database rolled the transaction back (a deadlock or a serialization failure:
-   * SQLState class 40) and the connection is still good, so the transaction may simply run again.
+   * Whether the server dropped the binlog connection because another reader connected with the same
+   * server id (after a takeover, the deposed leader's client reconnecting once more).
+   *
+   * @param error the failure; may be wrapped any number of times
+   * @return true when another reader took the server id
+   */
+  public static boolean isServerIdTaken(Throwable error) {
+    return Causes.saysSomewhere(error, SERVER_ID_TAKEN);
+  }
+
+  /**
+   * Whether Debezium found that its schema history does not describe the captured table (the stored
+   * position belongs to another table, or the history is incomplete). Debezium says so only in
+   * words: its engine reports the failure as a message, or as an exception {@link #describe
+   * described} by this class.
+   *
+   * @param detail the engine's message, or {@link #describe} of its failure; may be null
+   * @return true for an unknown schema
+   */
+  public static boolean isSchemaUnknown(String detail) {
+    return detail != null && detail.contains(SCHEMA_UNKNOWN);
+  }
+
+  /**
+   * Whether the database rolled the transaction back and the connection is still good (see {@link
+   * SqlErrors#isTransactionRollback}).
    *
    * @param error the failure
    * @return true for a transaction rollback
    */
   public static boolean isTransactionRollback(SQLException error) {
-    return error instanceof SQLTransactionRollbackException
-        || (error.getSQLState() != null && error.getSQLState().startsWith("40"));
+    return SqlErrors.isTransactionRollback(error);
   }
 
   /**
@@ -216,17 +189,22 @@ public final class ErrorClassifier {
    * @return one line, at most 1000 characters
    */
   public static String describe(Throwable error) {
-    Throwable most = error;
-    Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-    for (Throwable cursor = error; cursor != null && seen.add(cursor); cursor = cursor.getCause()) {
-      if (classifyOne(cursor) != null) {
-        most = cursor;
-        break;
-      }
-      most = cursor;
-    }
+    Throwable decisive = Causes.first(error, t -> classifyOne(t) != null);
+    Throwable most = decisive != null ? decisive : innermost(error);
     String text = most.getClass().getSimpleName() + ": " + most.getMessage();
     text = text.replace('\n', ' ').replace('\r', ' ');
     return text.length() > 1000 ? text.substring(0, 1000) : text;
+  }
+
+  /** The last throwable of the chain before it ends or comes round again. */
+  private static Throwable innermost(Throwable error) {
+    Throwable[] last = {error};
+    Causes.first(
+        error,
+        t -> {
+          last[0] = t;
+          return false;
+        });
+    return last[0];
   }
 }

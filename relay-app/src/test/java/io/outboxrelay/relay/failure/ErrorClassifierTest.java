@@ -1,18 +1,22 @@
-package io.outboxrelay.relay.publish;
+package io.outboxrelay.relay.failure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.github.shyiko.mysql.binlog.network.ServerException;
 import io.outboxrelay.router.RoutingException;
 import java.sql.SQLException;
+import java.sql.SQLRecoverableException;
 import java.sql.SQLTransactionRollbackException;
 import java.sql.SQLTransientConnectionException;
 import java.util.concurrent.ExecutionException;
 import java.util.stream.Stream;
+import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.BrokerNotAvailableException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.DisconnectException;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.LeaderNotAvailableException;
 import org.apache.kafka.common.errors.NetworkException;
@@ -20,6 +24,7 @@ import org.apache.kafka.common.errors.NotEnoughReplicasAfterAppendException;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
+import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.SerializationException;
@@ -27,6 +32,7 @@ import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.UnknownServerException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -70,12 +76,20 @@ class ErrorClassifierTest {
         row(new SQLException("Deadlock found", "40001", 1213), Disposition.RETRY),
         row(new SQLException("Communications link failure", "08S01", 0), Disposition.RETRY),
         row(new SQLException("terminating connection", "57P01", 0), Disposition.RETRY),
+        row(new SQLRecoverableException("connection reset"), Disposition.RETRY),
+        row(new SQLException("deadlock detected", "40P01", 0), Disposition.RETRY),
+        row(new SQLException("too many connections", "53300", 0), Disposition.RETRY),
+        row(new SQLException("could not obtain lock", "55P03", 0), Disposition.RETRY),
+        row(new SQLException("Connection refused", "08001", 0), Disposition.RETRY),
         // poison: this event can never be published
         row(new RecordTooLargeException("too big"), Disposition.DEAD),
         row(new InvalidTopicException("bad topic"), Disposition.DEAD),
         row(new SerializationException("bad"), Disposition.DEAD),
         row(new TopicAuthorizationException("no write"), Disposition.DEAD),
         row(new RoutingException("illegal topic"), Disposition.DEAD),
+        row(new RecordBatchTooLargeException("batch too big"), Disposition.DEAD),
+        row(new InvalidRecordException("compacted topic needs a key"), Disposition.DEAD),
+        row(new GroupAuthorizationException("not this group"), Disposition.DEAD),
         // the relay must stop
         row(new ClusterAuthorizationException("idempotent write"), Disposition.STOP),
         row(new SaslAuthenticationException("bad password"), Disposition.STOP),
@@ -84,6 +98,14 @@ class ErrorClassifierTest {
             Disposition.STOP),
         row(new SQLException("Access denied", "28000", 1045), Disposition.STOP),
         row(new SQLException("command denied", "42000", 1142), Disposition.STOP),
+        row(new SQLException("need the BINLOG MONITOR privilege", "42000", 1227), Disposition.STOP),
+        row(
+            new SQLException("Could not find first log file name", "HY000", 1236),
+            Disposition.STOP),
+        row(new SQLException("password authentication failed", "28P01", 0), Disposition.STOP),
+        row(new SQLException("permission denied for table", "42501", 0), Disposition.STOP),
+        row(new UnsupportedVersionException("broker too old"), Disposition.STOP),
+        row(new InvalidConfigurationException("bad producer config"), Disposition.STOP),
         row(
             new ServerException("Could not find first log file name", 1236, "HY000"),
             Disposition.STOP),
@@ -96,6 +118,12 @@ class ErrorClassifierTest {
 
   private static Arguments row(Throwable error, Disposition expected) {
     return Arguments.of(error, expected);
+  }
+
+  /** The other direction: every disposition is reached by some known error of the table. */
+  @org.junit.jupiter.api.Test
+  void everyDispositionHasItsErrors() {
+    Tables.assertEveryValueIsReached(table(), Disposition.class);
   }
 
   @ParameterizedTest(name = "{0} -> {1}")
@@ -180,5 +208,30 @@ class ErrorClassifierTest {
                 new ServerException("Access denied", 1045, "28000")))
         .isFalse();
     assertThat(ErrorClassifier.isBinlogPositionUnavailable(new KafkaException("purged"))).isFalse();
+  }
+
+  @org.junit.jupiter.api.Test
+  void recognisesAnotherReaderWithTheSameServerIdOnlyByItsWords() {
+    ServerException taken =
+        new ServerException(
+            "A slave with the same server_uuid/server_id is already connected", 1236, "HY000");
+
+    assertThat(ErrorClassifier.isServerIdTaken(new RuntimeException("binlog client", taken)))
+        .isTrue();
+    assertThat(
+            ErrorClassifier.isServerIdTaken(
+                new ServerException("Could not find first log file name", 1236, "HY000")))
+        .isFalse();
+  }
+
+  @org.junit.jupiter.api.Test
+  void recognisesASchemaHistoryThatDoesNotDescribeTheTable() {
+    assertThat(
+            ErrorClassifier.isSchemaUnknown(
+                "DebeziumException: Encountered change event for table shop.outbox_events whose"
+                    + " schema isn't known to this connector"))
+        .isTrue();
+    assertThat(ErrorClassifier.isSchemaUnknown("DebeziumException: something else")).isFalse();
+    assertThat(ErrorClassifier.isSchemaUnknown(null)).isFalse();
   }
 }
