@@ -222,7 +222,10 @@ class ConnectTransformIT {
         .toList();
   }
 
-  /** The connector, as the JSON body of {@code POST /connectors} (the README shows the same). */
+  /**
+   * The connector, as the JSON body of {@code POST /connectors} (docs/kafka-connect.md shows the
+   * same).
+   */
   private Map<String, Object> connector(String name, String topicTemplate, String bootstrap) {
     Map<String, String> config = new LinkedHashMap<>();
     config.put("connector.class", "io.debezium.connector.mariadb.MariaDbConnector");

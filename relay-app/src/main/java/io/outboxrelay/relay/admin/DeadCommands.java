@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * {@code UPDATE ... WHERE status = 'DEAD'} changes them. Polling workers never claim or finish a
  * DEAD row, so this is safe while they run. A requeued event is PENDING and due at once (database
  * clock) with no attempts; being its aggregate's lowest unpublished row, it is published before the
- * aggregate's later events that are still waiting (see the README for {@code
+ * aggregate's later events that are still waiting (see docs/operations.md for {@code
  * polling.dead.blocks.aggregate=false}). A skipped event is SKIPPED: never published, kept with the
  * operator's reason in {@code last_error}, and no longer holding back its aggregate.
  *

@@ -339,7 +339,7 @@ public final class PositionCommands {
     out.println(
         "Some of them may have been published before the relay stopped (consumers deduplicate on"
             + " the event id). To publish them instead of skipping them, use 'outbox-relay handoff"
-            + " --to polling' rather than a reset (README: Switching modes).");
+            + " --to polling' rather than a reset (docs/operations.md: Switching modes).");
   }
 
   private long maxId(Connection c) throws SQLException {

@@ -3,7 +3,8 @@ package io.outboxrelay.relay.metrics;
 /**
  * The relay's metric names, in Micrometer's dotted form; the Prometheus registry renders {@code
  * outbox.relay.events.published} as {@code outbox_relay_events_published_total} (counters get
- * {@code _total}, timers {@code _seconds}). The README's metrics table lists the rendered names.
+ * {@code _total}, timers {@code _seconds}). The metrics table in docs/operations.md lists the
+ * rendered names.
  */
 public final class MetricNames {
 

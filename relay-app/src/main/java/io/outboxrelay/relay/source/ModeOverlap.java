@@ -33,7 +33,7 @@ public final class ModeOverlap {
 
   private static final String RISK =
       "a CDC relay and a polling relay on one table publish every event twice: stop one of them"
-          + " (to switch modes, see the README)";
+          + " (to switch modes, see docs/operations.md)";
 
   private ModeOverlap() {}
 

@@ -478,7 +478,7 @@ class ConfigLoaderTest {
   @Test
   void acceptsDaysInDurations() throws ConfigException {
     Map<String, String> raw = minimalPolling();
-    raw.put("polling.retention", "7d"); // the README's example
+    raw.put("polling.retention", "7d"); // docs/polling.md's example
     raw.put("polling.retry.backoff.max", "1D");
 
     RelayConfig config = parse(raw);
@@ -655,7 +655,8 @@ class ConfigLoaderTest {
   @Test
   void treatsABackslashInAValueAsAnEscapeButReadsSecretFilesAsTheyAre(@TempDir Path dir)
       throws Exception {
-    // What the README warns about: in the properties file \n is a newline and a lone \ vanishes.
+    // What docs/configuration.md warns about: in the properties file \n is a newline and a lone \
+    // vanishes.
     Path secret = dir.resolve("pw");
     Files.writeString(secret, "C:\\new\\pw\n");
     Path file =

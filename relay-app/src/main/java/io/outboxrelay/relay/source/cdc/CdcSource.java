@@ -325,7 +325,7 @@ public final class CdcSource implements OutboxSource {
               + config.source().describe()
               + " (its binlog was purged, or reset, while the relay was down), so events may have"
               + " been missed: recover them with 'outbox-relay handoff --to polling', run polling"
-              + " mode until it has caught up, then 'outbox-relay handoff --to cdc' (README:"
+              + " mode until it has caught up, then 'outbox-relay handoff --to cdc' (docs/operations.md:"
               + " Switching modes) ("
               + detail
               + ")",
@@ -347,7 +347,7 @@ public final class CdcSource implements OutboxSource {
               + " history is incomplete. Start fresh: a new relay.name, or delete this relay's row"
               + " from "
               + config.cdc().offsetsTable()
-              + " (README: CDC mode, Failures) ("
+              + " (docs/cdc.md: Failures and recovery) ("
               + detail
               + ")",
           error);
@@ -397,7 +397,7 @@ public final class CdcSource implements OutboxSource {
                   + " use a new relay.name (it starts from the current binlog position), or"
                   + " delete this relay's row from "
                   + config.cdc().offsetsTable()
-                  + " (README: CDC mode, Failures)"));
+                  + " (docs/cdc.md: Failures and recovery)"));
     }
     if (position.eventsToSkip() > 0) {
       LOG.info(
@@ -454,8 +454,8 @@ public final class CdcSource implements OutboxSource {
                 + " PENDING row(s): CDC does not publish them (it starts at the current binlog"
                 + " position) and retention would delete them unpublished. If a polling relay"
                 + " left them, run 'outbox-relay handoff --to cdc' first (it publishes them);"
-                + " if they must not be published, start once without cdc.retention (README:"
-                + " Switching modes and CDC retention)"));
+                + " if they must not be published, start once without cdc.retention (docs/cdc.md:"
+                + " Retention)"));
   }
 
   @Override

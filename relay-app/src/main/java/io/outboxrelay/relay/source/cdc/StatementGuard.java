@@ -176,7 +176,7 @@ final class StatementGuard {
                 + " cannot be published; nothing after it was. Set binlog_format=ROW (SET GLOBAL and"
                 + " the server's configuration) and reconnect the application, then recover with"
                 + " 'outbox-relay handoff --to polling', run polling mode until it has caught up,"
-                + " and 'outbox-relay handoff --to cdc' (README: Switching modes; the position in "
+                + " and 'outbox-relay handoff --to cdc' (docs/operations.md: Switching modes; the position in "
                 + offsetsTable
                 + " moves past the statement then). Until then every restart stops here",
             null));

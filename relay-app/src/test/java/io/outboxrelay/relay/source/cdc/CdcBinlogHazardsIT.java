@@ -96,7 +96,7 @@ class CdcBinlogHazardsIT {
     assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
   }
 
-  /** The README's way to start a relay afresh: delete its row from the offsets table. */
+  /** The way in docs/cdc.md to start a relay afresh: delete its row from the offsets table. */
   private static void deleteStoredPosition(OutboxDatabase db, String name) {
     db.admin(
         "DELETE FROM outbox_relay_offsets WHERE offset_key LIKE '%\"server\":\"" + name + "\"%'");
@@ -145,7 +145,7 @@ class CdcBinlogHazardsIT {
             .contains("a statement-based binlog event changed " + db.name() + ".outbox_events")
             .doesNotContain(payloadMarker);
 
-        // The README's recovery: the row written as a statement goes by polling; CDC starts
+        // The recovery in docs/cdc.md: the row written as a statement goes by polling; CDC starts
         // afresh from the current position.
         deleteStoredPosition(db, name);
         RelayProcess fresh = run("stmt-3", config);
@@ -197,7 +197,7 @@ class CdcBinlogHazardsIT {
             .contains("then 'outbox-relay handoff --to cdc'")
             .contains("Could not find GTID state requested by slave in any binlog files");
 
-        // The README's recovery: after the rows went by polling, start afresh.
+        // The recovery in docs/cdc.md: after the rows went by polling, start afresh.
         deleteStoredPosition(db, name);
         RelayProcess fresh = run("purged-3", config);
         write(c, ledger, event("o-1", 4, "{\"n\":4}"));

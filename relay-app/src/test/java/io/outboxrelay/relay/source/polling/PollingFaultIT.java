@@ -187,7 +187,10 @@ class PollingFaultIT extends OwnMariaDbFaultTest {
         .longValue();
   }
 
-  /** Logs the takeover line and how long after the fault it came, for the README's table. */
+  /**
+   * Logs the takeover line and how long after the fault it came, for the failure table in
+   * docs/polling.md.
+   */
   private void logTakeover(RelayProcess p, long faultAt) {
     Matcher m = TAKEOVER.matcher(p.log());
     if (m.find()) {
