@@ -89,30 +89,10 @@ public final class RelayMetrics {
         Counter.builder(MetricNames.RETRIED)
             .description("Events to be sent again after a transient failure")
             .register(r);
-    dead =
-        Counter.builder(MetricNames.FAILED)
-            .description("Events the relay gave up on: DEAD (polling) or skipped (CDC)")
-            .tag("outcome", "dead")
-            .register(r);
-    skipped =
-        Counter.builder(MetricNames.FAILED)
-            .description("Events the relay gave up on: DEAD (polling) or skipped (CDC)")
-            .tag("outcome", "skipped")
-            .register(r);
-    versionsBackwards =
-        Counter.builder(MetricNames.VERSION_ANOMALIES)
-            .description(
-                "Events whose aggregate_version did not follow the last one published for their"
-                    + " aggregate (router.version.check)")
-            .tag("kind", "backwards")
-            .register(r);
-    versionGaps =
-        Counter.builder(MetricNames.VERSION_ANOMALIES)
-            .description(
-                "Events whose aggregate_version did not follow the last one published for their"
-                    + " aggregate (router.version.check)")
-            .tag("kind", "gap")
-            .register(r);
+    dead = failed(r, "dead");
+    skipped = failed(r, "skipped");
+    versionsBackwards = versionAnomalies(r, "backwards");
+    versionGaps = versionAnomalies(r, "gap");
     delay =
         Timer.builder(MetricNames.DELAY)
             .description(
@@ -132,6 +112,24 @@ public final class RelayMetrics {
     new JvmMemoryMetrics().bindTo(r);
     new JvmThreadMetrics().bindTo(r);
     new UptimeMetrics().bindTo(r);
+  }
+
+  /** The counter of events given up on, one per {@code outcome}. */
+  private static Counter failed(MeterRegistry r, String outcome) {
+    return Counter.builder(MetricNames.FAILED)
+        .description("Events the relay gave up on: DEAD (polling) or skipped (CDC)")
+        .tag("outcome", outcome)
+        .register(r);
+  }
+
+  /** The counter of aggregate_version anomalies, one per {@code kind}. */
+  private static Counter versionAnomalies(MeterRegistry r, String kind) {
+    return Counter.builder(MetricNames.VERSION_ANOMALIES)
+        .description(
+            "Events whose aggregate_version did not follow the last one published for their"
+                + " aggregate (router.version.check)")
+        .tag("kind", kind)
+        .register(r);
   }
 
   private static Duration[] buckets() {

@@ -47,29 +47,11 @@ class ClaimQueryPlanIT {
               + " FROM seq_1_to_"
               + (PENDING_AGGREGATES * PENDING_PER_AGGREGATE),
           "ANALYZE TABLE outbox_events");
-      try (Connection c =
-          DriverManager.getConnection(
-              "jdbc:mariadb://" + db.host() + ":" + db.port() + "/" + db.name(),
-              db.relayUser(),
-              db.password())) {
+      try (Connection c = relayConnection(db)) {
         OutboxStore store =
             new OutboxStore(c, SqlDialect.MYSQL, "outbox_events", Ordering.AGGREGATE, true);
+        assertClaimsUseTheIndexes(c, store, sql -> mariaDbPlan(c, sql, PUBLISHED / 10));
         OutboxRetention retention = new OutboxRetention(c, SqlDialect.MYSQL, "outbox_events");
-        // A window reaching the end of the pending rows (unbounded) and one bounded by the
-        // window-end query (500 of the 2,000 pending rows).
-        long windowEnd = windowEnd(c, store, 500);
-        assertThat(windowEnd).isPositive();
-        for (String sql :
-            List.of(
-                bind(store.windowEndSql(), 0, 499),
-                bind(store.pendingClaimSql(), 0, Long.MAX_VALUE, 100),
-                bind(store.pendingClaimSql(), 0, windowEnd, 100))) {
-          String plan = mariaDbPlan(c, sql, PUBLISHED / 10);
-          assertThat(plan).contains("ix_outbox_events_status_id");
-          if (sql.contains("p.status")) {
-            assertThat(plan).contains("ix_outbox_events_aggregate");
-          }
-        }
 
         // Retention: a window of 1,000 PUBLISHED ids from (status, id), then a delete bounded by
         // them; every row is younger than an hour, so a sweep deletes none and stops at once.
@@ -137,32 +119,50 @@ class ClaimQueryPlanIT {
               + (PENDING_AGGREGATES * PENDING_PER_AGGREGATE)
               + ") g",
           "ANALYZE outbox_events");
-      try (Connection c =
-          DriverManager.getConnection(
-              "jdbc:postgresql://" + db.host() + ":" + db.port() + "/" + db.name(),
-              db.relayUser(),
-              db.password())) {
+      try (Connection c = relayConnection(db)) {
         OutboxStore store =
             new OutboxStore(c, SqlDialect.POSTGRESQL, "outbox_events", Ordering.AGGREGATE, true);
+        assertClaimsUseTheIndexes(c, store, sql -> postgresPlan(c, sql));
         OutboxRetention retention = new OutboxRetention(c, SqlDialect.POSTGRESQL, "outbox_events");
-        long windowEnd = windowEnd(c, store, 500);
-        assertThat(windowEnd).isPositive();
-        for (String sql :
-            List.of(
-                bind(store.windowEndSql(), 0, 499),
-                bind(store.pendingClaimSql(), 0, Long.MAX_VALUE, 100),
-                bind(store.pendingClaimSql(), 0, windowEnd, 100))) {
-          String plan = postgresPlan(c, sql);
-          assertThat(plan).contains("ix_outbox_events_status_id");
-          if (sql.contains("p.status")) {
-            assertThat(plan).contains("ix_outbox_events_aggregate");
-          }
-        }
 
         postgresPlan(
             c, bind(retention.windowEndSql().replace("secs => ?", "secs => 3600"), 0, 999));
         postgresPlan(c, bind(retention.deleteSql().replace("secs => ?", "secs => 3600"), 0, 1000));
         assertRetentionStep(retention, db);
+      }
+    }
+  }
+
+  /** A connection as the relay's user, auto-commit on. */
+  private static Connection relayConnection(OutboxDatabase db) throws Exception {
+    return DriverManager.getConnection(db.jdbcUrl(), db.relayUser(), db.password());
+  }
+
+  /** EXPLAINs a statement and checks its plan; returns the plan as JSON text. */
+  @FunctionalInterface
+  private interface Explain {
+    String plan(String sql) throws Exception;
+  }
+
+  /**
+   * The window-end and claim queries, over a window reaching the end of the pending rows
+   * (unbounded) and one bounded by the window-end query (500 of the 2,000 pending rows): each plan
+   * passes {@code explain}'s checks and reads through the status index, and a claim through the
+   * aggregate index too.
+   */
+  private static void assertClaimsUseTheIndexes(Connection c, OutboxStore store, Explain explain)
+      throws Exception {
+    long windowEnd = windowEnd(c, store, 500);
+    assertThat(windowEnd).isPositive();
+    for (String sql :
+        List.of(
+            bind(store.windowEndSql(), 0, 499),
+            bind(store.pendingClaimSql(), 0, Long.MAX_VALUE, 100),
+            bind(store.pendingClaimSql(), 0, windowEnd, 100))) {
+      String plan = explain.plan(sql);
+      assertThat(plan).contains("ix_outbox_events_status_id");
+      if (sql.contains("p.status")) {
+        assertThat(plan).contains("ix_outbox_events_aggregate");
       }
     }
   }
@@ -174,14 +174,7 @@ class ClaimQueryPlanIT {
    * @return the plan as JSON text
    */
   private static String mariaDbPlan(Connection c, String sql, long maxRows) throws Exception {
-    JsonNode plan;
-    try (Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("EXPLAIN FORMAT=JSON " + sql)) {
-      rs.next();
-      plan = JSON.readTree(rs.getString(1));
-    }
-    c.rollback();
-    LOG.info("plan of {}: {}", sql, plan);
+    JsonNode plan = explain(c, "EXPLAIN FORMAT=JSON ", sql);
     assertThat(plan.toString())
         .doesNotContain("\"filesort\"")
         .doesNotContain("\"using_filesort\": true");
@@ -207,14 +200,7 @@ class ClaimQueryPlanIT {
    * @return the plan as JSON text
    */
   private static String postgresPlan(Connection c, String sql) throws Exception {
-    JsonNode plan;
-    try (Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("EXPLAIN (FORMAT JSON) " + sql)) {
-      rs.next();
-      plan = JSON.readTree(rs.getString(1));
-    }
-    c.rollback();
-    LOG.info("plan of {}: {}", sql, plan);
+    JsonNode plan = explain(c, "EXPLAIN (FORMAT JSON) ", sql);
     List<JsonNode> nodes = new ArrayList<>();
     collect(plan, "Node Type", nodes);
     assertThat(nodes)
@@ -223,6 +209,19 @@ class ClaimQueryPlanIT {
         .isNotEmpty()
         .doesNotContain("Seq Scan", "Sort", "Incremental Sort");
     return plan.toString();
+  }
+
+  /** Runs {@code explain + sql}, rolls back and logs the JSON plan the database returns. */
+  private static JsonNode explain(Connection c, String explain, String sql) throws Exception {
+    JsonNode plan;
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery(explain + sql)) {
+      rs.next();
+      plan = JSON.readTree(rs.getString(1));
+    }
+    c.rollback();
+    LOG.info("plan of {}: {}", sql, plan);
+    return plan;
   }
 
   /**

@@ -24,6 +24,17 @@ class PollingStartupChecksIT {
     return relay;
   }
 
+  /** A polling configuration of {@code db} against the shared test stack's Kafka. */
+  private static RelaySettings settings(OutboxDatabase db, String name) {
+    return RelaySettings.polling(db, LocalStack.shared().kafka().bootstrapServers(), name);
+  }
+
+  /** Runs the relay on the settings, written to {@code name.properties}, and expects exit 2. */
+  private RelayProcess refused(String name, RelaySettings settings) {
+    Path config = settings.writeTo(dir.resolve(name + ".properties"));
+    return exits(name, 2, "run", "--config", config.toString());
+  }
+
   private static OutboxDatabase database() {
     return OutboxDatabase.forPolling();
   }
@@ -31,13 +42,12 @@ class PollingStartupChecksIT {
   @Test
   void refusesALeaseTooShortToRenewAndABatchSizeOfZero() {
     try (OutboxDatabase db = database()) {
-      Path config =
-          RelaySettings.polling(db, "127.0.0.1:9092", "badlease")
-              .with("polling.lease", "1s")
-              .with("polling.batch.size", "0")
-              .writeTo(dir.resolve("bad.properties"));
-
-      RelayProcess relay = exits("badlease", 2, "run", "--config", config.toString());
+      RelayProcess relay =
+          refused(
+              "badlease",
+              RelaySettings.polling(db, "127.0.0.1:9092", "badlease")
+                  .with("polling.lease", "1s")
+                  .with("polling.batch.size", "0"));
 
       assertThat(relay.log())
           .contains("(2 problems)")
@@ -70,11 +80,7 @@ class PollingStartupChecksIT {
           "ALTER TABLE outbox_events DROP COLUMN last_error",
           "ALTER TABLE outbox_events DROP INDEX ix_outbox_events_status_id",
           "ALTER TABLE outbox_events DROP INDEX ix_outbox_events_aggregate");
-      Path config =
-          RelaySettings.polling(db, LocalStack.shared().kafka().bootstrapServers(), "nolasterror")
-              .writeTo(dir.resolve("old.properties"));
-
-      RelayProcess relay = exits("nolasterror", 2, "run", "--config", config.toString());
+      RelayProcess relay = refused("nolasterror", settings(db, "nolasterror"));
 
       assertThat(relay.log())
           .contains("table outbox_events has no last_error column")
@@ -93,12 +99,8 @@ class PollingStartupChecksIT {
     // The local PostgreSQL trusts connections from 127.0.0.1, so it ignores a wrong password; an
     // unknown role is refused the same way (SQLSTATE 28000 instead of 28P01).
     try (OutboxDatabase db = OutboxDatabase.postgres()) {
-      Path config =
-          RelaySettings.polling(db, LocalStack.shared().kafka().bootstrapServers(), "pgnouser")
-              .with("source.user", "no_such_role")
-              .writeTo(dir.resolve("pgnouser.properties"));
-
-      RelayProcess relay = exits("pgnouser", 2, "run", "--config", config.toString());
+      RelayProcess relay =
+          refused("pgnouser", settings(db, "pgnouser").with("source.user", "no_such_role"));
 
       assertThat(relay.log())
           .contains(
@@ -117,12 +119,8 @@ class PollingStartupChecksIT {
   @Test
   void refusesAnUnknownDatabaseOnMariaDbWithExitTwo() {
     try (OutboxDatabase db = database()) {
-      Path config =
-          RelaySettings.polling(db, LocalStack.shared().kafka().bootstrapServers(), "nodb")
-              .with("source.database", "no_such_db")
-              .writeTo(dir.resolve("nodb.properties"));
-
-      RelayProcess relay = exits("nodb", 2, "run", "--config", config.toString());
+      RelayProcess relay =
+          refused("nodb", settings(db, "nodb").with("source.database", "no_such_db"));
 
       assertThat(relay.log()).contains("startup check failed: ").contains("no_such_db");
       assertThat(relay.stackTraceLines()).as(relay.log()).isEmpty();
@@ -135,11 +133,7 @@ class PollingStartupChecksIT {
       db.admin(
           "ALTER TABLE outbox_events MODIFY event_id BINARY(16) NOT NULL,"
               + " MODIFY aggregate_id INT NOT NULL, MODIFY payload BLOB NOT NULL");
-      Path config =
-          RelaySettings.polling(db, LocalStack.shared().kafka().bootstrapServers(), "mytypes")
-              .writeTo(dir.resolve("mytypes.properties"));
-
-      RelayProcess relay = exits("mytypes", 2, "run", "--config", config.toString());
+      RelayProcess relay = refused("mytypes", settings(db, "mytypes"));
 
       assertThat(relay.log())
           .contains(
@@ -164,11 +158,7 @@ class PollingStartupChecksIT {
           "ALTER TABLE outbox_events ALTER COLUMN id TYPE text,"
               + " ALTER COLUMN aggregate_id TYPE integer USING 0,"
               + " ALTER COLUMN payload TYPE bytea USING convert_to(payload::text, 'UTF8')");
-      Path config =
-          RelaySettings.polling(db, LocalStack.shared().kafka().bootstrapServers(), "pgtypes")
-              .writeTo(dir.resolve("pgtypes.properties"));
-
-      RelayProcess relay = exits("pgtypes", 2, "run", "--config", config.toString());
+      RelayProcess relay = refused("pgtypes", settings(db, "pgtypes"));
 
       assertThat(relay.log())
           .contains(
