@@ -261,14 +261,7 @@ class HandoffIT {
     // The binlog the relay needs is purged while it is down, and the application writes on.
     await().atMost(Duration.ofSeconds(60)).until(() -> writer.commitMillis().size() > 800);
     db.admin("FLUSH BINARY LOGS");
-    String current = String.valueOf(db.adminQuery("SHOW MASTER STATUS"));
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(
-            () -> {
-              db.admin("PURGE BINARY LOGS TO '" + current + "'");
-              return current.equals(String.valueOf(db.adminQuery("SHOW BINARY LOGS")));
-            });
+    BinlogPurge.allButCurrent(db);
     RelayProcess refused = run("cdc-2", config);
     assertThat(refused.waitFor(Duration.ofSeconds(90))).as(refused.log()).isEqualTo(1);
     assertThat(refused.log()).contains("'outbox-relay handoff --to polling'");

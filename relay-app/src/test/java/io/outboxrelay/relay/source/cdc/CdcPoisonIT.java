@@ -125,6 +125,26 @@ class CdcPoisonIT {
     return others;
   }
 
+  /** {@link #others()} followed by the events. */
+  private static List<TestEvent> othersAnd(TestEvent... events) {
+    List<TestEvent> all = new ArrayList<>(others());
+    all.addAll(List.of(events));
+    return all;
+  }
+
+  /**
+   * Starts a relay on the settings, writes the events in one transaction and waits for the relay to
+   * stop.
+   *
+   * @return why it stopped
+   */
+  private RelayFailure failureWriting(RelaySettings settings, List<TestEvent> events)
+      throws Exception {
+    Relay relay = start(settings);
+    writeInOneTransaction(events);
+    return failureOf(relay);
+  }
+
   private void writeInOneTransaction(List<TestEvent> events) throws Exception {
     try (Connection c = db.app()) {
       OutboxWriter.writeTransaction(c, events);
@@ -150,8 +170,7 @@ class CdcPoisonIT {
         withPayload(TestEvent.of("order", "o-1", 2), "{\"blob\":\"" + "x".repeat(30_000) + "\"}");
     TestEvent c = TestEvent.of("order", "o-1", 3);
     TestEvent d = TestEvent.of("order", "o-2", 1);
-    List<TestEvent> all = new ArrayList<>(others());
-    all.addAll(List.of(a, b, c, d));
+    List<TestEvent> all = othersAnd(a, b, c, d);
     // The producer's limit is exactly the size of the largest other event: the relay counts a
     // record as the producer does, or that event would be refused by one or the other.
     EventRouter router =
@@ -162,10 +181,9 @@ class CdcPoisonIT {
         limit = Math.max(limit, RecordSizeLimit.serializedSize(router.route(outboxEvent(e))));
       }
     }
-    Relay first = start(settings().with("kafka.producer.max.request.size", String.valueOf(limit)));
-    writeInOneTransaction(all);
-
-    RelayFailure failure = failureOf(first);
+    RelayFailure failure =
+        failureWriting(
+            settings().with("kafka.producer.max.request.size", String.valueOf(limit)), all);
     List<ConsumedRecord> published = reader().readAll(Duration.ofSeconds(2));
     assertThat(idsOf(published, "o-1")).as("only A, nothing after B").containsExactly(a.eventId());
     assertThat(idsOf(published, "o-2")).as("with fail nothing after B is published").isEmpty();
@@ -175,12 +193,8 @@ class CdcPoisonIT {
         .hasMessageContaining("Raise kafka.producer.max.request.size")
         .hasMessageNotContaining("router.topic.template");
 
-    Ledger ledger = new Ledger(RelaySettings.topicPrefix(name));
-    ledger.expect(all);
-    start(settings()); // the operator raised the limit (back to Kafka's default)
-    assertPublishedOnceInOrder(ledger);
-    List<ConsumedRecord> records = reader().readAll(Duration.ofSeconds(1));
-    assertThat(idsOf(records, "o-1")).containsExactly(a.eventId(), b.eventId(), c.eventId());
+    // The operator raised the limit (back to Kafka's default).
+    assertRestartPublishesAll(all, a, b, c);
   }
 
   @Test
@@ -201,12 +215,8 @@ class CdcPoisonIT {
     TestEvent a = TestEvent.of("order", "o-1", 1);
     TestEvent b = withPayload(TestEvent.of("order", "o-1", 2), randomJson(600_000));
     TestEvent c = TestEvent.of("order", "o-1", 3);
-    List<TestEvent> all = new ArrayList<>(others());
-    all.addAll(List.of(a, b, c));
-    Relay first = start(settings());
-    writeInOneTransaction(all);
-
-    RelayFailure failure = failureOf(first);
+    List<TestEvent> all = othersAnd(a, b, c);
+    RelayFailure failure = failureWriting(settings(), all);
     List<ConsumedRecord> published = reader().readAll(Duration.ofSeconds(2));
     assertThat(idsOf(published, "o-1")).as("C never follows B").containsExactly(a.eventId());
     assertThat(failure)
@@ -226,12 +236,7 @@ class CdcPoisonIT {
           .all()
           .get(30, TimeUnit.SECONDS);
     }
-    Ledger ledger = new Ledger(RelaySettings.topicPrefix(name));
-    ledger.expect(all);
-    start(settings());
-    assertPublishedOnceInOrder(ledger);
-    List<ConsumedRecord> records = reader().readAll(Duration.ofSeconds(1));
-    assertThat(idsOf(records, "o-1")).containsExactly(a.eventId(), b.eventId(), c.eventId());
+    assertRestartPublishesAll(all, a, b, c);
   }
 
   @Test
@@ -249,10 +254,7 @@ class CdcPoisonIT {
     }
     all.addAll(List.of(a, b, c, d));
     RelaySettings byEventType = settings().with("router.topic.template", topic("${event_type}"));
-    Relay first = start(byEventType);
-    writeInOneTransaction(all);
-
-    RelayFailure failure = failureOf(first);
+    RelayFailure failure = failureWriting(byEventType, all);
     List<ConsumedRecord> published = reader().readAll(Duration.ofSeconds(2));
     assertThat(idsOf(published, "o-1")).containsExactly(a.eventId());
     assertThat(idsOf(published, "o-2")).isEmpty();
@@ -275,12 +277,8 @@ class CdcPoisonIT {
     TestEvent a = TestEvent.of("order", "o-1", 1);
     TestEvent b = withPayload(TestEvent.of("order", "o-1", 2), null);
     TestEvent c = TestEvent.of("order", "o-1", 3);
-    List<TestEvent> all = new ArrayList<>(others());
-    all.addAll(List.of(a, b, c));
-    Relay first = start(settings());
-    writeInOneTransaction(all);
-
-    RelayFailure failure = failureOf(first);
+    List<TestEvent> all = othersAnd(a, b, c);
+    RelayFailure failure = failureWriting(settings(), all);
     assertThat(idsOf(reader().readAll(Duration.ofSeconds(2)), "o-1")).containsExactly(a.eventId());
     assertThat(failure)
         .hasMessageContaining("payload is NULL: event_id=" + b.eventId())
@@ -294,6 +292,20 @@ class CdcPoisonIT {
     assertThat(reader().readAll(Duration.ofSeconds(1)))
         .as("no tombstone")
         .allMatch(r -> r.value() != null);
+  }
+
+  /**
+   * Starts a relay with the default settings again: it publishes every event once, in order, with
+   * A, B and C of aggregate o-1 in that order.
+   */
+  private void assertRestartPublishesAll(List<TestEvent> all, TestEvent a, TestEvent b, TestEvent c)
+      throws Exception {
+    Ledger ledger = new Ledger(RelaySettings.topicPrefix(name));
+    ledger.expect(all);
+    start(settings());
+    assertPublishedOnceInOrder(ledger);
+    List<ConsumedRecord> records = reader().readAll(Duration.ofSeconds(1));
+    assertThat(idsOf(records, "o-1")).containsExactly(a.eventId(), b.eventId(), c.eventId());
   }
 
   private static OutboxEvent outboxEvent(TestEvent e) {
