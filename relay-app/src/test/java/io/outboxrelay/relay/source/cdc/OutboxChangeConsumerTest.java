@@ -187,6 +187,15 @@ class OutboxChangeConsumerTest {
   }
 
   /**
+   * Runs a batch of {@link #orders} in the background on a consumer whose records Kafka answers
+   * only when told, and waits until the first producer has been handed all of them.
+   */
+  private CompletableFuture<Void> sendOrdersInBackground(
+      PoisonAction action, String... aggregateIds) {
+    return sendInBackground(consumer(false, action), aggregateIds.length, orders(aggregateIds));
+  }
+
+  /**
    * Waits until the producer number {@code producer} (from 0) is the newest and has the records.
    */
   private void awaitSent(int producer, int records) {
@@ -198,9 +207,13 @@ class OutboxChangeConsumerTest {
                     && producers.get(producer).history().size() == records);
   }
 
-  /** Three events of aggregate a, ids 1 to 3. */
-  private static List<RecordChangeEvent<SourceRecord>> threeOfAggregateA() {
-    return List.of(insert(1, "order", "a"), insert(2, "order", "a"), insert(3, "order", "a"));
+  /** Events of type order, ids from 1, one for each aggregate id in turn. */
+  private static List<RecordChangeEvent<SourceRecord>> orders(String... aggregateIds) {
+    List<RecordChangeEvent<SourceRecord>> events = new ArrayList<>();
+    for (int i = 0; i < aggregateIds.length; i++) {
+      events.add(insert(i + 1, "order", aggregateIds[i]));
+    }
+    return events;
   }
 
   /** Asserts that the batch stopped the relay; what for is up to the caller. */
@@ -287,11 +300,7 @@ class OutboxChangeConsumerTest {
 
   @Test
   void abandonsItsRetriesWhenTheLeaseIsNoLongerSure() throws Exception {
-    CompletableFuture<Void> done =
-        sendInBackground(
-            consumer(false, PoisonAction.FAIL),
-            2,
-            List.of(insert(1, "order", "a"), insert(2, "order", "a")));
+    CompletableFuture<Void> done = sendOrdersInBackground(PoisonAction.FAIL, "a", "a");
     answer(producers.get(0), ACK, new NetworkException("broker went away"));
     mayPublish.set(false);
 
@@ -303,15 +312,7 @@ class OutboxChangeConsumerTest {
 
   @Test
   void resendsFromTheFirstUnacknowledgedRecordOnAFreshProducerKeepingOrder() throws Exception {
-    CompletableFuture<Void> done =
-        sendInBackground(
-            consumer(false, PoisonAction.FAIL),
-            4,
-            List.of(
-                insert(1, "order", "a"),
-                insert(2, "order", "a"),
-                insert(3, "order", "b"),
-                insert(4, "order", "a")));
+    CompletableFuture<Void> done = sendOrdersInBackground(PoisonAction.FAIL, "a", "a", "b", "a");
     MockProducer<byte[], byte[]> first = failTheSecondOfFour();
     assertThat(first.closed()).isTrue();
     assertThat(committer.marked).containsExactly(1L);
@@ -362,11 +363,7 @@ class OutboxChangeConsumerTest {
   @Test
   void sendsAgainOnlyOnceKafkaAnswersWhenNothingWasAcknowledgedAndKafkaIsDown() throws Exception {
     kafkaAnswers.set(false);
-    CompletableFuture<Void> done =
-        sendInBackground(
-            consumer(false, PoisonAction.FAIL),
-            2,
-            List.of(insert(1, "order", "a"), insert(2, "order", "a")));
+    CompletableFuture<Void> done = sendOrdersInBackground(PoisonAction.FAIL, "a", "a");
     answer(
         producers.get(0),
         new NetworkException("broker went away"),
@@ -390,11 +387,7 @@ class OutboxChangeConsumerTest {
 
   @Test
   void stopsBeforeAPoisonEventWhenTheActionIsFail() throws Exception {
-    CompletableFuture<Void> done =
-        sendInBackground(
-            consumer(false, PoisonAction.FAIL),
-            3,
-            List.of(insert(1, "order", "a"), insert(2, "order", "b"), insert(3, "order", "c")));
+    CompletableFuture<Void> done = sendOrdersInBackground(PoisonAction.FAIL, "a", "b", "c");
     answer(producers.get(0), ACK, new RecordTooLargeException("The message is 2000000 bytes"), ACK);
 
     assertStopsTheRelay(done)
@@ -506,8 +499,7 @@ class OutboxChangeConsumerTest {
   void aRecordTheBrokerRefusesClosesTheProducerSoNothingQueuedBehindItIsSent() throws Exception {
     // The broker refuses B (its topic's max.message.bytes is below the producer's limit) after
     // C, of the same aggregate, was handed to the producer: C must never follow it to Kafka.
-    CompletableFuture<Void> done =
-        sendInBackground(consumer(false, PoisonAction.FAIL), 3, threeOfAggregateA());
+    CompletableFuture<Void> done = sendOrdersInBackground(PoisonAction.FAIL, "a", "a", "a");
     MockProducer<byte[], byte[]> p = producers.get(0);
     answer(
         p, ACK, new RecordTooLargeException("The request included a message larger than the max."));
@@ -522,11 +514,7 @@ class OutboxChangeConsumerTest {
 
   @Test
   void resendsOnlyWhatPrecedesARecordTheBrokerRefusedThenStopsAtIt() throws Exception {
-    CompletableFuture<Void> done =
-        sendInBackground(
-            consumer(false, PoisonAction.FAIL),
-            3,
-            List.of(insert(1, "order", "x"), insert(2, "order", "a"), insert(3, "order", "a")));
+    CompletableFuture<Void> done = sendOrdersInBackground(PoisonAction.FAIL, "x", "a", "a");
     MockProducer<byte[], byte[]> first = producers.get(0);
     // x was not acknowledged when the refusal of a's first event aborted what was queued.
     answer(
@@ -546,8 +534,7 @@ class OutboxChangeConsumerTest {
 
   @Test
   void skipsARecordTheBrokerRefusesWithoutHoldingBackTheRest() throws Exception {
-    CompletableFuture<Void> done =
-        sendInBackground(consumer(false, PoisonAction.SKIP), 3, threeOfAggregateA());
+    CompletableFuture<Void> done = sendOrdersInBackground(PoisonAction.SKIP, "a", "a", "a");
     MockProducer<byte[], byte[]> p = producers.get(0);
     answer(p, ACK, new RecordTooLargeException("too large for the topic"), ACK);
     done.get(5, TimeUnit.SECONDS);
@@ -560,8 +547,7 @@ class OutboxChangeConsumerTest {
 
   @Test
   void aRefusalThatNeedsAnOperatorStopsTheSendingInEitherMode() throws Exception {
-    CompletableFuture<Void> done =
-        sendInBackground(consumer(false, PoisonAction.SKIP), 3, threeOfAggregateA());
+    CompletableFuture<Void> done = sendOrdersInBackground(PoisonAction.SKIP, "a", "a", "a");
     MockProducer<byte[], byte[]> p = producers.get(0);
     answer(p, ACK, new org.apache.kafka.common.errors.ClusterAuthorizationException("denied"));
 
@@ -584,11 +570,7 @@ class OutboxChangeConsumerTest {
 
   @Test
   void drainWaitsForTheBatchInFlightToBeAcknowledged() throws Exception {
-    CompletableFuture<Void> done =
-        sendInBackground(
-            consumer(false, PoisonAction.FAIL),
-            2,
-            List.of(insert(1, "order", "a"), insert(2, "order", "b")));
+    CompletableFuture<Void> done = sendOrdersInBackground(PoisonAction.FAIL, "a", "b");
     CompletableFuture<Boolean> drained =
         CompletableFuture.supplyAsync(
             () -> {
