@@ -44,6 +44,13 @@ public final class OutboxColumns {
   /** The optional column whose value both modes publish as the header {@code aggregate_version}. */
   public static final String AGGREGATE_VERSION = "aggregate_version";
 
+  /**
+   * The columns every outbox table has and both modes read into an event for the router, in table
+   * order.
+   */
+  public static final List<String> EVENT_COLUMNS =
+      List.of("id", "event_id", "aggregate_type", "aggregate_id", "event_type", "payload");
+
   private OutboxColumns() {}
 
   /**

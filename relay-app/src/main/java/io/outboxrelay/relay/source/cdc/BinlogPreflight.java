@@ -34,8 +34,7 @@ final class BinlogPreflight {
 
   private static final Logger LOG = LoggerFactory.getLogger(BinlogPreflight.class);
 
-  static final List<String> REQUIRED_COLUMNS =
-      List.of("id", "event_id", "aggregate_type", "aggregate_id", "event_type", "payload");
+  static final List<String> REQUIRED_COLUMNS = OutboxColumns.EVENT_COLUMNS;
 
   /** What the checks found. */
   record Result(List<String> problems, List<String> warnings) {}

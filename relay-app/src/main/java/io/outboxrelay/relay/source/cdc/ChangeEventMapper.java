@@ -21,14 +21,10 @@ final class ChangeEventMapper {
    * is optional: a row image without it (a table without the column) publishes no version.
    */
   static final java.util.List<String> CAPTURED_COLUMNS =
-      java.util.List.of(
-          "id",
-          "event_id",
-          "aggregate_type",
-          "aggregate_id",
-          "event_type",
-          "payload",
-          OutboxColumns.AGGREGATE_VERSION);
+      java.util.stream.Stream.concat(
+              OutboxColumns.EVENT_COLUMNS.stream(),
+              java.util.stream.Stream.of(OutboxColumns.AGGREGATE_VERSION))
+          .toList();
 
   private final ChangeRecordReader reader = new ChangeRecordReader();
 

@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Stream;
 
 /**
  * Startup checks for polling mode, run as the relay's user: a database version with {@code SKIP
@@ -32,21 +33,18 @@ import java.util.TreeSet;
 final class PollingPreflight {
 
   static final List<String> COLUMNS =
-      List.of(
-          "id",
-          "event_id",
-          "aggregate_type",
-          "aggregate_id",
-          "event_type",
-          "payload",
-          "created_at",
-          "status",
-          "attempts",
-          "next_attempt_at",
-          "claim_token",
-          "processing_until",
-          "published_at",
-          "last_error");
+      Stream.concat(
+              OutboxColumns.EVENT_COLUMNS.stream(),
+              Stream.of(
+                  "created_at",
+                  "status",
+                  "attempts",
+                  "next_attempt_at",
+                  "claim_token",
+                  "processing_until",
+                  "published_at",
+                  "last_error"))
+          .toList();
 
   /** The index the claim of pending rows names (see {@link SqlDialect#statusIdIndexHint}). */
   static final String CLAIM_INDEX = "ix_outbox_events_status_id";
