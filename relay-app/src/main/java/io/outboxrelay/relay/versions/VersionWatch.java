@@ -157,32 +157,40 @@ public final class VersionWatch {
     }
     if (verdict == Verdict.BACKWARDS) {
       metrics.versionBackwards();
-      log.warn(
-          "[{}] aggregate_version went backwards: event_id={} (aggregate_type='{}',"
-              + " aggregate_id='{}') has version {} after version {}; published as it is, in the"
-              + " source's order. A consumer with a version check skips it as stale: check how"
-              + " the application assigns versions and which events it wrote, or requeued, late",
-          context,
-          event.eventId(),
-          event.aggregateType(),
-          event.aggregateId(),
+      warn(
+          "went backwards",
+          event,
           version,
-          last);
+          last,
+          "published as it is, in the source's order. A consumer with a version check skips it as"
+              + " stale: check how the application assigns versions and which events it wrote, or"
+              + " requeued, late");
     } else if (verdict == Verdict.GAP) {
       metrics.versionGap();
-      log.warn(
-          "[{}] aggregate_version skipped ahead: event_id={} (aggregate_type='{}',"
-              + " aggregate_id='{}') has version {} after version {}; versions in between were"
-              + " not published by this relay (not written, DEAD or skipped, or published by"
-              + " another process)",
-          context,
-          event.eventId(),
-          event.aggregateType(),
-          event.aggregateId(),
+      warn(
+          "skipped ahead",
+          event,
           version,
-          last);
+          last,
+          "versions in between were not published by this relay (not written, DEAD or skipped, or"
+              + " published by another process)");
     }
     return verdict;
+  }
+
+  /** Logs an anomaly: what happened, the event (never its payload), and what it means. */
+  private void warn(String what, OutboxEvent event, long version, long last, String meaning) {
+    log.warn(
+        "[{}] aggregate_version {}: event_id={} (aggregate_type='{}', aggregate_id='{}') has"
+            + " version {} after version {}; {}",
+        context,
+        what,
+        event.eventId(),
+        event.aggregateType(),
+        event.aggregateId(),
+        version,
+        last,
+        meaning);
   }
 
   private Verdict judge(long version, int idHash, Last seen) {
