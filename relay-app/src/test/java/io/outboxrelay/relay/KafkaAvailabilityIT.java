@@ -70,6 +70,19 @@ class KafkaAvailabilityIT {
     }
   }
 
+  /** Waits for the relay to log that Kafka has not answered since it started, and what it does. */
+  private void awaitKafkaSilentSinceStart(String bootstrap, String meanwhile) {
+    relay
+        .process()
+        .awaitLogLine(
+            ".*Kafka \\("
+                + Pattern.quote(bootstrap)
+                + "\\) has not answered since the relay started .*: "
+                + Pattern.quote(meanwhile)
+                + ".*",
+            Duration.ofSeconds(60));
+  }
+
   private long count(String where) {
     return ((Number) db.adminQuery("SELECT COUNT(*) FROM outbox_events WHERE " + where))
         .longValue();
@@ -114,14 +127,7 @@ class KafkaAvailabilityIT {
     write(ledger, TestEvent.of("order", "o-1", 1), TestEvent.of("order", "o-1", 2));
     start("polling", RelaySettings.polling(db, bootstrap, name));
 
-    relay
-        .process()
-        .awaitLogLine(
-            ".*Kafka \\("
-                + Pattern.quote(bootstrap)
-                + "\\) has not answered since the relay"
-                + " started .*: not claiming events until it does.*",
-            Duration.ofSeconds(60));
+    awaitKafkaSilentSinceStart(bootstrap, "not claiming events until it does");
     await()
         .during(Duration.ofSeconds(3))
         .atMost(Duration.ofSeconds(10))
@@ -148,14 +154,7 @@ class KafkaAvailabilityIT {
     Ledger ledger = new Ledger(RelaySettings.topicPrefix(name));
     try (OutboxDatabase cdcDb = OutboxDatabase.on(LocalStack.shared().mariaDb())) {
       start("cdc", RelaySettings.cdc(cdcDb, bootstrap, name));
-      relay
-          .process()
-          .awaitLogLine(
-              ".*Kafka \\("
-                  + Pattern.quote(bootstrap)
-                  + "\\) has not answered since the relay"
-                  + " started .*: the CDC engine waits until it does.*",
-              Duration.ofSeconds(60));
+      awaitKafkaSilentSinceStart(bootstrap, "the CDC engine waits until it does");
       assertThat(relay.log()).doesNotContain("ready:");
 
       try (KafkaBroker broker = KafkaBroker.builder().port(port).start()) {
