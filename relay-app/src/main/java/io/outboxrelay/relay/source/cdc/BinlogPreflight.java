@@ -77,6 +77,34 @@ final class BinlogPreflight {
     return new Result(problems, warnings);
   }
 
+  /** A problem unless the server variable has the wanted value (in any case). */
+  private static void requireSetting(
+      List<String> problems,
+      String where,
+      String variable,
+      String value,
+      String wanted,
+      String because) {
+    if (!wanted.equalsIgnoreCase(value)) {
+      problems.add(
+          variable
+              + " is "
+              + value
+              + " "
+              + where
+              + ": set "
+              + variable
+              + "="
+              + wanted
+              + because
+              + ", e.g. SET GLOBAL "
+              + variable
+              + "="
+              + wanted
+              + " and in my.cnf");
+    }
+  }
+
   private static void checkBinlog(
       Connection c,
       SourceConfig source,
@@ -100,26 +128,9 @@ final class BinlogPreflight {
                 + " config/mysql/binlog.cnf");
         return; // the other settings do not matter yet
       }
-      String format = rs.getString(2);
-      if (!"ROW".equalsIgnoreCase(format)) {
-        problems.add(
-            "binlog_format is "
-                + format
-                + " "
-                + where
-                + ": set binlog_format=ROW (CDC needs row"
-                + " events), e.g. SET GLOBAL binlog_format=ROW and in my.cnf");
-      }
-      String image = rs.getString(3);
-      if (!"FULL".equalsIgnoreCase(image)) {
-        problems.add(
-            "binlog_row_image is "
-                + image
-                + " "
-                + where
-                + ": set binlog_row_image=FULL, e.g."
-                + " SET GLOBAL binlog_row_image=FULL and in my.cnf");
-      }
+      requireSetting(
+          problems, where, "binlog_format", rs.getString(2), "ROW", " (CDC needs row events)");
+      requireSetting(problems, where, "binlog_row_image", rs.getString(3), "FULL", "");
       List<String> durability = new ArrayList<>();
       if (rs.getInt(4) != 1) {
         durability.add("sync_binlog=" + rs.getInt(4));
