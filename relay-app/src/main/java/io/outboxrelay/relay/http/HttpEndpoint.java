@@ -74,25 +74,13 @@ public final class HttpEndpoint implements AutoCloseable {
     try {
       server = HttpServer.create(new InetSocketAddress(config.host(), config.port()), 16);
     } catch (BindException e) {
-      throw new StartupCheckException(
-          List.of(
-              "http.port: cannot listen on "
-                  + config.host()
-                  + ":"
-                  + config.port()
-                  + " ("
-                  + e.getMessage()
-                  + "): choose a free port, or an address of this machine for http.host"));
+      throw cannotListen(
+          "http.port",
+          config,
+          e.getMessage(),
+          "choose a free port, or an address of this machine for http.host");
     } catch (IOException e) {
-      throw new StartupCheckException(
-          List.of(
-              "http.host: cannot listen on "
-                  + config.host()
-                  + ":"
-                  + config.port()
-                  + " ("
-                  + e
-                  + "): check http.host and http.port"));
+      throw cannotListen("http.host", config, e.toString(), "check http.host and http.port");
     }
     HttpEndpoint endpoint = new HttpEndpoint(server, metrics, context);
     server.start();
@@ -102,6 +90,22 @@ public final class HttpEndpoint implements AutoCloseable {
         config.host(),
         server.getAddress().getPort());
     return endpoint;
+  }
+
+  /** The startup problem of a server that could not listen, under the key to change. */
+  private static StartupCheckException cannotListen(
+      String key, HttpConfig config, String error, String advice) {
+    return new StartupCheckException(
+        List.of(
+            key
+                + ": cannot listen on "
+                + config.host()
+                + ":"
+                + config.port()
+                + " ("
+                + error
+                + "): "
+                + advice));
   }
 
   private void handle(HttpExchange exchange) throws IOException {
