@@ -59,6 +59,13 @@ abstract class AbstractIdempotencyContractIT {
     return IdempotentProcessor.builder(db.dataSource(), group).versionCheck(policy).build();
   }
 
+  /** Delivers event {@code eventId} of order {@code orderId} at {@code version}, effect 1. */
+  private static Outcome deliverVersion(
+      IdempotentProcessor processor, String eventId, String orderId, long version)
+      throws Exception {
+    return processor.process(EventRef.of(eventId, "order", orderId, version), effect(eventId, 1));
+  }
+
   private static final EventHandler NOTHING_MORE = c -> {};
 
   private static final EventHandler FIRST_DELIVERY_FAILS =
@@ -104,6 +111,20 @@ abstract class AbstractIdempotencyContractIT {
                     }));
     assertThat(inHandler.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
     return delivery;
+  }
+
+  /**
+   * Starts {@code count} deliveries of event {@code id} with effect {@code amount} while another
+   * delivery holds it, and returns once all of them wait for its lock.
+   */
+  private List<Future<Outcome>> submitWaiting(
+      IdempotentProcessor processor, String id, long amount, int count) {
+    List<Future<Outcome>> waiting = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      waiting.add(executor.submit(() -> processor.process(id, effect(id, amount))));
+    }
+    await().atMost(WAIT).until(() -> db.sessionsWaitingForLocks() == count);
+    return waiting;
   }
 
   /** Starts a delivery that waits at {@code start} until all its peers are ready. */
@@ -160,8 +181,7 @@ abstract class AbstractIdempotencyContractIT {
     CountDownLatch releaseFirst = new CountDownLatch(1);
     Future<Outcome> first = submitHeld(processor, id, effect(id, 1), releaseFirst, NOTHING_MORE);
 
-    Future<Outcome> second = executor.submit(() -> processor.process(id, effect(id, 2)));
-    await().atMost(WAIT).until(() -> db.sessionsWaitingForLocks() == 1);
+    Future<Outcome> second = submitWaiting(processor, id, 2, 1).get(0);
     assertThat(second).isNotDone();
     releaseFirst.countDown();
 
@@ -179,8 +199,7 @@ abstract class AbstractIdempotencyContractIT {
     Future<Outcome> first =
         submitHeld(processor, id, effect(id, 1), releaseFirst, FIRST_DELIVERY_FAILS);
 
-    Future<Outcome> second = executor.submit(() -> processor.process(id, effect(id, 2)));
-    await().atMost(WAIT).until(() -> db.sessionsWaitingForLocks() == 1);
+    Future<Outcome> second = submitWaiting(processor, id, 2, 1).get(0);
     releaseFirst.countDown();
 
     assertThatThrownBy(() -> first.get(WAIT.toSeconds(), TimeUnit.SECONDS))
@@ -200,11 +219,7 @@ abstract class AbstractIdempotencyContractIT {
     CountDownLatch releaseFirst = new CountDownLatch(1);
     Future<Outcome> first =
         submitHeld(processor, id, NOTHING_MORE, releaseFirst, FIRST_DELIVERY_FAILS);
-    List<Future<Outcome>> waiting = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      waiting.add(executor.submit(() -> processor.process(id, effect(id, 1))));
-    }
-    await().atMost(WAIT).until(() -> db.sessionsWaitingForLocks() == 3);
+    List<Future<Outcome>> waiting = submitWaiting(processor, id, 1, 3);
 
     releaseFirst.countDown();
 
@@ -293,18 +308,12 @@ abstract class AbstractIdempotencyContractIT {
   void skipsEventsWhoseAggregateVersionIsNotNewerThanTheAppliedOne() throws Exception {
     IdempotentProcessor processor = versionChecking(GapPolicy.ACCEPT);
 
-    assertThat(processor.process(EventRef.of("e1", "order", "o-1", 1), effect("e1", 1)))
-        .isEqualTo(Outcome.PROCESSED);
-    assertThat(processor.process(EventRef.of("e2", "order", "o-1", 2), effect("e2", 1)))
-        .isEqualTo(Outcome.PROCESSED);
-    assertThat(processor.process(EventRef.of("e3", "order", "o-1", 2), effect("e3", 1)))
-        .isEqualTo(Outcome.STALE);
-    assertThat(processor.process(EventRef.of("e4", "order", "o-1", 1), effect("e4", 1)))
-        .isEqualTo(Outcome.STALE);
-    assertThat(processor.process(EventRef.of("e3", "order", "o-1", 2), effect("e3", 1)))
-        .isEqualTo(Outcome.DUPLICATE);
-    assertThat(processor.process(EventRef.of("e5", "order", "o-2", 1), effect("e5", 1)))
-        .isEqualTo(Outcome.PROCESSED);
+    assertThat(deliverVersion(processor, "e1", "o-1", 1)).isEqualTo(Outcome.PROCESSED);
+    assertThat(deliverVersion(processor, "e2", "o-1", 2)).isEqualTo(Outcome.PROCESSED);
+    assertThat(deliverVersion(processor, "e3", "o-1", 2)).isEqualTo(Outcome.STALE);
+    assertThat(deliverVersion(processor, "e4", "o-1", 1)).isEqualTo(Outcome.STALE);
+    assertThat(deliverVersion(processor, "e3", "o-1", 2)).isEqualTo(Outcome.DUPLICATE);
+    assertThat(deliverVersion(processor, "e5", "o-2", 1)).isEqualTo(Outcome.PROCESSED);
 
     assertThat(db.allEffects()).isEqualTo(3);
     assertThat(db.effects("e3")).isZero();
@@ -317,12 +326,10 @@ abstract class AbstractIdempotencyContractIT {
   void appliesAVersionThatSkipsAheadUnderTheAcceptPolicy() throws Exception {
     IdempotentProcessor processor = versionChecking(GapPolicy.ACCEPT);
 
-    processor.process(EventRef.of("e1", "order", "o-1", 1), effect("e1", 1));
+    deliverVersion(processor, "e1", "o-1", 1);
 
-    assertThat(processor.process(EventRef.of("e3", "order", "o-1", 3), effect("e3", 1)))
-        .isEqualTo(Outcome.PROCESSED);
-    assertThat(processor.process(EventRef.of("e2", "order", "o-1", 2), effect("e2", 1)))
-        .isEqualTo(Outcome.STALE);
+    assertThat(deliverVersion(processor, "e3", "o-1", 3)).isEqualTo(Outcome.PROCESSED);
+    assertThat(deliverVersion(processor, "e2", "o-1", 2)).isEqualTo(Outcome.STALE);
     assertThat(db.lastVersion(group, "order", "o-1")).isEqualTo(3);
   }
 
@@ -330,21 +337,18 @@ abstract class AbstractIdempotencyContractIT {
   void rejectsAVersionThatSkipsAheadUntilTheMissingVersionIsApplied() throws Exception {
     IdempotentProcessor processor = versionChecking(GapPolicy.REJECT);
 
-    assertThat(processor.process(EventRef.of("e5", "order", "o-1", 5), effect("e5", 1)))
+    assertThat(deliverVersion(processor, "e5", "o-1", 5))
         .as("the first version seen is accepted whatever its value")
         .isEqualTo(Outcome.PROCESSED);
-    assertThatThrownBy(
-            () -> processor.process(EventRef.of("e7", "order", "o-1", 7), effect("e7", 1)))
+    assertThatThrownBy(() -> deliverVersion(processor, "e7", "o-1", 7))
         .isInstanceOf(VersionGapException.class)
         .hasMessageContaining("last applied version is 5")
         .satisfies(e -> assertThat(((VersionGapException) e).lastAppliedVersion()).isEqualTo(5));
     assertThat(db.isRecorded(group, "e7")).isFalse();
     assertThat(db.effects("e7")).isZero();
 
-    assertThat(processor.process(EventRef.of("e6", "order", "o-1", 6), effect("e6", 1)))
-        .isEqualTo(Outcome.PROCESSED);
-    assertThat(processor.process(EventRef.of("e7", "order", "o-1", 7), effect("e7", 1)))
-        .isEqualTo(Outcome.PROCESSED);
+    assertThat(deliverVersion(processor, "e6", "o-1", 6)).isEqualTo(Outcome.PROCESSED);
+    assertThat(deliverVersion(processor, "e7", "o-1", 7)).isEqualTo(Outcome.PROCESSED);
     assertThat(db.lastVersion(group, "order", "o-1")).isEqualTo(7);
   }
 
@@ -357,10 +361,7 @@ abstract class AbstractIdempotencyContractIT {
     for (int v = 1; v <= threads; v++) {
       String id = "e" + v;
       long version = v;
-      outcomes.add(
-          submitAfter(
-              start,
-              () -> processor.process(EventRef.of(id, "order", "o-1", version), effect(id, 1))));
+      outcomes.add(submitAfter(start, () -> deliverVersion(processor, id, "o-1", version)));
     }
 
     long applied = 0;
@@ -412,10 +413,8 @@ abstract class AbstractIdempotencyContractIT {
             .versionCheck(GapPolicy.ACCEPT)
             .build();
 
-    assertThat(processor.process(EventRef.of("e1", "order", "o-1", 1), effect("e1", 1)))
-        .isEqualTo(Outcome.PROCESSED);
-    assertThat(processor.process(EventRef.of("e1", "order", "o-1", 1), effect("e1", 1)))
-        .isEqualTo(Outcome.DUPLICATE);
+    assertThat(deliverVersion(processor, "e1", "o-1", 1)).isEqualTo(Outcome.PROCESSED);
+    assertThat(deliverVersion(processor, "e1", "o-1", 1)).isEqualTo(Outcome.DUPLICATE);
 
     assertThat(db.queryLong("SELECT COUNT(*) FROM billing_processed")).isEqualTo(1);
     assertThat(db.queryLong("SELECT last_version FROM billing_versions")).isEqualTo(1);
