@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutionException;
@@ -54,8 +55,93 @@ abstract class AbstractIdempotencyContractIT {
     return IdempotentProcessor.builder(db.dataSource(), group).build();
   }
 
+  private IdempotentProcessor versionChecking(GapPolicy policy) {
+    return IdempotentProcessor.builder(db.dataSource(), group).versionCheck(policy).build();
+  }
+
+  /** Delivers event {@code eventId} of order {@code orderId} at {@code version}, effect 1. */
+  private static Outcome deliverVersion(
+      IdempotentProcessor processor, String eventId, String orderId, long version)
+      throws Exception {
+    return processor.process(EventRef.of(eventId, "order", orderId, version), effect(eventId, 1));
+  }
+
+  private static final EventHandler NOTHING_MORE = c -> {};
+
+  private static final EventHandler FIRST_DELIVERY_FAILS =
+      c -> {
+        throw new IllegalStateException("first delivery fails");
+      };
+
   private static EventHandler effect(String eventId, long amount) {
     return c -> TestDatabase.applyEffect(c, eventId, amount);
+  }
+
+  /** Applies the effect, then fails with {@code failure}, so the transaction rolls back. */
+  private static EventHandler effectThenThrow(String eventId, long amount, Exception failure) {
+    return c -> {
+      TestDatabase.applyEffect(c, eventId, amount);
+      throw failure;
+    };
+  }
+
+  /**
+   * Starts a delivery whose handler runs {@code before}, then holds its transaction (and so its
+   * lock on the event id) open until {@code release} counts down, then runs {@code after}. Returns
+   * once the delivery holds.
+   */
+  private Future<Outcome> submitHeld(
+      IdempotentProcessor processor,
+      String id,
+      EventHandler before,
+      CountDownLatch release,
+      EventHandler after)
+      throws InterruptedException {
+    CountDownLatch inHandler = new CountDownLatch(1);
+    Future<Outcome> delivery =
+        executor.submit(
+            () ->
+                processor.process(
+                    id,
+                    c -> {
+                      before.handle(c);
+                      inHandler.countDown();
+                      release.await();
+                      after.handle(c);
+                    }));
+    assertThat(inHandler.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    return delivery;
+  }
+
+  /**
+   * Starts {@code count} deliveries of event {@code id} with effect {@code amount} while another
+   * delivery holds it, and returns once all of them wait for its lock.
+   */
+  private List<Future<Outcome>> submitWaiting(
+      IdempotentProcessor processor, String id, long amount, int count) {
+    List<Future<Outcome>> waiting = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      waiting.add(executor.submit(() -> processor.process(id, effect(id, amount))));
+    }
+    await().atMost(WAIT).until(() -> db.sessionsWaitingForLocks() == count);
+    return waiting;
+  }
+
+  /** Starts a delivery that waits at {@code start} until all its peers are ready. */
+  private Future<Outcome> submitAfter(CyclicBarrier start, Callable<Outcome> delivery) {
+    return executor.submit(
+        () -> {
+          start.await();
+          return delivery.call();
+        });
+  }
+
+  private static List<Outcome> outcomesOf(List<Future<Outcome>> deliveries) throws Exception {
+    List<Outcome> results = new ArrayList<>();
+    for (Future<Outcome> delivery : deliveries) {
+      results.add(delivery.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+    }
+    return results;
   }
 
   private static String newId() {
@@ -92,22 +178,10 @@ abstract class AbstractIdempotencyContractIT {
       throws Exception {
     IdempotentProcessor processor = processor();
     String id = newId();
-    CountDownLatch firstInHandler = new CountDownLatch(1);
     CountDownLatch releaseFirst = new CountDownLatch(1);
-    Future<Outcome> first =
-        executor.submit(
-            () ->
-                processor.process(
-                    id,
-                    c -> {
-                      TestDatabase.applyEffect(c, id, 1);
-                      firstInHandler.countDown();
-                      releaseFirst.await();
-                    }));
-    assertThat(firstInHandler.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    Future<Outcome> first = submitHeld(processor, id, effect(id, 1), releaseFirst, NOTHING_MORE);
 
-    Future<Outcome> second = executor.submit(() -> processor.process(id, effect(id, 2)));
-    await().atMost(WAIT).until(() -> db.sessionsWaitingForLocks() == 1);
+    Future<Outcome> second = submitWaiting(processor, id, 2, 1).get(0);
     assertThat(second).isNotDone();
     releaseFirst.countDown();
 
@@ -121,23 +195,11 @@ abstract class AbstractIdempotencyContractIT {
   void letsTheWaitingDeliveryProceedWhenTheFirstRollsBack() throws Exception {
     IdempotentProcessor processor = processor();
     String id = newId();
-    CountDownLatch firstInHandler = new CountDownLatch(1);
     CountDownLatch releaseFirst = new CountDownLatch(1);
     Future<Outcome> first =
-        executor.submit(
-            () ->
-                processor.process(
-                    id,
-                    c -> {
-                      TestDatabase.applyEffect(c, id, 1);
-                      firstInHandler.countDown();
-                      releaseFirst.await();
-                      throw new IllegalStateException("first delivery fails");
-                    }));
-    assertThat(firstInHandler.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        submitHeld(processor, id, effect(id, 1), releaseFirst, FIRST_DELIVERY_FAILS);
 
-    Future<Outcome> second = executor.submit(() -> processor.process(id, effect(id, 2)));
-    await().atMost(WAIT).until(() -> db.sessionsWaitingForLocks() == 1);
+    Future<Outcome> second = submitWaiting(processor, id, 2, 1).get(0);
     releaseFirst.countDown();
 
     assertThatThrownBy(() -> first.get(WAIT.toSeconds(), TimeUnit.SECONDS))
@@ -154,33 +216,16 @@ abstract class AbstractIdempotencyContractIT {
       throws Exception {
     IdempotentProcessor processor = processor();
     String id = newId();
-    CountDownLatch firstInHandler = new CountDownLatch(1);
     CountDownLatch releaseFirst = new CountDownLatch(1);
     Future<Outcome> first =
-        executor.submit(
-            () ->
-                processor.process(
-                    id,
-                    c -> {
-                      firstInHandler.countDown();
-                      releaseFirst.await();
-                      throw new IllegalStateException("first delivery fails");
-                    }));
-    assertThat(firstInHandler.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
-    List<Future<Outcome>> waiting = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      waiting.add(executor.submit(() -> processor.process(id, effect(id, 1))));
-    }
-    await().atMost(WAIT).until(() -> db.sessionsWaitingForLocks() == 3);
+        submitHeld(processor, id, NOTHING_MORE, releaseFirst, FIRST_DELIVERY_FAILS);
+    List<Future<Outcome>> waiting = submitWaiting(processor, id, 1, 3);
 
     releaseFirst.countDown();
 
     assertThatThrownBy(() -> first.get(WAIT.toSeconds(), TimeUnit.SECONDS))
         .hasRootCauseMessage("first delivery fails");
-    List<Outcome> results = new ArrayList<>();
-    for (Future<Outcome> outcome : waiting) {
-      results.add(outcome.get(WAIT.toSeconds(), TimeUnit.SECONDS));
-    }
+    List<Outcome> results = outcomesOf(waiting);
     assertThat(results)
         .containsExactlyInAnyOrder(Outcome.PROCESSED, Outcome.DUPLICATE, Outcome.DUPLICATE);
     assertThat(db.effects(id)).isEqualTo(1);
@@ -194,18 +239,10 @@ abstract class AbstractIdempotencyContractIT {
     CyclicBarrier start = new CyclicBarrier(threads);
     List<Future<Outcome>> outcomes = new ArrayList<>();
     for (int i = 0; i < threads; i++) {
-      outcomes.add(
-          executor.submit(
-              () -> {
-                start.await();
-                return processor.process(id, effect(id, 1));
-              }));
+      outcomes.add(submitAfter(start, () -> processor.process(id, effect(id, 1))));
     }
 
-    List<Outcome> results = new ArrayList<>();
-    for (Future<Outcome> outcome : outcomes) {
-      results.add(outcome.get(WAIT.toSeconds(), TimeUnit.SECONDS));
-    }
+    List<Outcome> results = outcomesOf(outcomes);
 
     assertThat(results).containsOnlyOnce(Outcome.PROCESSED);
     assertThat(results).filteredOn(o -> o == Outcome.DUPLICATE).hasSize(threads - 1);
@@ -219,14 +256,7 @@ abstract class AbstractIdempotencyContractIT {
     String id = newId();
     IllegalStateException failure = new IllegalStateException("business rule violated");
 
-    assertThatThrownBy(
-            () ->
-                processor.process(
-                    id,
-                    c -> {
-                      TestDatabase.applyEffect(c, id, 5);
-                      throw failure;
-                    }))
+    assertThatThrownBy(() -> processor.process(id, effectThenThrow(id, 5, failure)))
         .isSameAs(failure);
     assertThat(db.effects(id)).isZero();
     assertThat(db.processedRows(group)).isZero();
@@ -242,14 +272,7 @@ abstract class AbstractIdempotencyContractIT {
     String id = newId();
     Exception failure = new java.io.IOException("remote service unreachable");
 
-    assertThatThrownBy(
-            () ->
-                processor.process(
-                    id,
-                    c -> {
-                      TestDatabase.applyEffect(c, id, 5);
-                      throw failure;
-                    }))
+    assertThatThrownBy(() -> processor.process(id, effectThenThrow(id, 5, failure)))
         .isInstanceOf(EventProcessingException.class)
         .hasCause(failure)
         .satisfies(e -> assertThat(((EventProcessingException) e).eventId()).isEqualTo(id));
@@ -283,21 +306,14 @@ abstract class AbstractIdempotencyContractIT {
 
   @Test
   void skipsEventsWhoseAggregateVersionIsNotNewerThanTheAppliedOne() throws Exception {
-    IdempotentProcessor processor =
-        IdempotentProcessor.builder(db.dataSource(), group).versionCheck(GapPolicy.ACCEPT).build();
+    IdempotentProcessor processor = versionChecking(GapPolicy.ACCEPT);
 
-    assertThat(processor.process(EventRef.of("e1", "order", "o-1", 1), effect("e1", 1)))
-        .isEqualTo(Outcome.PROCESSED);
-    assertThat(processor.process(EventRef.of("e2", "order", "o-1", 2), effect("e2", 1)))
-        .isEqualTo(Outcome.PROCESSED);
-    assertThat(processor.process(EventRef.of("e3", "order", "o-1", 2), effect("e3", 1)))
-        .isEqualTo(Outcome.STALE);
-    assertThat(processor.process(EventRef.of("e4", "order", "o-1", 1), effect("e4", 1)))
-        .isEqualTo(Outcome.STALE);
-    assertThat(processor.process(EventRef.of("e3", "order", "o-1", 2), effect("e3", 1)))
-        .isEqualTo(Outcome.DUPLICATE);
-    assertThat(processor.process(EventRef.of("e5", "order", "o-2", 1), effect("e5", 1)))
-        .isEqualTo(Outcome.PROCESSED);
+    assertThat(deliverVersion(processor, "e1", "o-1", 1)).isEqualTo(Outcome.PROCESSED);
+    assertThat(deliverVersion(processor, "e2", "o-1", 2)).isEqualTo(Outcome.PROCESSED);
+    assertThat(deliverVersion(processor, "e3", "o-1", 2)).isEqualTo(Outcome.STALE);
+    assertThat(deliverVersion(processor, "e4", "o-1", 1)).isEqualTo(Outcome.STALE);
+    assertThat(deliverVersion(processor, "e3", "o-1", 2)).isEqualTo(Outcome.DUPLICATE);
+    assertThat(deliverVersion(processor, "e5", "o-2", 1)).isEqualTo(Outcome.PROCESSED);
 
     assertThat(db.allEffects()).isEqualTo(3);
     assertThat(db.effects("e3")).isZero();
@@ -308,57 +324,44 @@ abstract class AbstractIdempotencyContractIT {
 
   @Test
   void appliesAVersionThatSkipsAheadUnderTheAcceptPolicy() throws Exception {
-    IdempotentProcessor processor =
-        IdempotentProcessor.builder(db.dataSource(), group).versionCheck(GapPolicy.ACCEPT).build();
+    IdempotentProcessor processor = versionChecking(GapPolicy.ACCEPT);
 
-    processor.process(EventRef.of("e1", "order", "o-1", 1), effect("e1", 1));
+    deliverVersion(processor, "e1", "o-1", 1);
 
-    assertThat(processor.process(EventRef.of("e3", "order", "o-1", 3), effect("e3", 1)))
-        .isEqualTo(Outcome.PROCESSED);
-    assertThat(processor.process(EventRef.of("e2", "order", "o-1", 2), effect("e2", 1)))
-        .isEqualTo(Outcome.STALE);
+    assertThat(deliverVersion(processor, "e3", "o-1", 3)).isEqualTo(Outcome.PROCESSED);
+    assertThat(deliverVersion(processor, "e2", "o-1", 2)).isEqualTo(Outcome.STALE);
     assertThat(db.lastVersion(group, "order", "o-1")).isEqualTo(3);
   }
 
   @Test
   void rejectsAVersionThatSkipsAheadUntilTheMissingVersionIsApplied() throws Exception {
-    IdempotentProcessor processor =
-        IdempotentProcessor.builder(db.dataSource(), group).versionCheck(GapPolicy.REJECT).build();
+    IdempotentProcessor processor = versionChecking(GapPolicy.REJECT);
 
-    assertThat(processor.process(EventRef.of("e5", "order", "o-1", 5), effect("e5", 1)))
+    assertThat(deliverVersion(processor, "e5", "o-1", 5))
         .as("the first version seen is accepted whatever its value")
         .isEqualTo(Outcome.PROCESSED);
-    assertThatThrownBy(
-            () -> processor.process(EventRef.of("e7", "order", "o-1", 7), effect("e7", 1)))
+    assertThatThrownBy(() -> deliverVersion(processor, "e7", "o-1", 7))
         .isInstanceOf(VersionGapException.class)
         .hasMessageContaining("last applied version is 5")
         .satisfies(e -> assertThat(((VersionGapException) e).lastAppliedVersion()).isEqualTo(5));
     assertThat(db.isRecorded(group, "e7")).isFalse();
     assertThat(db.effects("e7")).isZero();
 
-    assertThat(processor.process(EventRef.of("e6", "order", "o-1", 6), effect("e6", 1)))
-        .isEqualTo(Outcome.PROCESSED);
-    assertThat(processor.process(EventRef.of("e7", "order", "o-1", 7), effect("e7", 1)))
-        .isEqualTo(Outcome.PROCESSED);
+    assertThat(deliverVersion(processor, "e6", "o-1", 6)).isEqualTo(Outcome.PROCESSED);
+    assertThat(deliverVersion(processor, "e7", "o-1", 7)).isEqualTo(Outcome.PROCESSED);
     assertThat(db.lastVersion(group, "order", "o-1")).isEqualTo(7);
   }
 
   @Test
   void concurrentEventsOfOneNewAggregateNeitherDeadlockNorLowerItsVersion() throws Exception {
-    IdempotentProcessor processor =
-        IdempotentProcessor.builder(db.dataSource(), group).versionCheck(GapPolicy.ACCEPT).build();
+    IdempotentProcessor processor = versionChecking(GapPolicy.ACCEPT);
     int threads = 6;
     CyclicBarrier start = new CyclicBarrier(threads);
     List<Future<Outcome>> outcomes = new ArrayList<>();
     for (int v = 1; v <= threads; v++) {
       String id = "e" + v;
       long version = v;
-      outcomes.add(
-          executor.submit(
-              () -> {
-                start.await();
-                return processor.process(EventRef.of(id, "order", "o-1", version), effect(id, 1));
-              }));
+      outcomes.add(submitAfter(start, () -> deliverVersion(processor, id, "o-1", version)));
     }
 
     long applied = 0;
@@ -410,10 +413,8 @@ abstract class AbstractIdempotencyContractIT {
             .versionCheck(GapPolicy.ACCEPT)
             .build();
 
-    assertThat(processor.process(EventRef.of("e1", "order", "o-1", 1), effect("e1", 1)))
-        .isEqualTo(Outcome.PROCESSED);
-    assertThat(processor.process(EventRef.of("e1", "order", "o-1", 1), effect("e1", 1)))
-        .isEqualTo(Outcome.DUPLICATE);
+    assertThat(deliverVersion(processor, "e1", "o-1", 1)).isEqualTo(Outcome.PROCESSED);
+    assertThat(deliverVersion(processor, "e1", "o-1", 1)).isEqualTo(Outcome.DUPLICATE);
 
     assertThat(db.queryLong("SELECT COUNT(*) FROM billing_processed")).isEqualTo(1);
     assertThat(db.queryLong("SELECT last_version FROM billing_versions")).isEqualTo(1);

@@ -66,12 +66,7 @@ final class NotificationSteps {
   /** Step 8: publishes the order's OrderPaid again and shows that nothing changed. */
   void redeliverPaid(List<ConsumedRecord> records, String orderId, List<CustomerOrder> before)
       throws Exception {
-    ConsumedRecord original =
-        records.stream()
-            .filter(r -> orderId.equals(r.keyAsString()))
-            .filter(r -> "OrderPaid".equals(r.header("event_type")))
-            .findFirst()
-            .orElseThrow();
+    ConsumedRecord original = find(records, orderId, "OrderPaid");
     report.step(
         8,
         "redelivering OrderPaid of "
@@ -84,15 +79,7 @@ final class NotificationSteps {
         "published again with the same key, value and headers: partition %d offset %d (first at"
             + " offset %d)",
         sent.partition(), sent.offset(), original.offset());
-    Outcome outcome =
-        deliveries
-            .awaitUntil(d -> d.stream().anyMatch(sent::is), WAIT)
-            .orElseThrow(this::notReported)
-            .stream()
-            .filter(sent::is)
-            .findFirst()
-            .orElseThrow()
-            .outcome();
+    Outcome outcome = awaitOutcome(sent);
     List<CustomerOrder> after = service.customerOrders();
     int notifications =
         after.stream()
@@ -117,12 +104,7 @@ final class NotificationSteps {
    */
   void redeliverStaleCreated(
       List<ConsumedRecord> records, String orderId, List<CustomerOrder> before) throws Exception {
-    ConsumedRecord original =
-        records.stream()
-            .filter(r -> orderId.equals(r.keyAsString()))
-            .filter(r -> "OrderCreated".equals(r.header("event_type")))
-            .findFirst()
-            .orElseThrow();
+    ConsumedRecord original = find(records, orderId, "OrderCreated");
     String newId = java.util.UUID.randomUUID().toString();
     report.step(
         9,
@@ -137,15 +119,7 @@ final class NotificationSteps {
     report.line(
         "published at partition %d offset %d; the order's last applied version is 2 (OrderPaid)",
         sent.partition(), sent.offset());
-    Outcome outcome =
-        deliveries
-            .awaitUntil(d -> d.stream().anyMatch(sent::is), WAIT)
-            .orElseThrow(this::notReported)
-            .stream()
-            .filter(sent::is)
-            .findFirst()
-            .orElseThrow()
-            .outcome();
+    Outcome outcome = awaitOutcome(sent);
     List<CustomerOrder> after = service.customerOrders();
     boolean unchanged = after.equals(before);
     report.line(
@@ -184,6 +158,28 @@ final class NotificationSteps {
           o.paidAt() == null ? "-" : o.paidAt().truncatedTo(ChronoUnit.MILLIS),
           o.notifications());
     }
+  }
+
+  /** The record of event type {@code eventType} of the order, among those consumed. */
+  private static ConsumedRecord find(
+      List<ConsumedRecord> records, String orderId, String eventType) {
+    return records.stream()
+        .filter(r -> orderId.equals(r.keyAsString()))
+        .filter(r -> eventType.equals(r.header("event_type")))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  /** Waits until the service reports the record it was sent again and returns its outcome. */
+  private Outcome awaitOutcome(Redelivery.Sent sent) throws InterruptedException {
+    return deliveries
+        .awaitUntil(d -> d.stream().anyMatch(sent::is), WAIT)
+        .orElseThrow(this::notReported)
+        .stream()
+        .filter(sent::is)
+        .findFirst()
+        .orElseThrow()
+        .outcome();
   }
 
   private IllegalStateException notReported() {

@@ -3,6 +3,7 @@ package io.outboxrelay.connect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.outboxrelay.change.OutboxChangeFixtures;
 import io.outboxrelay.router.EventRouter;
 import io.outboxrelay.router.OutboxEvent;
 import io.outboxrelay.router.RoutedRecord;
@@ -35,6 +36,7 @@ class OutboxRouterTransformTest {
 
   private static final String PAYLOAD = "{\"b\": 1,  \"a\":\"caf\u00e9 \\u00e9\"}";
   private static final String EVENT_ID = "0b6f3d4e-8a59-4c43-9e0e-2f1f0c7a1d5e";
+  private static final String TABLE = "srv.app.outbox_events";
 
   private final OutboxRouterTransform<SourceRecord> transform = new OutboxRouterTransform<>();
 
@@ -84,24 +86,11 @@ class OutboxRouterTransformTest {
   void publishesTheAggregateVersionColumnAsTheRouterDoes() {
     transform.configure(Map.of());
     Schema versionedRow =
-        SchemaBuilder.struct()
-            .name("srv.app.outbox_events.Value")
-            .field("id", Schema.INT64_SCHEMA)
-            .field("event_id", Schema.STRING_SCHEMA)
-            .field("aggregate_type", Schema.STRING_SCHEMA)
-            .field("aggregate_id", Schema.STRING_SCHEMA)
-            .field("event_type", Schema.STRING_SCHEMA)
-            .field("payload", Schema.OPTIONAL_STRING_SCHEMA)
+        OutboxChangeFixtures.rowSchema(TABLE, Schema.STRING_SCHEMA, Schema.OPTIONAL_STRING_SCHEMA)
             .field("aggregate_version", Schema.OPTIONAL_INT64_SCHEMA)
             .build();
     Struct row =
-        new Struct(versionedRow)
-            .put("id", 7L)
-            .put("event_id", EVENT_ID)
-            .put("aggregate_type", "order")
-            .put("aggregate_id", "o-1")
-            .put("event_type", "OrderPaid")
-            .put("payload", PAYLOAD)
+        OutboxChangeFixtures.row(versionedRow, 7L, EVENT_ID, "order", "o-1", "OrderPaid", PAYLOAD)
             .put("aggregate_version", 12L);
 
     SourceRecord versioned = transform.apply(change("c", row));
@@ -135,26 +124,14 @@ class OutboxRouterTransformTest {
   @Test
   void publishesNothingForADeletesTombstone() {
     transform.configure(Map.of());
-    SourceRecord tombstone =
-        new SourceRecord(Map.of(), Map.of(), "srv.app.outbox_events", null, null, null, null);
+    SourceRecord tombstone = new SourceRecord(Map.of(), Map.of(), TABLE, null, null, null, null);
     assertThat(transform.apply(tombstone)).isNull();
   }
 
   @Test
   void publishesNothingForHeartbeatsAndSchemaChanges() {
     transform.configure(Map.of());
-    Schema heartbeat =
-        SchemaBuilder.struct()
-            .name("io.debezium.connector.common.Heartbeat")
-            .field("ts_ms", Schema.INT64_SCHEMA)
-            .build();
-    SourceRecord beat =
-        new SourceRecord(
-            Map.of(),
-            Map.of(),
-            "__debezium-heartbeat.srv",
-            heartbeat,
-            new Struct(heartbeat).put("ts_ms", 1L));
+    SourceRecord beat = OutboxChangeFixtures.heartbeat(Map.of(), Map.of(), "srv");
     assertThat(transform.apply(beat)).isNull();
   }
 
@@ -208,7 +185,7 @@ class OutboxRouterTransformTest {
     transform.configure(Map.of());
     Schema rowSchema =
         SchemaBuilder.struct()
-            .name("srv.app.outbox_events.Value")
+            .name(TABLE + ".Value")
             .field("id", Schema.INT64_SCHEMA)
             .field("event_id", Schema.STRING_SCHEMA)
             .optional()
@@ -263,16 +240,7 @@ class OutboxRouterTransformTest {
   }
 
   private static Schema rowSchema(Schema eventIdSchema, Schema payloadSchema) {
-    return SchemaBuilder.struct()
-        .name("srv.app.outbox_events.Value")
-        .field("id", Schema.INT64_SCHEMA)
-        .field("event_id", eventIdSchema)
-        .field("aggregate_type", Schema.STRING_SCHEMA)
-        .field("aggregate_id", Schema.STRING_SCHEMA)
-        .field("event_type", Schema.STRING_SCHEMA)
-        .field("payload", payloadSchema)
-        .optional()
-        .build();
+    return OutboxChangeFixtures.rowSchema(TABLE, eventIdSchema, payloadSchema).optional().build();
   }
 
   private static final Schema TEXT_ROW =
@@ -283,13 +251,7 @@ class OutboxRouterTransformTest {
   }
 
   private static Struct row(Schema schema, long id, Object eventId, Object payload) {
-    return new Struct(schema)
-        .put("id", id)
-        .put("event_id", eventId)
-        .put("aggregate_type", "order")
-        .put("aggregate_id", "o-1")
-        .put("event_type", "OrderCreated")
-        .put("payload", payload);
+    return OutboxChangeFixtures.row(schema, id, eventId, "order", "o-1", "OrderCreated", payload);
   }
 
   /** A change event shaped as Debezium's MariaDB and MySQL connectors emit it. */
@@ -301,7 +263,7 @@ class OutboxRouterTransformTest {
             .build();
     Schema envelope =
         SchemaBuilder.struct()
-            .name("srv.app.outbox_events.Envelope")
+            .name(TABLE + ".Envelope")
             .field("before", row.schema())
             .field("after", row.schema())
             .field("source", source)
@@ -320,14 +282,11 @@ class OutboxRouterTransformTest {
     Map<String, Object> offset = new HashMap<>();
     offset.put("pos", 4L);
     Schema keySchema =
-        SchemaBuilder.struct()
-            .name("srv.app.outbox_events.Key")
-            .field("id", Schema.INT64_SCHEMA)
-            .build();
+        SchemaBuilder.struct().name(TABLE + ".Key").field("id", Schema.INT64_SCHEMA).build();
     return new SourceRecord(
         Map.of("server", "srv"),
         offset,
-        "srv.app.outbox_events",
+        TABLE,
         null,
         keySchema,
         new Struct(keySchema).put("id", row.get("id")),

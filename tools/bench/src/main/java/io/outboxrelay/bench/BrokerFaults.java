@@ -1,7 +1,6 @@
 package io.outboxrelay.bench;
 
-import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.relay.config.RelayMode;
 import java.time.Duration;
 
 /**
@@ -17,30 +16,10 @@ final class BrokerFaults {
    * polling mode.
    */
   static RecoveryBench.Fault stop(boolean polling, Duration down) {
-    return new RecoveryBench.Fault() {
-      @Override
-      public String id() {
-        return polling ? "broker-stop-polling" : "broker-stop";
-      }
-
-      @Override
-      public String description() {
-        return (polling ? "polling" : "CDC")
-            + ", Kafka broker stopped and started again after "
-            + down.toSeconds()
-            + " s";
-      }
-
-      @Override
-      public RelaySettings settings(OutboxDatabase db, String bootstrap, String name) {
-        RelaySettings s =
-            polling
-                ? RelaySettings.polling(db.grantPolling(), bootstrap, name)
-                    .with("polling.interval", "100ms")
-                : RelaySettings.cdc(db, bootstrap, name);
-        return s.with("relay.stats.interval", "10s");
-      }
-
+    return new ModeFault(
+        polling ? "broker-stop-polling" : "broker-stop",
+        polling ? RelayMode.POLLING : RelayMode.CDC,
+        "Kafka broker stopped and started again after " + down.toSeconds() + " s") {
       @Override
       public void begin(RecoveryBench.World world) {
         world.kafka().stop();

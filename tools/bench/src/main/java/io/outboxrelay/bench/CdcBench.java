@@ -38,6 +38,22 @@ final class CdcBench {
   /** The width of the latency windows: a spike that recurs every ~10 s shows in every other one. */
   static final Duration WINDOW = Duration.ofSeconds(5);
 
+  /** A run's outbox database and the topics its events go to, counted by one counter. */
+  private record Outbox(OutboxDatabase db, TopicCounter counter, List<String> topics) {
+
+    void awaitCount(long count) throws InterruptedException {
+      counter.awaitCount(topics, count);
+    }
+
+    long count() throws InterruptedException {
+      return counter.count(topics);
+    }
+
+    TopicCounter.AppendTimes appendTimes(long fromMillis) throws Exception {
+      return counter.appendTimes(topics, fromMillis);
+    }
+  }
+
   /** The backlog each extra start finds waiting. */
   private static final int START_BACKLOG = 1_000;
 
@@ -125,7 +141,8 @@ final class CdcBench {
           "-",
           "mariadbd user+system CPU from ready to the last ack, per event");
 
-      burst(table, db, counter, topics, pid, backlog, variant);
+      Outbox outbox = new Outbox(db, counter, topics);
+      burst(table, outbox, pid, backlog, variant);
       backlog = 2 * backlog; // what the latency phase must wait past
       table.add(
           "CDC relay peak RSS, drain and burst",
@@ -136,20 +153,16 @@ final class CdcBench {
               env.relayEnv().getOrDefault("OUTBOX_RELAY_HEAP", "256m"), drainRss));
 
       if (bigTransaction > 0) {
-        bigTransaction(table, db, counter, topics, pid, backlog, bigTransaction);
+        bigTransaction(table, outbox, pid, backlog, bigTransaction);
         backlog += bigTransaction;
       }
 
-      if (duration.isZero()) {
-        relay.process().terminate();
-        relay.waitFor(Duration.ofSeconds(60));
-        restarts(table, db, counter, topics, config, name, starts);
-        return;
+      if (!duration.isZero()) {
+        steadyLoad(table, outbox, pid, backlog, rate, duration, variant);
       }
-      steadyLoad(table, db, counter, topics, pid, backlog, rate, duration, variant);
       relay.process().terminate();
       relay.waitFor(Duration.ofSeconds(60));
-      restarts(table, db, counter, topics, config, name, starts);
+      restarts(table, outbox, config, name, starts);
     }
   }
 
@@ -157,20 +170,13 @@ final class CdcBench {
    * A burst on a warm relay: the same backlog written as fast as the database takes it while the
    * relay runs; measured from the first insert to the last ack.
    */
-  private void burst(
-      ResultTable table,
-      OutboxDatabase db,
-      TopicCounter counter,
-      List<String> topics,
-      long pid,
-      int backlog,
-      String variant)
+  private void burst(ResultTable table, Outbox outbox, long pid, int backlog, String variant)
       throws Exception {
     double warmCpu0 = ProcessStats.cpuSeconds(pid);
     double warmDb0 = ProcessStats.cpuSeconds(mariaDb.pid());
     long burstStart = System.nanoTime();
-    Backlog.write(db, backlog, backlog);
-    counter.awaitCount(topics, 2L * backlog);
+    Backlog.write(outbox.db(), backlog, backlog);
+    outbox.awaitCount(2L * backlog);
     double burstSeconds = (System.nanoTime() - burstStart) / 1e9;
     double burstCpu = ProcessStats.cpuSeconds(pid) - warmCpu0;
     table.add(
@@ -189,19 +195,12 @@ final class CdcBench {
   }
 
   /** One transaction of {@code rows} rows while the relay runs: the relay's peak RSS through it. */
-  private void bigTransaction(
-      ResultTable table,
-      OutboxDatabase db,
-      TopicCounter counter,
-      List<String> topics,
-      long pid,
-      int backlog,
-      int rows)
+  private void bigTransaction(ResultTable table, Outbox outbox, long pid, int backlog, int rows)
       throws Exception {
     double rssBefore = ProcessStats.statusMiB(pid, "VmRSS");
     long bigStart = System.nanoTime();
-    Backlog.writeOneTransaction(db, backlog, rows);
-    counter.awaitCount(topics, backlog + (long) rows);
+    Backlog.writeOneTransaction(outbox.db(), backlog, rows);
+    outbox.awaitCount(backlog + (long) rows);
     double bigSeconds = (System.nanoTime() - bigStart) / 1e9;
     table.add(
         "CDC relay peak RSS, one " + String.format("%,d", rows) + "-row transaction",
@@ -216,9 +215,7 @@ final class CdcBench {
   /** A steady load: latency from commit to append, per window, then the idle relay's CPU. */
   private void steadyLoad(
       ResultTable table,
-      OutboxDatabase db,
-      TopicCounter counter,
-      List<String> topics,
+      Outbox outbox,
       long pid,
       int backlog,
       int rate,
@@ -227,12 +224,12 @@ final class CdcBench {
       throws Exception {
     long loadStart = System.nanoTime();
     double loadDb0 = ProcessStats.cpuSeconds(mariaDb.pid());
-    long rowsBeforeLoad = db.outboxRows();
-    Map<String, Long> commitMillis = SteadyLoad.run(db, rate, duration);
+    long rowsBeforeLoad = outbox.db().outboxRows();
+    Map<String, Long> commitMillis = SteadyLoad.run(outbox.db(), rate, duration);
     double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
     long expected = backlog + (long) commitMillis.size();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (counter.count(topics) < expected && System.nanoTime() < deadline) {
+    while (outbox.count() < expected && System.nanoTime() < deadline) {
       Thread.sleep(20);
     }
     double loadDbCpu = ProcessStats.cpuSeconds(mariaDb.pid()) - loadDb0;
@@ -246,9 +243,11 @@ final class CdcBench {
         String.format(
             "mariadbd CPU from the first insert to the last ack (inserts included); %,d rows"
                 + " deleted meanwhile, %,d left of %,d written",
-            rowsBeforeLoad + commitMillis.size() - db.outboxRows(), db.outboxRows(), expected));
+            rowsBeforeLoad + commitMillis.size() - outbox.db().outboxRows(),
+            outbox.db().outboxRows(),
+            expected));
     LatencyReader.Samples samples =
-        LatencyReader.readSamples(kafka.bootstrapServers(), topics, commitMillis);
+        LatencyReader.readSamples(kafka.bootstrapServers(), outbox.topics(), commitMillis);
     Percentiles latency = samples.percentiles();
     List<Percentiles> windows = samples.windows(WINDOW);
     for (int i = 0; i < windows.size(); i++) {
@@ -296,31 +295,24 @@ final class CdcBench {
    * backlog in Kafka and stops the relay; reports the median of the times from the process start to
    * the broker's append of the first event, and each of them.
    */
-  private void restarts(
-      ResultTable table,
-      OutboxDatabase db,
-      TopicCounter counter,
-      List<String> topics,
-      Path config,
-      String name,
-      int starts)
+  private void restarts(ResultTable table, Outbox outbox, Path config, String name, int starts)
       throws Exception {
     if (starts <= 0) {
       return;
     }
     List<Double> firsts = new ArrayList<>();
     List<Double> readies = new ArrayList<>();
-    long total = counter.count(topics);
+    long total = outbox.count();
     for (int i = 1; i <= starts; i++) {
-      Backlog.write(db, total, START_BACKLOG);
+      Backlog.write(outbox.db(), total, START_BACKLOG);
       total += START_BACKLOG;
       Thread.sleep(1000); // the backlog's binlog written and synced; the machine settles
       long startedMillis = System.currentTimeMillis();
       RelayProcess relay = env.startRelay(name + "-start" + i, config);
       relay.awaitReady();
       readies.add((System.currentTimeMillis() - startedMillis) / 1e3);
-      counter.awaitCount(topics, total);
-      TopicCounter.AppendTimes appended = counter.appendTimes(topics, startedMillis);
+      outbox.awaitCount(total);
+      TopicCounter.AppendTimes appended = outbox.appendTimes(startedMillis);
       firsts.add((appended.first() - startedMillis) / 1e3);
       relay.process().terminate();
       relay.waitFor(Duration.ofSeconds(60));

@@ -1,7 +1,6 @@
 package io.outboxrelay.bench;
 
-import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.relay.config.RelayMode;
 import java.time.Duration;
 
 /**
@@ -16,27 +15,13 @@ final class CdcDatabaseFaults {
 
   /** MariaDB killed (SIGKILL, as a crash) and started again after {@code down}. */
   static RecoveryBench.Fault kill(Duration down) {
-    return new DatabaseKill("db-kill", "CDC", down, CdcDatabaseFaults::settings);
+    return new DatabaseKill("db-kill", RelayMode.CDC, down);
   }
 
   /** MariaDB frozen (SIGSTOP) for 30 s and resumed (SIGCONT): a connection silent but open. */
   static RecoveryBench.Fault pause() {
-    return new RecoveryBench.Fault() {
-      @Override
-      public String id() {
-        return "db-pause";
-      }
-
-      @Override
-      public RelaySettings settings(OutboxDatabase db, String bootstrap, String name) {
-        return CdcDatabaseFaults.settings(db, bootstrap, name);
-      }
-
-      @Override
-      public String description() {
-        return "CDC, MariaDB frozen (SIGSTOP) for " + PAUSE.toSeconds() + " s";
-      }
-
+    return new ModeFault(
+        "db-pause", RelayMode.CDC, "MariaDB frozen (SIGSTOP) for " + PAUSE.toSeconds() + " s") {
       @Override
       public void begin(RecoveryBench.World world) {
         world.mariaDb().process().pause();
@@ -49,10 +34,5 @@ final class CdcDatabaseFaults {
         return System.currentTimeMillis();
       }
     };
-  }
-
-  /** A CDC relay with the product's defaults, stats every 10 s. */
-  private static RelaySettings settings(OutboxDatabase db, String bootstrap, String name) {
-    return RelaySettings.cdc(db, bootstrap, name).with("relay.stats.interval", "10s");
   }
 }

@@ -1,8 +1,7 @@
 package io.outboxrelay.bench;
 
-import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.relay.config.RelayMode;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
-import io.outboxrelay.testsupport.outbox.RelaySettings;
 import java.time.Duration;
 
 /**
@@ -19,22 +18,8 @@ final class PollingFaults {
    * killed process's leased events set.
    */
   static RecoveryBench.Fault killRelay() {
-    return new RecoveryBench.Fault() {
-      @Override
-      public String id() {
-        return "relay-kill-polling";
-      }
-
-      @Override
-      public RelaySettings settings(OutboxDatabase db, String bootstrap, String name) {
-        return PollingFaults.settings(db, bootstrap, name);
-      }
-
-      @Override
-      public String description() {
-        return "polling, one of two relay processes killed (SIGKILL)";
-      }
-
+    return new ModeFault(
+        "relay-kill-polling", RelayMode.POLLING, "one of two relay processes killed (SIGKILL)") {
       @Override
       public String target() {
         return "its leased events published <= 10 s after the kill (the max delay)";
@@ -96,13 +81,6 @@ final class PollingFaults {
 
   /** MariaDB killed (SIGKILL) under a polling relay and started again after {@code down}. */
   static RecoveryBench.Fault killDatabase(Duration down) {
-    return new DatabaseKill("db-kill-polling", "polling", down, PollingFaults::settings);
-  }
-
-  /** A polling relay with the product's defaults, stats every 10 s. */
-  private static RelaySettings settings(OutboxDatabase db, String bootstrap, String name) {
-    return RelaySettings.polling(db.grantPolling(), bootstrap, name)
-        .with("polling.interval", "100ms")
-        .with("relay.stats.interval", "10s");
+    return new DatabaseKill("db-kill-polling", RelayMode.POLLING, down);
   }
 }

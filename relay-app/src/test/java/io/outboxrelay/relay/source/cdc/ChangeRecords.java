@@ -1,7 +1,10 @@
 package io.outboxrelay.relay.source.cdc;
 
+import static io.outboxrelay.change.OutboxChangeFixtures.rowSchema;
+
 import io.debezium.data.Envelope;
 import io.debezium.engine.RecordChangeEvent;
+import io.outboxrelay.change.OutboxChangeFixtures;
 import java.time.Instant;
 import java.util.Map;
 import org.apache.kafka.connect.data.Schema;
@@ -12,15 +15,10 @@ import org.apache.kafka.connect.source.SourceRecord;
 /** Builds Debezium change records shaped like the MariaDB connector's, for unit tests. */
 final class ChangeRecords {
 
+  private static final String TABLE = "outbox-relay.app.outbox_events";
+
   static final Schema ROW =
-      SchemaBuilder.struct()
-          .name("outbox-relay.app.outbox_events.Value")
-          .field("id", Schema.INT64_SCHEMA)
-          .field("event_id", Schema.STRING_SCHEMA)
-          .field("aggregate_type", Schema.STRING_SCHEMA)
-          .field("aggregate_id", Schema.STRING_SCHEMA)
-          .field("event_type", Schema.STRING_SCHEMA)
-          .field("payload", Schema.OPTIONAL_STRING_SCHEMA)
+      rowSchema(TABLE, Schema.STRING_SCHEMA, Schema.OPTIONAL_STRING_SCHEMA)
           .field("created_at", Schema.OPTIONAL_STRING_SCHEMA)
           .field("status", Schema.OPTIONAL_STRING_SCHEMA)
           .build();
@@ -32,23 +30,12 @@ final class ChangeRecords {
           .field("ts_ms", Schema.INT64_SCHEMA)
           .build();
 
-  static final Envelope ENVELOPE =
-      Envelope.defineSchema()
-          .withName("outbox-relay.app.outbox_events.Envelope")
-          .withRecord(ROW)
-          .withSource(SOURCE)
-          .build();
+  static final Envelope ENVELOPE = envelope(ROW);
 
   private ChangeRecords() {}
 
   static Struct row(long id, String aggregateType, String aggregateId, String payload) {
-    return new Struct(ROW)
-        .put("id", id)
-        .put("event_id", "00000000-0000-0000-0000-" + String.format("%012d", id))
-        .put("aggregate_type", aggregateType)
-        .put("aggregate_id", aggregateId)
-        .put("event_type", "Happened")
-        .put("payload", payload)
+    return row(ROW, id, aggregateType, aggregateId, payload)
         .put("created_at", "2026-11-29T10:00:00.123456Z")
         .put("status", "PENDING");
   }
@@ -70,35 +57,17 @@ final class ChangeRecords {
 
   /** A row of a table with the aggregate_version column. */
   static final Schema VERSIONED_ROW =
-      SchemaBuilder.struct()
-          .name("outbox-relay.app.outbox_events.Value")
-          .field("id", Schema.INT64_SCHEMA)
-          .field("event_id", Schema.STRING_SCHEMA)
-          .field("aggregate_type", Schema.STRING_SCHEMA)
-          .field("aggregate_id", Schema.STRING_SCHEMA)
-          .field("event_type", Schema.STRING_SCHEMA)
-          .field("payload", Schema.OPTIONAL_STRING_SCHEMA)
+      rowSchema(TABLE, Schema.STRING_SCHEMA, Schema.OPTIONAL_STRING_SCHEMA)
           .field("aggregate_version", Schema.OPTIONAL_INT64_SCHEMA)
           .build();
 
-  static final Envelope VERSIONED_ENVELOPE =
-      Envelope.defineSchema()
-          .withName("outbox-relay.app.outbox_events.Envelope")
-          .withRecord(VERSIONED_ROW)
-          .withSource(SOURCE)
-          .build();
+  static final Envelope VERSIONED_ENVELOPE = envelope(VERSIONED_ROW);
 
   /** An insert into a table with the aggregate_version column ({@code null}: a NULL value). */
   static RecordChangeEvent<SourceRecord> insertVersioned(
       long id, String aggregateId, Long version) {
     Struct row =
-        new Struct(VERSIONED_ROW)
-            .put("id", id)
-            .put("event_id", "00000000-0000-0000-0000-" + String.format("%012d", id))
-            .put("aggregate_type", "order")
-            .put("aggregate_id", aggregateId)
-            .put("event_type", "Happened")
-            .put("payload", "{\"n\":" + id + "}")
+        row(VERSIONED_ROW, id, "order", aggregateId, "{\"n\":" + id + "}")
             .put("aggregate_version", version);
     return wrap(id, VERSIONED_ENVELOPE.create(row, source(id), Instant.now()));
   }
@@ -114,19 +83,31 @@ final class ChangeRecords {
   }
 
   static RecordChangeEvent<SourceRecord> heartbeat(long pos) {
-    Schema hb =
-        SchemaBuilder.struct()
-            .name("io.debezium.connector.common.Heartbeat")
-            .field("ts_ms", Schema.INT64_SCHEMA)
-            .build();
     SourceRecord r =
-        new SourceRecord(
-            Map.of("server", "outbox-relay"),
-            Map.of("pos", pos),
-            "__debezium-heartbeat.outbox-relay",
-            hb,
-            new Struct(hb).put("ts_ms", 1L));
+        OutboxChangeFixtures.heartbeat(
+            Map.of("server", "outbox-relay"), Map.of("pos", pos), "outbox-relay");
     return () -> r;
+  }
+
+  private static Envelope envelope(Schema row) {
+    return Envelope.defineSchema()
+        .withName(TABLE + ".Envelope")
+        .withRecord(row)
+        .withSource(SOURCE)
+        .build();
+  }
+
+  /** A row image of {@code schema} with a made-up event id and type. */
+  private static Struct row(
+      Schema schema, long id, String aggregateType, String aggregateId, String payload) {
+    return OutboxChangeFixtures.row(
+        schema,
+        id,
+        "00000000-0000-0000-0000-" + String.format("%012d", id),
+        aggregateType,
+        aggregateId,
+        "Happened",
+        payload);
   }
 
   private static Struct source(long pos) {
@@ -138,7 +119,7 @@ final class ChangeRecords {
         new SourceRecord(
             Map.of("server", "outbox-relay"),
             Map.of("pos", pos),
-            "outbox-relay.app.outbox_events",
+            TABLE,
             null,
             null,
             value.schema(),
