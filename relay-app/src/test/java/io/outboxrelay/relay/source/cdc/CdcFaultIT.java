@@ -215,19 +215,30 @@ class CdcFaultIT {
         awaitPublished(broker.bootstrapServers(), 1);
 
         broker.stop();
-        // A topic the relay has not used yet: without its metadata the send fails after
-        // max.block.ms; Kafka does not answer either, so the relay waits until it does and
-        // re-sends then, on a fresh producer.
+        // Topics the relay has not used yet: without their metadata each send fails after
+        // max.block.ms, and Kafka does not answer either, so the relay waits until it does and
+        // re-sends then, on a fresh producer. (A record for a topic the producer already knows
+        // would instead wait in the producer, which retries it until Kafka is back: the batch
+        // would then fail only once the broker answers again.)
         for (int i = 1; i <= 20; i++) {
           write(
               ledger,
               List.of(
                   TestEvent.of("shipment", "s-" + (i % 3), i),
-                  TestEvent.of("order", "o-1", i + 1)));
+                  TestEvent.of("invoice", "n-" + (i % 2), i)));
         }
         await()
             .atMost(Duration.ofSeconds(60))
             .until(() -> relay.metrics().snapshot().retries() >= 1);
+        // Written while the re-send waits for Kafka: the aggregate published before the outage
+        // continues after it, in order.
+        for (int i = 2; i <= 6; i++) {
+          write(
+              ledger,
+              List.of(
+                  TestEvent.of("order", "o-1", i),
+                  TestEvent.of("shipment", "s-" + (i % 3), 20 + i)));
+        }
         broker.start();
 
         Ledger.Result result = awaitAll(ledger, broker.bootstrapServers());
