@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.github.shyiko.mysql.binlog.BinaryLogClient;
 import io.outboxrelay.relay.testing.Cli;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
@@ -225,10 +226,31 @@ class PositionResetIT {
     restarted.process().terminate();
     assertThat(restarted.waitFor(Duration.ofSeconds(60))).isZero();
 
-    // Right after a stop, the server still lists the stopped relay's binlog reader until it
-    // next sends it something; the reset makes it notice instead of refusing.
+    // A reader that is gone stays listed until the server next sends it something; the reset
+    // makes it notice instead of refusing. A stopped relay's reader is listed only until the
+    // next heartbeat its client asked for (every 2.4 s), so the test leaves one of its own,
+    // without heartbeats, once the relay's has gone.
+    await().atMost(Duration.ofSeconds(30)).until(() -> binlogReaders(db) == 0);
+    leaveAGoneReader(db);
     assertThat(binlogReaders(db)).isOne();
     admin(0, "position", "reset", "--config", config, "--to-current", "--yes");
     assertThat(binlogReaders(db)).isZero();
+  }
+
+  /**
+   * Connects a binlog reader as the relay's user, without heartbeats, and closes its connection:
+   * the server lists it until it next writes to it.
+   */
+  private static void leaveAGoneReader(OutboxDatabase db) throws Exception {
+    BinaryLogClient client =
+        new BinaryLogClient(db.host(), db.port(), db.relayUser(), db.password());
+    client.setServerId(4_242_424L);
+    client.setKeepAlive(false);
+    client.connect(10_000);
+    try {
+      await().atMost(Duration.ofSeconds(10)).until(() -> binlogReaders(db) == 1);
+    } finally {
+      client.disconnect();
+    }
   }
 }
