@@ -158,7 +158,7 @@ final class CdcBench {
       }
 
       if (!duration.isZero()) {
-        steadyLoad(table, outbox, pid, backlog, rate, duration, variant);
+        steadyLoad(table, outbox, relay, backlog, rate, duration, variant);
       }
       relay.process().terminate();
       relay.waitFor(Duration.ofSeconds(60));
@@ -216,12 +216,14 @@ final class CdcBench {
   private void steadyLoad(
       ResultTable table,
       Outbox outbox,
-      long pid,
+      RelayProcess relay,
       int backlog,
       int rate,
       Duration duration,
       String variant)
       throws Exception {
+    long pid = relay.process().pid();
+    long loadStartMillis = System.currentTimeMillis();
     long loadStart = System.nanoTime();
     double loadDb0 = ProcessStats.cpuSeconds(mariaDb.pid());
     long rowsBeforeLoad = outbox.db().outboxRows();
@@ -232,6 +234,7 @@ final class CdcBench {
     while (outbox.count() < expected && System.nanoTime() < deadline) {
       Thread.sleep(20);
     }
+    long loadEndMillis = System.currentTimeMillis();
     double loadDbCpu = ProcessStats.cpuSeconds(mariaDb.pid()) - loadDb0;
     table.add(
         "MariaDB CPU per event, CDC steady load at "
@@ -268,6 +271,14 @@ final class CdcBench {
         String.format(
             "%,d events in %.1f s (%,.0f events/s achieved), max %.0f ms",
             latency.count(), loadSeconds, commitMillis.size() / loadSeconds, latency.max()));
+    AckTimes acks = AckTimes.within(relay.log(), loadStartMillis, loadEndMillis);
+    table.add(
+        "CDC relay wait for Kafka's ack at " + String.format("%,d", rate) + " events/s",
+        acks.batches() == 0 ? "-" : String.format("%.1f ms", acks.avgAckMillis()),
+        "-",
+        acks.describe()
+            + "; the rest of the latency is the binlog's delivery and the wait for"
+            + " the batch before");
     table.add(
         "CDC latency p99 per " + WINDOW.toSeconds() + " s window",
         String.format("max %.0f ms", LatencyReader.maxP99(windows, rate)),
