@@ -31,7 +31,10 @@ import org.slf4j.LoggerFactory;
  * ? AND holder = ? AND epoch = ?}, and a rollback when no row matched. A relay that lost its lease
  * (another relay took it, raising the epoch) therefore cannot move the position, whatever it still
  * has in flight. The row lock taken by that update also orders the commit against a takeover: a
- * standby's acquisition waits for it, and a commit after the acquisition finds the new epoch.
+ * standby's acquisition waits for it, and a commit after the acquisition finds the new epoch. The
+ * update is the transaction's last statement before the commit, so that a leader frozen in the
+ * middle of a write holds that lock, and the takeover with it, only if it froze in that last round
+ * trip.
  *
  * <p>Configured by the engine from {@code offset.storage.jdbc.*}, plus the {@code
  * offset.storage.jdbc.lease.*} keys of {@link #configure(Properties, String, String, String, long,
@@ -126,6 +129,22 @@ public final class FencedOffsetBackingStore extends JdbcOffsetBackingStore {
     try {
       writer.executeWithRetry(
           c -> {
+            try (PreparedStatement delete = c.prepareStatement(storeConfig.getTableDelete())) {
+              delete.executeUpdate();
+            }
+            for (Map.Entry<String, String> entry : data.entrySet()) {
+              try (PreparedStatement insert = c.prepareStatement(storeConfig.getTableInsert())) {
+                insert.setString(1, UUID.randomUUID().toString());
+                insert.setString(2, entry.getKey());
+                insert.setString(3, entry.getValue());
+                insert.setTimestamp(4, new Timestamp(System.currentTimeMillis()));
+                insert.setInt(5, insertSeq.incrementAndGet());
+                insert.executeUpdate();
+              }
+            }
+            // The lease row is locked last, one round trip before the commit: a standby's
+            // acquisition waits on that lock, so a leader frozen (SIGSTOP, a long pause) between
+            // this update and its commit would hold the takeover back until it wakes.
             try (PreparedStatement fence =
                 c.prepareStatement(
                     "UPDATE "
@@ -144,19 +163,6 @@ public final class FencedOffsetBackingStore extends JdbcOffsetBackingStore {
                         + " is no longer held by this relay in epoch "
                         + epoch
                         + " (another relay took it over)");
-              }
-            }
-            try (PreparedStatement delete = c.prepareStatement(storeConfig.getTableDelete())) {
-              delete.executeUpdate();
-            }
-            for (Map.Entry<String, String> entry : data.entrySet()) {
-              try (PreparedStatement insert = c.prepareStatement(storeConfig.getTableInsert())) {
-                insert.setString(1, UUID.randomUUID().toString());
-                insert.setString(2, entry.getKey());
-                insert.setString(3, entry.getValue());
-                insert.setTimestamp(4, new Timestamp(System.currentTimeMillis()));
-                insert.setInt(5, insertSeq.incrementAndGet());
-                insert.executeUpdate();
               }
             }
             c.commit();
