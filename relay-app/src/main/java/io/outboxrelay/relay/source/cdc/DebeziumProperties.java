@@ -5,6 +5,7 @@ import io.outboxrelay.relay.config.DebeziumManaged;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.config.SourceFlavor;
+import io.outboxrelay.relay.source.IdleTransactionBound;
 import java.time.Duration;
 import java.util.Properties;
 
@@ -111,8 +112,13 @@ final class DebeziumProperties {
   static Properties build(RelayConfig config) {
     SourceConfig source = config.source();
     CdcConfig cdc = config.cdc();
+    // The position store's transaction locks the lease row last (its fence): a leader frozen
+    // before its commit would hold a standby's takeover back until it woke, but for the bound.
     String jdbcUrl =
-        source.jdbcUrl() + "&socketTimeout=" + POSITION_STORE_SOCKET_TIMEOUT.toMillis();
+        source.jdbcUrl()
+            + "&socketTimeout="
+            + POSITION_STORE_SOCKET_TIMEOUT.toMillis()
+            + IdleTransactionBound.urlParameter(source.flavor(), cdc.leaderLease());
     Properties p = new Properties();
     for (DebeziumManaged setting : DebeziumManaged.values()) {
       String value = managed(setting, config, jdbcUrl);

@@ -6,11 +6,11 @@ import io.outboxrelay.relay.StartupCheckException;
 import io.outboxrelay.relay.config.PollingConfig;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.SourceConfig;
-import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.metrics.OutageLog;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
+import io.outboxrelay.relay.source.IdleTransactionBound;
 import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.SourceConnections;
 import io.outboxrelay.relay.source.SqlDialect;
@@ -19,7 +19,6 @@ import io.outboxrelay.router.EventRouter;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -109,36 +108,11 @@ public final class PollingSource implements OutboxSource {
   private <T> T open(OnConnection<T> user) throws SQLException {
     Connection c = connect();
     try {
-      boundIdleTransactions(c, config.source().flavor(), config.polling().lease());
+      IdleTransactionBound.apply(c, config.source().flavor(), config.polling().lease());
       return user.take(c);
     } catch (SQLException | RuntimeException e) {
       c.close();
       throw e;
-    }
-  }
-
-  /**
-   * A process frozen between a statement and its commit (SIGSTOP, a long pause) keeps the rows it
-   * updated locked, and {@code SKIP LOCKED} claims skip them: its batch could not be taken over,
-   * however long ago its lease expired, until it woke. The server therefore ends a session that
-   * sits in a transaction with writes for half a lease (MariaDB {@code
-   * idle_write_transaction_timeout}, PostgreSQL {@code idle_in_transaction_session_timeout}); the
-   * relay's own transactions take milliseconds. MySQL has no such setting: there a frozen process
-   * holds its rows until it wakes.
-   */
-  static void boundIdleTransactions(Connection c, SourceFlavor flavor, Duration lease)
-      throws SQLException {
-    long seconds = Math.max(1, (lease.toMillis() / 2 + 999) / 1000);
-    String statement =
-        switch (flavor) {
-          case MARIADB -> "SET SESSION idle_write_transaction_timeout = " + seconds;
-          case POSTGRESQL -> "SET idle_in_transaction_session_timeout = " + seconds * 1000;
-          default -> null;
-        };
-    if (statement != null) {
-      try (Statement st = c.createStatement()) {
-        st.execute(statement);
-      }
     }
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.outboxrelay.relay.config.SourceFlavor;
+import io.outboxrelay.relay.source.IdleTransactionBound;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.SourceDatabase;
 import java.sql.Connection;
@@ -47,7 +48,7 @@ class IdleTransactionBoundIT {
     try (Connection bounded = db.app();
         Connection unbounded = db.app();
         Connection claimer = db.app()) {
-      PollingSource.boundIdleTransactions(bounded, flavor, LEASE);
+      IdleTransactionBound.apply(bounded, flavor, LEASE);
       bounded.setAutoCommit(false);
       unbounded.setAutoCommit(false);
       claimer.setAutoCommit(true);

@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * standby's acquisition waits for it, and a commit after the acquisition finds the new epoch. The
  * update is the transaction's last statement before the commit, so that a leader frozen in the
  * middle of a write holds that lock, and the takeover with it, only if it froze in that last round
- * trip.
+ * trip; on MariaDB the server then ends the frozen session after half a lease ({@link
+ * io.outboxrelay.relay.source.IdleTransactionBound}), rolling the write back and freeing the row.
  *
  * <p>Configured by the engine from {@code offset.storage.jdbc.*}, plus the {@code
  * offset.storage.jdbc.lease.*} keys of {@link #configure(Properties, String, String, String, long,
@@ -144,7 +145,8 @@ public final class FencedOffsetBackingStore extends JdbcOffsetBackingStore {
             }
             // The lease row is locked last, one round trip before the commit: a standby's
             // acquisition waits on that lock, so a leader frozen (SIGSTOP, a long pause) between
-            // this update and its commit would hold the takeover back until it wakes.
+            // this update and its commit holds the takeover back until it wakes, or on MariaDB
+            // until the server ends its idle transaction (half a lease).
             try (PreparedStatement fence =
                 c.prepareStatement(
                     "UPDATE "

@@ -169,6 +169,108 @@ class CdcFailoverFaultIT extends OwnMariaDbFaultTest {
     }
   }
 
+  /**
+   * The leader freezes in the last round trip of a position commit, its fence: the lease row is
+   * locked by its open transaction, and a standby's acquisition waits on that lock. The test makes
+   * that moment deterministic: it holds the lease row itself until the leader's fence waits on it,
+   * freezes the leader, then lets the fence run. The server ends the frozen session after half a
+   * lease, so the standby takes over; without that bound it would wait until the leader woke.
+   */
+  @Test
+  void aLeaderFrozenInItsPositionCommitsFenceIsReplacedOnceTheServerEndsItsTransaction()
+      throws Exception {
+    Path config = RelaySettings.cdc(db, bootstrap, name).writeTo(dir.resolve("relay.properties"));
+    try (RelayProcess a = start("relay-a", config);
+        RelayProcess b = start("relay-b", config)) {
+      assertThat(leads(a)).isTrue();
+      a.awaitReady();
+      try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 300, 40, 2);
+          Connection root = server.adminConnection(db.name())) {
+        readPublished(600);
+        long fence;
+        long frozen;
+        try (Connection lock = server.adminConnection(db.name())) {
+          lock.setAutoCommit(false);
+          try (Statement st = lock.createStatement()) {
+            st.executeQuery("SELECT epoch FROM outbox_relay_leases FOR UPDATE").close();
+          }
+          fence = awaitFenceWaiting(root);
+          a.process().pause();
+          frozen = System.nanoTime();
+          lock.commit();
+        }
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .pollInterval(Duration.ofMillis(20))
+            .until(() -> holdsAnOpenTransaction(root, fence));
+        assertThat(lease()).as("the frozen leader's epoch").endsWith("#1");
+
+        b.process().awaitLogLine(".*\\] leader \\(epoch 2\\).*", Duration.ofSeconds(30));
+        LOG.info(
+            "{}: the standby took over {} ms after the leader froze in its fence",
+            name,
+            (System.nanoTime() - frozen) / 1_000_000);
+        assertThat(sessionExists(root, fence))
+            .as("the frozen leader's session, ended by the server")
+            .isFalse();
+        b.awaitReady();
+        readPublished(ledger.size() + 300);
+
+        a.process().resume();
+        a.process().awaitLogLine(".*\\] lost the lease \\(epoch 1\\).*", Duration.ofSeconds(30));
+        writer.stop(Duration.ofSeconds(30));
+      }
+      assertNothingOfTheLedgerLostOrReordered(awaitAll(ledger));
+      assertThat(lease()).as(roles(a) + roles(b)).doesNotEndWith("#1");
+    }
+  }
+
+  /** Waits until the leader's fence waits on the lease row; returns its session id. */
+  private static long awaitFenceWaiting(Connection root) {
+    long[] id = new long[1];
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(10))
+        .until(
+            () -> {
+              try (Statement st = root.createStatement();
+                  ResultSet rs =
+                      st.executeQuery(
+                          "SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND = 'Query'"
+                              + " AND INFO LIKE 'UPDATE outbox_relay_leases SET renewed_at%'")) {
+                if (rs.next()) {
+                  id[0] = rs.getLong(1);
+                  return true;
+                }
+                return false;
+              }
+            });
+    return id[0];
+  }
+
+  /** Whether the session is idle with its statement done and its transaction still open. */
+  private static boolean holdsAnOpenTransaction(Connection root, long session) throws Exception {
+    try (Statement st = root.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT COUNT(*) FROM information_schema.PROCESSLIST p JOIN"
+                    + " information_schema.INNODB_TRX t ON t.trx_mysql_thread_id = p.ID WHERE"
+                    + " p.ID = "
+                    + session
+                    + " AND p.COMMAND = 'Sleep'")) {
+      return rs.next() && rs.getLong(1) == 1;
+    }
+  }
+
+  private static boolean sessionExists(Connection root, long session) throws Exception {
+    try (Statement st = root.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = " + session)) {
+      return rs.next() && rs.getLong(1) == 1;
+    }
+  }
+
   @Test
   void aRelayWithAnotherNameOnTheSameTableWaitsAsStandby() throws Exception {
     Path config = RelaySettings.cdc(db, bootstrap, name).writeTo(dir.resolve("a.properties"));

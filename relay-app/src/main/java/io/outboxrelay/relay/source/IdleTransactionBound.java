@@ -1,0 +1,71 @@
+package io.outboxrelay.relay.source;
+
+import io.outboxrelay.relay.config.SourceFlavor;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+
+/**
+ * Bounds how long one of the relay's sessions may sit idle inside a transaction that has written. A
+ * process frozen between a statement and its commit (SIGSTOP, a long pause, a paused VM) keeps the
+ * rows it wrote locked until it wakes: a polling worker's claimed rows, which {@code SKIP LOCKED}
+ * claims then pass over, or a CDC leader's lease row, which a standby's takeover then waits for.
+ * The server therefore ends such a session after half a lease (MariaDB {@code
+ * idle_write_transaction_timeout}, PostgreSQL {@code idle_in_transaction_session_timeout}) and
+ * rolls its transaction back; the relay's own transactions take milliseconds. MySQL has no such
+ * setting: there a frozen process holds its rows until it wakes. Stateless.
+ */
+public final class IdleTransactionBound {
+
+  private IdleTransactionBound() {}
+
+  /**
+   * The bound for a lease: half of it, rounded up to whole seconds, at least one second.
+   *
+   * @param lease the lease whose takeover the bound must not hold back
+   * @return the bound in seconds
+   */
+  public static long seconds(Duration lease) {
+    return Math.max(1, (lease.toMillis() / 2 + 999) / 1000);
+  }
+
+  /**
+   * Sets the bound on an open connection; does nothing on MySQL.
+   *
+   * @param c the connection
+   * @param flavor the database's flavor
+   * @param lease the lease whose takeover the bound must not hold back
+   * @throws SQLException when the setting is refused
+   */
+  public static void apply(Connection c, SourceFlavor flavor, Duration lease) throws SQLException {
+    long seconds = seconds(lease);
+    String statement =
+        switch (flavor) {
+          case MARIADB -> "SET SESSION idle_write_transaction_timeout = " + seconds;
+          case POSTGRESQL -> "SET idle_in_transaction_session_timeout = " + seconds * 1000;
+          default -> null;
+        };
+    if (statement != null) {
+      try (Statement st = c.createStatement()) {
+        st.execute(statement);
+      }
+    }
+  }
+
+  /**
+   * The same bound as a JDBC URL parameter, for connections that a library opens from a URL (the
+   * CDC position store): MariaDB Connector/J sets it at every connect.
+   *
+   * @param flavor the database's flavor
+   * @param lease the lease whose takeover the bound must not hold back
+   * @return {@code &sessionVariables=...} to append to a URL that has parameters already, or an
+   *     empty string where there is no such setting (MySQL) or the flavor has no binlog
+   *     (PostgreSQL)
+   */
+  public static String urlParameter(SourceFlavor flavor, Duration lease) {
+    return flavor == SourceFlavor.MARIADB
+        ? "&sessionVariables=idle_write_transaction_timeout=" + seconds(lease)
+        : "";
+  }
+}
