@@ -7,4 +7,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/ensure-prereqs.sh >/dev/null
 mvn -B -q -ntp install -DskipTests -DskipITs
-exec java -Xmx1g -cp "tools/bench/target/classes:$(cat tools/bench/target/bench.classpath)" io.outboxrelay.bench.Bench "$@"
+exec java -Doutbox.relay.dist="$PWD/relay-app/target/dist/outbox-relay" -Xmx1g -cp "tools/bench/target/classes:$(cat tools/bench/target/bench.classpath)" io.outboxrelay.bench.Bench "$@"

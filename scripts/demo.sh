@@ -8,4 +8,4 @@ cd "$(dirname "$0")/.."
 scripts/ensure-prereqs.sh
 echo "building (mvn install, tests skipped)..."
 mvn -B -q -ntp install -DskipTests -DskipITs
-exec java -Xmx512m -cp "examples/target/classes:$(cat examples/target/examples.classpath)" io.outboxrelay.examples.Demo "$@"
+exec java -Doutbox.relay.dist="$PWD/relay-app/target/dist/outbox-relay" -Xmx512m -cp "examples/target/classes:$(cat examples/target/examples.classpath)" io.outboxrelay.examples.Demo "$@"

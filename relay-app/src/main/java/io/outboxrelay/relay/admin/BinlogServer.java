@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -16,6 +17,13 @@ import java.util.List;
  * binlog readers connected as the relay's user. Stateless.
  */
 final class BinlogServer {
+
+  /**
+   * How long the sessions and binlog readers of a relay that just stopped are given to leave the
+   * process list (while {@link #wakeReaders} makes the gone readers notice) before a command counts
+   * them as still running.
+   */
+  static final Duration GONE_WITHIN = Duration.ofSeconds(5);
 
   /** A position in the binlog. */
   record Position(String file, long pos, String gtids) {

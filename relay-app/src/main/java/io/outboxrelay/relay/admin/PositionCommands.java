@@ -253,9 +253,6 @@ public final class PositionCommands {
             + "; start it, and it publishes every event committed from there on");
   }
 
-  /** How long readers that are gone are given to leave the process list. */
-  private static final Duration GONE_WITHIN = Duration.ofSeconds(5);
-
   /**
    * The readers still connected once those that are gone had their chance to leave: a probe
    * transaction every quarter second (see {@link BinlogServer#wakeReaders}). It takes more than
@@ -264,7 +261,7 @@ public final class PositionCommands {
    */
   private List<BinlogServer.Reader> stillConnected(Connection c) throws SQLException {
     c.rollback();
-    long deadline = System.nanoTime() + GONE_WITHIN.toNanos();
+    long deadline = System.nanoTime() + BinlogServer.GONE_WITHIN.toNanos();
     while (true) {
       BinlogServer.wakeReaders(c, config.cdc().offsetsTable());
       try {

@@ -21,9 +21,6 @@ import java.util.List;
  */
 final class RelayPresence {
 
-  /** How long sessions of a relay that just stopped are given to end. */
-  private static final Duration GONE_WITHIN = Duration.ofSeconds(5);
-
   private RelayPresence() {}
 
   /**
@@ -41,7 +38,7 @@ final class RelayPresence {
       throw AdminException.usage(
           lease + ": stop every CDC relay of this table before " + what + "; nothing was changed");
     }
-    long deadline = System.nanoTime() + GONE_WITHIN.toNanos();
+    long deadline = System.nanoTime() + BinlogServer.GONE_WITHIN.toNanos();
     List<String> sessions = sessions(c, config.source().user());
     while (!sessions.isEmpty() && System.nanoTime() < deadline) {
       if (sessions.stream().anyMatch(s -> s.contains("Binlog Dump"))) {

@@ -3,6 +3,7 @@ package io.outboxrelay.relay.config;
 import static io.outboxrelay.relay.config.ConfigKey.define;
 
 import io.outboxrelay.relay.config.ConfigKey.Group;
+import io.outboxrelay.relay.failure.Backoff;
 import io.outboxrelay.router.TopicTemplate;
 import java.time.Duration;
 import java.util.List;
@@ -562,7 +563,9 @@ public final class RelayConfigKeys {
           .doc(
               "Pause before an event is retried after its first failed publish; later pauses"
                   + " grow by polling.retry.backoff.multiplier up to polling.retry.backoff.max,"
-                  + " with ±20% jitter, measured by the database clock.")
+                  + " with ±"
+                  + Math.round(Backoff.JITTER * 100)
+                  + "% jitter, measured by the database clock.")
           .build();
 
   public static final ConfigKey<Double> POLLING_BACKOFF_MULTIPLIER =

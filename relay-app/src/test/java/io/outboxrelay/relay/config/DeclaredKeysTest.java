@@ -115,6 +115,47 @@ class DeclaredKeysTest {
     assertThat(repeated).isEmpty();
   }
 
+  /**
+   * Messages name the keys an operator should change ("check source.host"): each name in the
+   * relay's code must be a declared key (or under a pass-through prefix), so that renaming a key
+   * cannot leave a message pointing at a setting that does not exist.
+   */
+  @Test
+  void everyKeyTheRelaysCodeNamesIsDeclared() throws IOException {
+    Pattern literal = Pattern.compile("\"(?:[^\"\\\\]|\\\\.)*\"");
+    Pattern keyLike =
+        Pattern.compile(
+            "(?<![\\w.$/-])(?:source|cdc|polling|kafka|http|router|relay)(?:\\.[a-z][a-z0-9_]*)+");
+    java.util.Set<String> declared = new java.util.HashSet<>();
+    RelayConfigKeys.ALL.forEach(k -> declared.add(k.name()));
+    List<String> unknown = new ArrayList<>();
+    int named = 0;
+    try (Stream<Path> files = Files.walk(Path.of("src/main/java"))) {
+      for (Path file : files.filter(f -> f.toString().endsWith(".java")).toList()) {
+        for (String line : Files.readAllLines(file)) {
+          Matcher m = literal.matcher(line);
+          while (m.find()) {
+            Matcher k = keyLike.matcher(m.group());
+            while (k.find()) {
+              String name = k.group();
+              named++;
+              if (!declared.contains(name)
+                  && !NOT_KEYS.contains(name)
+                  && !(name + ".").startsWith(RelayConfigKeys.KAFKA_PRODUCER_PREFIX)) {
+                unknown.add(file.getFileName() + ": " + name);
+              }
+            }
+          }
+        }
+      }
+    }
+    assertThat(named).as("key names found in messages").isGreaterThan(20);
+    assertThat(unknown).isEmpty();
+  }
+
+  /** Names in the relay's code that look like keys and are not: files. */
+  private static final java.util.Set<String> NOT_KEYS = java.util.Set.of("relay.properties");
+
   private static RelayConfig parse(Map<String, String> raw) throws ConfigException {
     return new ConfigLoader(Map.of()).parse(raw, null);
   }

@@ -11,7 +11,7 @@ import java.util.List;
 /**
  * Files of this project that tests, the demo and the benchmark use as they are: the DDL and grants
  * under config/, found from the working directory, which must be inside the project; and the relay
- * distribution, which the build names (see {@link #relayLauncher()}).
+ * distribution, which whoever runs the test or tool names (see {@link #relayLauncher()}).
  */
 public final class ProjectFiles {
 
@@ -44,16 +44,15 @@ public final class ProjectFiles {
    */
   public static final String RELAY_DIST_PROPERTY = "outbox.relay.dist";
 
-  /** Where {@code mvn package} puts the distribution, for tools run without the property. */
-  private static final String BUILT_DIST = "relay-app/target/dist/outbox-relay";
-
   /**
    * The relay launcher, {@code bin/outbox-relay} of the distribution named by {@link
-   * #RELAY_DIST_ENV} when it is set, else by {@link #RELAY_DIST_PROPERTY}, else of the one {@code
-   * mvn package} builds in this project.
+   * #RELAY_DIST_ENV} when it is set, else by {@link #RELAY_DIST_PROPERTY}. Who runs a test, the
+   * demo or the benchmark names the distribution: the build for its integration tests, the scripts
+   * for the demo and the benchmark; this module does not know where any build puts it.
    *
    * @return the launcher
-   * @throws IllegalStateException when the distribution has no launcher
+   * @throws IllegalStateException when neither names a distribution, or the one named has no
+   *     launcher
    */
   public static Path relayLauncher() {
     String env = System.getenv(RELAY_DIST_ENV);
@@ -67,10 +66,13 @@ public final class ProjectFiles {
           "-D" + RELAY_DIST_PROPERTY + "=" + property,
           "run mvn package first, or set it to");
     }
-    return launcherOf(
-        root().resolve(BUILT_DIST),
-        BUILT_DIST,
-        "run mvn package first, or set " + RELAY_DIST_ENV + " to");
+    throw new IllegalStateException(
+        "no relay distribution named: set "
+            + RELAY_DIST_ENV
+            + " or -D"
+            + RELAY_DIST_PROPERTY
+            + " to an outbox-relay distribution directory (bin/, lib/), as scripts/bench.sh and"
+            + " scripts/demo.sh do");
   }
 
   private static Path launcherOf(Path dist, String source, String advice) {
