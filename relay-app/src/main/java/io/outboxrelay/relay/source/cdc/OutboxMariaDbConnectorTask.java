@@ -26,6 +26,12 @@ public class OutboxMariaDbConnectorTask extends MariaDbConnectorTask {
   }
 
   @Override
+  protected void doStop() {
+    poll.close();
+    super.doStop();
+  }
+
+  @Override
   protected List<SourceRecord> doPoll() throws InterruptedException {
     return poll.poll(super::doPoll);
   }

@@ -26,6 +26,12 @@ public class OutboxMySqlConnectorTask extends MySqlConnectorTask {
   }
 
   @Override
+  public void doStop() {
+    poll.close();
+    super.doStop();
+  }
+
+  @Override
   public List<SourceRecord> doPoll() throws InterruptedException {
     return poll.poll(super::doPoll);
   }

@@ -102,6 +102,11 @@ final class QueueTap {
     return f;
   }
 
+  /** Whether the queue is full: the binlog reader then waits for room before it reads on. */
+  boolean isFull() {
+    return queue.remainingCapacity() == 0;
+  }
+
   /**
    * Takes up to {@code max} queued events, waiting up to {@code maxWait} for the first one.
    *

@@ -64,10 +64,7 @@ final class StatementGuard {
   static Optional<StatementGuard> install(
       ChangeEventSourceCoordinator<?, ?> coordinator, Configuration config) {
     try {
-      Object factory =
-          field(ChangeEventSourceCoordinator.class, "changeEventSourceFactory").get(coordinator);
-      BinaryLogClient client =
-          (BinaryLogClient) field(factory.getClass(), "binaryLogClient").get(factory);
+      BinaryLogClient client = clientOf(coordinator);
       String database = config.getString("database.include.list");
       String table = config.getString("table.include.list").substring(database.length() + 1);
       StatementGuard guard =
@@ -84,6 +81,21 @@ final class StatementGuard {
           e.toString());
       return Optional.empty();
     }
+  }
+
+  /**
+   * The binlog client of a started connector task: its source factory's, which hands it to the
+   * streaming source.
+   *
+   * @param coordinator what the task's {@code start} returned
+   * @return the client
+   * @throws ReflectiveOperationException when this Debezium version keeps it elsewhere
+   */
+  static BinaryLogClient clientOf(ChangeEventSourceCoordinator<?, ?> coordinator)
+      throws ReflectiveOperationException {
+    Object factory =
+        field(ChangeEventSourceCoordinator.class, "changeEventSourceFactory").get(coordinator);
+    return (BinaryLogClient) field(factory.getClass(), "binaryLogClient").get(factory);
   }
 
   static Field field(Class<?> type, String name) throws NoSuchFieldException {

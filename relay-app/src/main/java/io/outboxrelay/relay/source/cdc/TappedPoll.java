@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.connect.source.SourceRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The part of the relay's connector tasks that polls through a {@link QueueTap} and watches for
@@ -15,6 +17,8 @@ import org.apache.kafka.connect.source.SourceRecord;
  * installs it once and then polls from one thread.
  */
 final class TappedPoll {
+
+  private static final Logger LOG = LoggerFactory.getLogger(TappedPoll.class);
 
   /** How long an idle poll waits before handing control back to the engine. */
   static final Duration IDLE_RETURN = Duration.ofMillis(500);
@@ -26,6 +30,7 @@ final class TappedPoll {
 
   private volatile QueueTap tap;
   private volatile StatementGuard guard;
+  private volatile BackpressureKeepalive keepalive;
   private int maxBatchSize = 2048;
 
   void install(
@@ -37,6 +42,31 @@ final class TappedPoll {
     guard = StatementGuard.install(coordinator, config).orElse(null);
     EventSummaries.shorten(coordinator);
     tap = QueueTap.install(task, declaringClass).orElse(null);
+    QueueTap t = tap;
+    if (t != null) {
+      try {
+        keepalive =
+            BackpressureKeepalive.install(StatementGuard.clientOf(coordinator), t::isFull)
+                .orElse(null);
+      } catch (ReflectiveOperationException | RuntimeException e) {
+        LOG.warn(
+            "Cannot keep the binlog connection while Kafka holds the relay back ({}): a wait of"
+                + " more than 3 s with a full queue makes the binlog client reconnect",
+            e.toString());
+      }
+    }
+  }
+
+  /** Stops the thread of the backpressure keepalive, if one runs; the task is stopping. */
+  void close() {
+    BackpressureKeepalive k = keepalive;
+    if (k != null) {
+      k.close();
+    }
+  }
+
+  boolean keepsAliveUnderBackpressure() {
+    return keepalive != null;
   }
 
   /**

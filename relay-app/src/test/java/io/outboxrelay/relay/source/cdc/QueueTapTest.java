@@ -48,6 +48,18 @@ class QueueTapTest {
   }
 
   @Test
+  void isFullWhileTheReaderWouldWaitForRoom() throws Exception {
+    ChangeEventQueue<DataChangeEvent> q = queue(2, Duration.ofSeconds(10));
+    QueueTap tap = QueueTap.install(q);
+    q.enqueue(event(1));
+    assertThat(tap.isFull()).isFalse();
+    q.enqueue(event(2));
+    assertThat(tap.isFull()).isTrue();
+    tap.take(1, Duration.ofSeconds(1));
+    assertThat(tap.isFull()).isFalse();
+  }
+
+  @Test
   void takesWhatWasQueuedInOrderUpToTheLimit() throws Exception {
     ChangeEventQueue<DataChangeEvent> q = queue(100, Duration.ofSeconds(10));
     for (long n = 1; n <= 5; n++) {

@@ -1,0 +1,109 @@
+package io.outboxrelay.relay.source.cdc;
+
+import com.github.shyiko.mysql.binlog.BinaryLogClient;
+import java.lang.reflect.Field;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps the binlog client from taking backpressure for a dead server.
+ *
+ * <p>Why: with heartbeats on, the client's keepalive thread reconnects once its reader has read
+ * nothing for {@code connect.keep.alive.interval.ms} (3 s). While Debezium's queue is full (Kafka
+ * slow or down), the reader is blocked handing an event to the queue and reads nothing, so such a
+ * wait longer than the interval made the client reconnect, and the rows already queued of the
+ * transaction it was reading were published again once Kafka was back. While the queue is full,
+ * this marks the client as having just received something (its private {@code eventLastSeen}, the
+ * clock its keepalive check reads); as soon as there is room the reader reads again and the
+ * client's own check applies unchanged, so a server that went away meanwhile is still noticed, 3-6
+ * s after the queue drained.
+ *
+ * <p>It writes one private field of the binlog client by reflection (mysql-binlog-connector-java
+ * 0.40, which Debezium 3.5.0 uses). When it is missing, {@link #install} returns empty and the
+ * client reconnects on a full queue as before; a test fails if that happens with the pinned
+ * version. Owns one daemon thread between {@link #install} and {@link #close()}; thread-safe.
+ */
+final class BackpressureKeepalive implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(BackpressureKeepalive.class);
+
+  /** How often the queue is looked at: well within the client's 3 s keepalive interval. */
+  static final Duration PERIOD = Duration.ofMillis(500);
+
+  private final ScheduledExecutorService timer;
+
+  private BackpressureKeepalive(ScheduledExecutorService timer) {
+    this.timer = timer;
+  }
+
+  /**
+   * Starts keeping a binlog client's receipt clock current while a queue is full.
+   *
+   * @param client the binlog client of the connector task
+   * @param queueFull whether the task's queue is full (the reader then waits for room)
+   * @return the running keepalive, or empty (with a warning) when the client is not the expected
+   *     version
+   */
+  static Optional<BackpressureKeepalive> install(
+      BinaryLogClient client, BooleanSupplier queueFull) {
+    Field lastSeen;
+    try {
+      lastSeen = StatementGuard.field(BinaryLogClient.class, "eventLastSeen");
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      LOG.warn(
+          "Cannot keep the binlog connection while Kafka holds the relay back ({}): a wait of"
+              + " more than 3 s with a full queue makes the binlog client reconnect, and rows of"
+              + " the transaction it was reading are published again",
+          e.toString());
+      return Optional.empty();
+    }
+    return Optional.of(start(queueFull, now -> lastSeen.setLong(client, now)));
+  }
+
+  /** What marks a receipt; {@link IllegalAccessException} cannot happen once accessible. */
+  @FunctionalInterface
+  interface Receipt {
+    void mark(long epochMillis) throws IllegalAccessException;
+  }
+
+  static BackpressureKeepalive start(BooleanSupplier queueFull, Receipt receipt) {
+    return start(queueFull, receipt, System::currentTimeMillis);
+  }
+
+  static BackpressureKeepalive start(
+      BooleanSupplier queueFull, Receipt receipt, LongSupplier clock) {
+    ScheduledExecutorService timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "cdc-backpressure-keepalive");
+              t.setDaemon(true);
+              return t;
+            });
+    timer.scheduleWithFixedDelay(
+        () -> {
+          if (queueFull.getAsBoolean()) {
+            try {
+              receipt.mark(clock.getAsLong());
+            } catch (IllegalAccessException | RuntimeException e) {
+              LOG.debug("could not mark the binlog client's last receipt", e);
+            }
+          }
+        },
+        PERIOD.toMillis(),
+        PERIOD.toMillis(),
+        TimeUnit.MILLISECONDS);
+    return new BackpressureKeepalive(timer);
+  }
+
+  @Override
+  public void close() {
+    timer.shutdownNow();
+  }
+}
