@@ -255,11 +255,12 @@ public final class RelayConfigKeys {
       define("cdc.batch.size", ValueType.INT)
           .group(Group.CDC)
           .usedIn(RelayMode.CDC)
-          .defaultValue(4096)
+          .defaultValue(1024)
           .check(Checks.between(1, 65536))
           .doc(
               "Most change events handed to the publisher at once; they are published in order"
-                  + " and acknowledged before the next batch.")
+                  + " and acknowledged before the next batch. Debezium's queue holds four batches"
+                  + " in memory.")
           .build();
 
   public static final ConfigKey<Duration> CDC_COMMIT_INTERVAL =

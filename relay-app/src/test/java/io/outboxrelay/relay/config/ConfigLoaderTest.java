@@ -79,7 +79,7 @@ class ConfigLoaderTest {
     assertThat(config.source().table()).isEqualTo("outbox_events");
     assertThat(config.topicTemplate().toString()).isEqualTo("outbox.event.${aggregate_type}");
     assertThat(config.cdc().serverId()).isEqualTo(5401);
-    assertThat(config.cdc().batchSize()).isEqualTo(4096);
+    assertThat(config.cdc().batchSize()).isEqualTo(1024);
     assertThat(config.cdc().poisonAction()).isEqualTo(PoisonAction.FAIL);
     assertThat(config.shutdownTimeout()).isEqualTo(Duration.ofSeconds(30));
   }
