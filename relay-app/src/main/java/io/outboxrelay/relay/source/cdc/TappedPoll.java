@@ -13,8 +13,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The part of the relay's connector tasks that polls through a {@link QueueTap} and watches for
  * statement-based changes to the outbox table ({@link StatementGuard}); it also keeps Debezium's
- * metrics from rendering every event as text ({@link EventSummaries}). Not thread-safe: the engine
- * installs it once and then polls from one thread.
+ * metrics from rendering every event as text ({@link EventSummaries}), and the binlog client from
+ * reconnecting while the queue is full ({@link BackpressureKeepalive}). Not thread-safe: the engine
+ * installs it once, polls from one thread, and {@link #close closes} it when the task stops.
  */
 final class TappedPoll {
 
@@ -63,10 +64,6 @@ final class TappedPoll {
     if (k != null) {
       k.close();
     }
-  }
-
-  boolean keepsAliveUnderBackpressure() {
-    return keepalive != null;
   }
 
   /**

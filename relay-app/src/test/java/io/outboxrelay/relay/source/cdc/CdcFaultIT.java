@@ -22,7 +22,6 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -168,31 +167,11 @@ class CdcFaultIT {
 
   @Test
   void recoversByItselfWhenTheBrokerIsDownForTwentySecondsUnderLoad() throws Exception {
-    brokerDownUnderLoad(Duration.ofSeconds(20), Map.of());
-  }
-
-  /**
-   * A queue of 200 events fills within a second of the outage, and the binlog reader then waits for
-   * room for the rest of it. The binlog client used to take that wait for a dead server after 3 s
-   * and reconnect, publishing again the rows already queued of the transaction it was reading.
-   */
-  @Test
-  void keepsTheBinlogConnectionWhileAFullQueueWaitsForKafka() throws Exception {
-    brokerDownUnderLoad(Duration.ofSeconds(12), Map.of("cdc.batch.size", "50"));
-  }
-
-  /**
-   * Stops the broker for {@code outage} while 500 events/s are written, starts it again: every
-   * event arrives once, in order, and the relay kept running.
-   */
-  private void brokerDownUnderLoad(Duration outage, Map<String, String> settings) throws Exception {
     try (KafkaBroker broker = KafkaBroker.builder().start()) {
       Ledger ledger = new Ledger(RelaySettings.topicPrefix(name));
-      RelaySettings relaySettings = RelaySettings.cdc(db, broker.bootstrapServers(), name);
-      for (Map.Entry<String, String> setting : settings.entrySet()) {
-        relaySettings = relaySettings.with(setting.getKey(), setting.getValue());
-      }
-      Relay relay = Relay.create(relaySettings.parsedBy(Configs::parse));
+      Relay relay =
+          Relay.create(
+              RelaySettings.cdc(db, broker.bootstrapServers(), name).parsedBy(Configs::parse));
       try {
         relay.start();
         AtomicBoolean stop = new AtomicBoolean();
@@ -200,19 +179,18 @@ class CdcFaultIT {
         awaitPublished(broker.bootstrapServers(), 1_000);
 
         broker.stop();
-        Thread.sleep(outage.toMillis()); // events keep being committed meanwhile
+        Thread.sleep(20_000); // the outage: events keep being committed meanwhile
         broker.start();
         Thread.sleep(5_000);
         stop.set(true);
         writer.get(30, TimeUnit.SECONDS);
 
         Ledger.Result result = awaitAll(ledger, broker.bootstrapServers());
-        assertThat(ledger.size()).isGreaterThan((int) (outage.toSeconds() * 400));
+        assertThat(ledger.size()).isGreaterThan(10_000);
         assertThat(result.lost()).as(result.summary()).isZero();
         assertThat(result.outOfOrder()).as(result.summary()).isZero();
         assertThat(result.mismatches()).as(result.summary()).isEmpty();
-        // The idempotent producer keeps every record and retries it in order across the outage,
-        // and the binlog reader does not start its transaction again.
+        // The idempotent producer keeps every record and retries it in order across the outage.
         assertThat(result.duplicates()).as(result.summary()).isZero();
         assertThat(relay.termination()).as("the relay kept running").isNotDone();
       } finally {
