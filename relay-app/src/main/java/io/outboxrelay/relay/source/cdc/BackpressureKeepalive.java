@@ -1,6 +1,7 @@
 package io.outboxrelay.relay.source.cdc;
 
 import com.github.shyiko.mysql.binlog.BinaryLogClient;
+import io.debezium.pipeline.ChangeEventSourceCoordinator;
 import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.Optional;
@@ -8,7 +9,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,18 +44,17 @@ final class BackpressureKeepalive implements AutoCloseable {
   }
 
   /**
-   * Starts keeping a binlog client's receipt clock current while a queue is full.
+   * Starts keeping the binlog client of a started connector task connected while its queue is full.
    *
-   * @param client the binlog client of the connector task
+   * @param coordinator what the task's {@code start} returned
    * @param queueFull whether the task's queue is full (the reader then waits for room)
-   * @return the running keepalive, or empty (with a warning) when the client is not the expected
-   *     version
+   * @return the running keepalive, or empty (with a warning) when Debezium or its binlog client is
+   *     not the expected version
    */
   static Optional<BackpressureKeepalive> install(
-      BinaryLogClient client, BooleanSupplier queueFull) {
-    Field lastSeen;
+      ChangeEventSourceCoordinator<?, ?> coordinator, BooleanSupplier queueFull) {
     try {
-      lastSeen = StatementGuard.field(BinaryLogClient.class, "eventLastSeen");
+      return Optional.of(install(StatementGuard.clientOf(coordinator), queueFull));
     } catch (ReflectiveOperationException | RuntimeException e) {
       LOG.warn(
           "Cannot keep the binlog connection while Kafka holds the relay back ({}): a wait of"
@@ -64,21 +63,19 @@ final class BackpressureKeepalive implements AutoCloseable {
           e.toString());
       return Optional.empty();
     }
-    return Optional.of(start(queueFull, now -> lastSeen.setLong(client, now)));
   }
 
-  /** What marks a receipt; {@link IllegalAccessException} cannot happen once accessible. */
-  @FunctionalInterface
-  interface Receipt {
-    void mark(long epochMillis) throws IllegalAccessException;
-  }
-
-  static BackpressureKeepalive start(BooleanSupplier queueFull, Receipt receipt) {
-    return start(queueFull, receipt, System::currentTimeMillis);
-  }
-
-  static BackpressureKeepalive start(
-      BooleanSupplier queueFull, Receipt receipt, LongSupplier clock) {
+  /**
+   * Starts keeping a binlog client's receipt clock current while a queue is full.
+   *
+   * @param client the binlog client
+   * @param queueFull whether the queue is full
+   * @return the running keepalive
+   * @throws NoSuchFieldException when the client is not the expected version
+   */
+  static BackpressureKeepalive install(BinaryLogClient client, BooleanSupplier queueFull)
+      throws NoSuchFieldException {
+    Field lastSeen = StatementGuard.field(BinaryLogClient.class, "eventLastSeen");
     ScheduledExecutorService timer =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -90,7 +87,7 @@ final class BackpressureKeepalive implements AutoCloseable {
         () -> {
           if (queueFull.getAsBoolean()) {
             try {
-              receipt.mark(clock.getAsLong());
+              lastSeen.setLong(client, System.currentTimeMillis());
             } catch (IllegalAccessException | RuntimeException e) {
               LOG.debug("could not mark the binlog client's last receipt", e);
             }

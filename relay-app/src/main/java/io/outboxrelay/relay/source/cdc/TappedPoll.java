@@ -7,8 +7,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.connect.source.SourceRecord;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The part of the relay's connector tasks that polls through a {@link QueueTap} and watches for
@@ -18,8 +16,6 @@ import org.slf4j.LoggerFactory;
  * installs it once, polls from one thread, and {@link #close closes} it when the task stops.
  */
 final class TappedPoll {
-
-  private static final Logger LOG = LoggerFactory.getLogger(TappedPoll.class);
 
   /** How long an idle poll waits before handing control back to the engine. */
   static final Duration IDLE_RETURN = Duration.ofMillis(500);
@@ -45,16 +41,7 @@ final class TappedPoll {
     tap = QueueTap.install(task, declaringClass).orElse(null);
     QueueTap t = tap;
     if (t != null) {
-      try {
-        keepalive =
-            BackpressureKeepalive.install(StatementGuard.clientOf(coordinator), t::isFull)
-                .orElse(null);
-      } catch (ReflectiveOperationException | RuntimeException e) {
-        LOG.warn(
-            "Cannot keep the binlog connection while Kafka holds the relay back ({}): a wait of"
-                + " more than 3 s with a full queue makes the binlog client reconnect",
-            e.toString());
-      }
+      keepalive = BackpressureKeepalive.install(coordinator, t::isFull).orElse(null);
     }
   }
 
