@@ -11,7 +11,7 @@ import picocli.CommandLine.Spec;
 
 /** The {@code outbox-relay} command: entry point of the relay process. */
 @Command(
-    name = "outbox-relay",
+    name = OutboxRelayCli.NAME,
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     description =
@@ -27,6 +27,9 @@ import picocli.CommandLine.Spec;
     },
     footer = {"", "Exit codes: 0 ok, 1 fatal runtime error, 2 bad usage or configuration."})
 public final class OutboxRelayCli implements Callable<Integer> {
+
+  /** The program's name, as usage and errors show it. */
+  static final String NAME = "outbox-relay";
 
   @Spec CommandSpec spec;
 
@@ -57,12 +60,30 @@ public final class OutboxRelayCli implements Callable<Integer> {
    * @return the exit code
    */
   public static int execute(String... args) {
-    return commandLine().execute(args);
+    return commandLine(args).execute(args);
   }
 
   /** The command line, ready to execute; tests set its output and error writers. */
   static CommandLine commandLine() {
-    CommandLine cli = new CommandLine(new OutboxRelayCli());
+    return configured(new CommandLine(new OutboxRelayCli()));
+  }
+
+  /**
+   * The command line for these arguments. {@code run} gets a root that holds the run command alone,
+   * which parses, helps and fails exactly as the whole tree does for it: picocli reads the
+   * annotations of every command it is given, and the operator commands' cost about 50 ms of the
+   * relay's start.
+   */
+  static CommandLine commandLine(String... args) {
+    if (args.length > 0 && args[0].equals("run")) {
+      CommandLine root = new CommandLine(CommandSpec.create().name(NAME));
+      root.addSubcommand(new RunCommand());
+      return configured(root);
+    }
+    return commandLine();
+  }
+
+  private static CommandLine configured(CommandLine cli) {
     cli.setCaseInsensitiveEnumValuesAllowed(true);
     // What the commands do not handle is a bug: one line, and the stack trace at DEBUG.
     cli.setExecutionExceptionHandler(
