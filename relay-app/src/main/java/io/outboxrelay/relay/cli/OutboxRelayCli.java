@@ -71,8 +71,8 @@ public final class OutboxRelayCli implements Callable<Integer> {
   /**
    * The command line for these arguments. {@code run} gets a root that holds the run command alone,
    * which parses, helps and fails exactly as the whole tree does for it: picocli reads the
-   * annotations of every command it is given, and the operator commands' cost about 50 ms of the
-   * relay's start.
+   * annotations of every command it is given, and reading the operator commands' too cost 50–90 ms
+   * of the relay's start.
    */
   static CommandLine commandLine(String... args) {
     if (args.length > 0 && args[0].equals("run")) {
