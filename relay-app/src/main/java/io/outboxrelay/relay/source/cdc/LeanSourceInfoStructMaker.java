@@ -33,7 +33,7 @@ import org.apache.kafka.connect.data.Struct;
 public final class LeanSourceInfoStructMaker implements SourceInfoStructMaker<BinlogSourceInfo> {
 
   /** {@code AbstractSourceInfo.timestamp()}: the binlog event's time, or null before the first. */
-  static final MethodHandle TIMESTAMP = timestampHandle();
+  private static final MethodHandle TIMESTAMP = timestampHandle();
 
   private static final List<String> STRING_FIELDS =
       List.of("version", "connector", "name", "snapshot", "db", "sequence", "table", "gtid");
