@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -92,18 +93,25 @@ final class CdcBench {
 
       Backlog.write(db, 0, backlog);
 
+      MachineCpu.Reading atStart = stack(0).read();
       long startedMillis = System.currentTimeMillis();
       RelayProcess relay = env.startRelay(name, config);
       long pid = relay.process().pid();
+      MachineCpu machine = stack(pid);
       relay.awaitReady();
       long readyMillis = System.currentTimeMillis();
+      MachineCpu.Reading atReady = machine.read();
       double cpuAtReady = ProcessStats.cpuSeconds(pid);
       double dbAtReady = ProcessStats.cpuSeconds(mariaDb.pid());
       Map<String, Double> threadsAtReady = ProcessStats.cpuByThread(pid);
+      LOG.info(
+          "relay CPU from its start to ready by thread:{}",
+          ProcessStats.cpuBreakdown(Map.of(), threadsAtReady));
       long t0 = System.nanoTime();
       counter.awaitCount(topics, backlog);
       double drainSeconds = (System.nanoTime() - t0) / 1e9;
       double drainCpu = ProcessStats.cpuSeconds(pid) - cpuAtReady;
+      MachineCpu.Reading drained = machine.read();
       TopicCounter.AppendTimes appended = counter.appendTimes(topics, startedMillis);
       double drainRss = ProcessStats.statusMiB(pid, "VmHWM");
       LOG.info(
@@ -134,6 +142,7 @@ final class CdcBench {
           String.format("%.1f CPU s", drainCpu * 100_000 / backlog),
           "-",
           String.format("%.0f µs per event", drainCpu * 1e6 / backlog));
+      machineRows(table, atStart, atReady, drained, backlog);
       double drainDbCpu = ProcessStats.cpuSeconds(mariaDb.pid()) - dbAtReady;
       table.add(
           "MariaDB CPU per event, CDC drain" + variant,
@@ -164,6 +173,40 @@ final class CdcBench {
       relay.waitFor(Duration.ofSeconds(60));
       restarts(table, outbox, config, name, starts);
     }
+  }
+
+  /** The stack's processes, the relay's first ({@code relayPid} 0: not started yet). */
+  private MachineCpu stack(long relayPid) {
+    Map<String, Long> pids = new LinkedHashMap<>();
+    pids.put("relay", relayPid);
+    pids.put("Kafka broker", kafka.pid());
+    pids.put("MariaDB", mariaDb.pid());
+    pids.put("benchmark", ProcessHandle.current().pid());
+    return new MachineCpu(pids);
+  }
+
+  /**
+   * Where the machine's CPU went from the relay's start to ready, and through the drain: what
+   * bounds both on a machine whose cores the relay shares with the broker and the database.
+   */
+  private static void machineRows(
+      ResultTable table,
+      MachineCpu.Reading atStart,
+      MachineCpu.Reading atReady,
+      MachineCpu.Reading drained,
+      int backlog) {
+    table.add(
+        "Machine CPU, CDC start to ready",
+        MachineCpu.cores(atStart, atReady) + " busy",
+        "-",
+        "in cores, with each process's share of the busy CPU: "
+            + MachineCpu.shares(atStart, atReady, 0));
+    table.add(
+        "Machine CPU, CDC drain",
+        MachineCpu.cores(atReady, drained) + " busy",
+        "-",
+        "from ready to the last ack, in cores, with each process's share of the busy CPU: "
+            + MachineCpu.shares(atReady, drained, backlog));
   }
 
   /**
