@@ -270,7 +270,10 @@ final class CdcBench {
     long loadStart = System.nanoTime();
     double loadDb0 = ProcessStats.cpuSeconds(mariaDb.pid());
     long rowsBeforeLoad = outbox.db().outboxRows();
+    MachineCpu machine = stack(pid);
+    MachineCpu.Reading beforeLoad = machine.read();
     Map<String, Long> commitMillis = SteadyLoad.run(outbox.db(), rate, duration);
+    MachineCpu.Reading afterLoad = machine.read();
     double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
     long expected = backlog + (long) commitMillis.size();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -292,6 +295,13 @@ final class CdcBench {
             rowsBeforeLoad + commitMillis.size() - outbox.db().outboxRows(),
             outbox.db().outboxRows(),
             expected));
+    table.add(
+        "Machine CPU, CDC steady load at " + String.format("%,d", rate) + " events/s",
+        MachineCpu.cores(beforeLoad, afterLoad) + " busy",
+        "-",
+        "while the load ran, in cores, with each process's share of the busy CPU (the benchmark"
+            + " writes the load): "
+            + MachineCpu.shares(beforeLoad, afterLoad, commitMillis.size()));
     LatencyReader.Samples samples =
         LatencyReader.readSamples(kafka.bootstrapServers(), outbox.topics(), commitMillis);
     Percentiles latency = samples.percentiles();
