@@ -16,9 +16,6 @@ import java.util.Map;
  */
 final class MachineCpu {
 
-  /** Clock ticks per second of /proc/stat (USER_HZ; 100 on Linux x86_64). */
-  private static final double TICKS_PER_SECOND = 100.0;
-
   /**
    * One reading.
    *
@@ -59,7 +56,8 @@ final class MachineCpu {
             + Long.parseLong(f[6])
             + Long.parseLong(f[7]);
     long steal = f.length > 8 ? Long.parseLong(f[8]) : 0;
-    return new Reading(busy / TICKS_PER_SECOND, steal / TICKS_PER_SECOND, cpu, nanos);
+    return new Reading(
+        busy / ProcessStats.TICKS_PER_SECOND, steal / ProcessStats.TICKS_PER_SECOND, cpu, nanos);
   }
 
   /**

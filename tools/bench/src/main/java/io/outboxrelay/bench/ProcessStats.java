@@ -7,8 +7,8 @@ import java.nio.file.Path;
 /** Reads a Linux process's CPU time and memory from /proc. */
 final class ProcessStats {
 
-  /** Clock ticks per second of /proc/<pid>/stat (USER_HZ; 100 on Linux x86_64). */
-  private static final double TICKS_PER_SECOND = 100.0;
+  /** Clock ticks per second of /proc/<pid>/stat and /proc/stat (USER_HZ; 100 on Linux x86_64). */
+  static final double TICKS_PER_SECOND = 100.0;
 
   private ProcessStats() {}
 
