@@ -7,14 +7,25 @@ import java.sql.Statement;
 import java.time.Duration;
 
 /**
- * Bounds how long one of the relay's sessions may sit idle inside a transaction that has written. A
- * process frozen between a statement and its commit (SIGSTOP, a long pause, a paused VM) keeps the
- * rows it wrote locked until it wakes: a polling worker's claimed rows, which {@code SKIP LOCKED}
- * claims then pass over, or a CDC leader's lease row, which a standby's takeover then waits for.
- * The server therefore ends such a session after half a lease (MariaDB {@code
- * idle_write_transaction_timeout}, PostgreSQL {@code idle_in_transaction_session_timeout}) and
- * rolls its transaction back; the relay's own transactions take milliseconds. MySQL has no such
- * setting: there a frozen process holds its rows until it wakes. Stateless.
+ * Bounds how long one of the relay's sessions may sit idle inside a transaction. A process frozen
+ * between a statement and its commit (SIGSTOP, a long pause, a paused VM) keeps the rows it wrote
+ * or locked locked until it wakes: a polling worker's claimed rows, or the rows its claim had just
+ * locked with {@code SELECT ... FOR UPDATE SKIP LOCKED} and not yet leased, which other claims then
+ * pass over; or a CDC leader's lease row, which a standby's takeover then waits for. The server
+ * therefore ends such a session after half a lease and rolls its transaction back; the relay's own
+ * transactions take milliseconds.
+ *
+ * <ul>
+ *   <li>{@link #apply}, for the polling connections the relay opens itself: MariaDB {@code
+ *       idle_transaction_timeout}, which also ends a session whose transaction has only locked rows
+ *       ({@code idle_write_transaction_timeout} would not), and PostgreSQL {@code
+ *       idle_in_transaction_session_timeout}.
+ *   <li>{@link #urlParameter}, for the connections Debezium's position store opens from a URL:
+ *       MariaDB {@code idle_write_transaction_timeout}, which leaves a library's read-only
+ *       transaction alone.
+ * </ul>
+ *
+ * <p>MySQL has no such setting: there a frozen process holds its rows until it wakes. Stateless.
  */
 public final class IdleTransactionBound {
 
@@ -42,7 +53,7 @@ public final class IdleTransactionBound {
     long seconds = seconds(lease);
     String statement =
         switch (flavor) {
-          case MARIADB -> "SET SESSION idle_write_transaction_timeout = " + seconds;
+          case MARIADB -> "SET SESSION idle_transaction_timeout = " + seconds;
           case POSTGRESQL -> "SET idle_in_transaction_session_timeout = " + seconds * 1000;
           default -> null;
         };

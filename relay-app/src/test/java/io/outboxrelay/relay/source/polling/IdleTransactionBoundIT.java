@@ -16,8 +16,8 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
- * A worker frozen between its update and its commit keeps the rows it updated locked, and SKIP
- * LOCKED claims pass them over: the session bound of the relay's connections frees them.
+ * A worker frozen between a statement and its commit keeps the rows it updated or locked locked,
+ * and SKIP LOCKED claims pass them over: the session bound of the relay's connections frees them.
  */
 class IdleTransactionBoundIT {
 
@@ -38,8 +38,40 @@ class IdleTransactionBoundIT {
     }
   }
 
+  // A claim locks its rows with SELECT ... FOR UPDATE SKIP LOCKED before it updates them: a worker
+  // frozen in between holds locks without having written anything. Regression: MariaDB's bound was
+  // idle_write_transaction_timeout, which such a session never reaches, so its rows stayed locked
+  // (and unclaimable) for as long as it was frozen.
+
+  @Test
+  void mariaDbEndsASessionFrozenAfterALockingReadSoItsRowsCanBeClaimed() throws Exception {
+    try (OutboxDatabase db = OutboxDatabase.forPolling()) {
+      freesOnlyTheBoundedSessionsRows(
+          db, SourceFlavor.MARIADB, "FOR UPDATE SKIP LOCKED", IdleTransactionBoundIT::lock);
+    }
+  }
+
+  @Test
+  void postgresqlEndsASessionFrozenAfterALockingReadSoItsRowsCanBeClaimed() throws Exception {
+    try (OutboxDatabase db = OutboxDatabase.postgres()) {
+      freesOnlyTheBoundedSessionsRows(
+          db, SourceFlavor.POSTGRESQL, "FOR UPDATE SKIP LOCKED", IdleTransactionBoundIT::lock);
+    }
+  }
+
+  /** What a frozen worker did to one row before it froze. */
+  @FunctionalInterface
+  private interface Step {
+    void on(Connection c, String eventId) throws SQLException;
+  }
+
   private static void freesOnlyTheBoundedSessionsRows(
       SourceDatabase db, SourceFlavor flavor, String lock) throws Exception {
+    freesOnlyTheBoundedSessionsRows(db, flavor, lock, IdleTransactionBoundIT::update);
+  }
+
+  private static void freesOnlyTheBoundedSessionsRows(
+      SourceDatabase db, SourceFlavor flavor, String lock, Step step) throws Exception {
     db.admin(
         "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload)"
             + " VALUES ('00000000-0000-0000-0000-000000000001', 'order', 'o-1', 'Happened', '{}')",
@@ -52,9 +84,9 @@ class IdleTransactionBoundIT {
       bounded.setAutoCommit(false);
       unbounded.setAutoCommit(false);
       claimer.setAutoCommit(true);
-      // Each "worker" updates one row and freezes before its commit.
-      update(bounded, "00000000-0000-0000-0000-000000000001");
-      update(unbounded, "00000000-0000-0000-0000-000000000002");
+      // Each "worker" updates (or locks) one row and freezes before its commit.
+      step.on(bounded, "00000000-0000-0000-0000-000000000001");
+      step.on(unbounded, "00000000-0000-0000-0000-000000000002");
       assertThat(claimable(claimer, lock)).as("both rows locked at first").isZero();
 
       // The bounded session is ended: its row is claimable again; the other stays locked.
@@ -72,6 +104,16 @@ class IdleTransactionBoundIT {
         c.prepareStatement("UPDATE outbox_events SET status = 'PROCESSING' WHERE event_id = ?")) {
       ps.setString(1, eventId);
       assertThat(ps.executeUpdate()).isEqualTo(1);
+    }
+  }
+
+  private static void lock(Connection c, String eventId) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("SELECT id FROM outbox_events WHERE event_id = ? FOR UPDATE")) {
+      ps.setString(1, eventId);
+      try (ResultSet rs = ps.executeQuery()) {
+        assertThat(rs.next()).isTrue();
+      }
     }
   }
 
