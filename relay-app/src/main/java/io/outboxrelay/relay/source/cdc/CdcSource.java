@@ -114,9 +114,14 @@ public final class CdcSource implements OutboxSource {
     }
     String context = config.logContext();
     CdcConfig cdc = config.cdc();
-    DdlParserWarmUp.start(config.source().flavor()); // meanwhile: the engine's first parse waits
-    runPreflight(context, cdc);
-    checkStoredPosition(context);
+    // Meanwhile: the engine's first parse waits for nothing.
+    DdlParserWarmUp warmUp = DdlParserWarmUp.start(config.source().flavor());
+    try {
+      runPreflight(context, cdc);
+      warmUp.snapshotAhead(checkStoredPosition(context));
+    } finally {
+      warmUp.snapshotAhead(false); // no-op once told; after a failed check no engine follows
+    }
     // The engine would only queue events for a Kafka that does not answer.
     if (!kafka.awaitClosed(() -> state.get() == State.RUNNING)) {
       return;
@@ -360,7 +365,13 @@ public final class CdcSource implements OutboxSource {
    * a transaction (Debezium then skips its events already published, silently: the relay drops
    * Debezium's line per skipped event, which would print row values).
    */
-  private void checkStoredPosition(String context) throws StartupCheckException {
+  /**
+   * Checks the stored position against the configuration.
+   *
+   * @return whether there is none (or it could not be read): the engine then takes a schema
+   *     snapshot
+   */
+  private boolean checkStoredPosition(String context) throws StartupCheckException {
     SourceConfig source = config.source();
     Optional<StoredPosition> stored;
     try {
@@ -371,11 +382,11 @@ public final class CdcSource implements OutboxSource {
           context,
           config.cdc().offsetsTable(),
           e.getMessage());
-      return;
+      return true;
     }
     if (stored.isEmpty()) {
       refuseRetentionOverUnpublishedRows(context);
-      return;
+      return true;
     }
     StoredPosition position = stored.get();
     if (position.belongsToAnotherTable(source.database(), source.table())) {
@@ -408,6 +419,7 @@ public final class CdcSource implements OutboxSource {
           position.eventsToSkip(),
           position.rowsToSkip());
     }
+    return false;
   }
 
   /**
