@@ -114,7 +114,7 @@ public final class CdcSource implements OutboxSource {
     }
     String context = config.logContext();
     CdcConfig cdc = config.cdc();
-    // Meanwhile: the engine's first parse waits for nothing.
+    // The DDL parser warms up while the checks run, so that the engine's first parse is quick.
     DdlParserWarmUp warmUp = DdlParserWarmUp.start(config.source().flavor());
     try {
       runPreflight(context, cdc);
@@ -364,12 +364,9 @@ public final class CdcSource implements OutboxSource {
    * Refuses a stored position that belongs to another table, and says when the relay resumes inside
    * a transaction (Debezium then skips its events already published, silently: the relay drops
    * Debezium's line per skipped event, which would print row values).
-   */
-  /**
-   * Checks the stored position against the configuration.
    *
-   * @return whether there is none (or it could not be read): the engine then takes a schema
-   *     snapshot
+   * @return whether there is no stored position (or it could not be read): the engine then takes a
+   *     schema snapshot
    */
   private boolean checkStoredPosition(String context) throws StartupCheckException {
     SourceConfig source = config.source();
