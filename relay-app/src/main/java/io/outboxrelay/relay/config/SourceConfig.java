@@ -40,16 +40,23 @@ public record SourceConfig(
   }
 
   /**
-   * A JDBC URL for the relay's own connections (checks, polling).
+   * A JDBC URL for the relay's own connections (checks, polling) and Debezium's position and schema
+   * history stores.
+   *
+   * <p>On MariaDB and MySQL it sets {@code nullDatabaseMeansCurrent=true} (both drivers know it): a
+   * catalog lookup without a database then searches this database only. Debezium's stores look
+   * their tables up that way before creating them; with the drivers' default they searched every
+   * database of the server, found another relay's tables of the same name, skipped the creation and
+   * then failed on their own missing table.
    *
    * @return the URL, without credentials
    */
   public String jdbcUrl() {
-    String timeout =
+    String options =
         flavor == SourceFlavor.POSTGRESQL
             ? "connectTimeout=" + Math.max(1, connectTimeout.toSeconds())
-            : "connectTimeout=" + connectTimeout.toMillis();
-    return flavor.jdbcPrefix() + host + ":" + port + "/" + database + "?" + timeout;
+            : "connectTimeout=" + connectTimeout.toMillis() + "&nullDatabaseMeansCurrent=true";
+    return flavor.jdbcPrefix() + host + ":" + port + "/" + database + "?" + options;
   }
 
   /**
