@@ -17,11 +17,20 @@ GRANT SELECT, INSERT, DELETE ON app.outbox_relay_offsets TO 'outbox_relay'@'%';
 GRANT SELECT, INSERT, DELETE ON app.outbox_relay_schema_history TO 'outbox_relay'@'%';
 -- The lease: taken, renewed and given up with UPDATE; the first relay on a table INSERTs it.
 GRANT SELECT, INSERT, UPDATE ON app.outbox_relay_leases TO 'outbox_relay'@'%';
--- Polling mode instead needs only the outbox table itself (DELETE only with polling.retention):
+-- The hand-off record: a relay refuses to start on a table handed to the other mode.
+GRANT SELECT ON app.outbox_relay_handoffs TO 'outbox_relay'@'%';
+-- Polling mode instead needs the outbox table itself (DELETE only with polling.retention), and,
+-- to refuse a table CDC serves, to read the lease and hand-off records where they exist:
 --   GRANT SELECT, UPDATE, DELETE ON app.outbox_events TO 'outbox_relay'@'%';
+--   GRANT SELECT ON app.outbox_relay_leases TO 'outbox_relay'@'%';
+--   GRANT SELECT ON app.outbox_relay_handoffs TO 'outbox_relay'@'%';
 -- CDC retention (cdc.retention) deletes published rows:
 --   GRANT DELETE ON app.outbox_events TO 'outbox_relay'@'%';
 -- outbox-relay handoff (between CDC and polling) needs the CDC grants above and:
 --   GRANT SELECT, INSERT, UPDATE, DELETE ON app.outbox_events TO 'outbox_relay'@'%';
--- Not needed: RELOAD and LOCK TABLES (the relay reads its start position without a global read
--- lock: snapshot.locking.mode=none), SUPER, or access to any other table.
+--   GRANT INSERT, UPDATE ON app.outbox_relay_handoffs TO 'outbox_relay'@'%';
+--   GRANT LOCK TABLES ON app.* TO 'outbox_relay'@'%';   -- --to cdc holds new outbox inserts back
+-- and, to name the transactions it waits for, PROCESS (optional):
+--   GRANT PROCESS ON *.* TO 'outbox_relay'@'%';
+-- Not needed by the relay: RELOAD and LOCK TABLES (it reads its start position without a global
+-- read lock: snapshot.locking.mode=none), SUPER, or access to any other table.

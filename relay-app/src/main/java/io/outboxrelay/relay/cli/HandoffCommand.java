@@ -43,15 +43,35 @@ final class HandoffCommand extends AdminCommand {
               + " count as published.")
   String openTransactions;
 
+  @Option(
+      names = "--timeout",
+      paramLabel = "DURATION",
+      defaultValue = "5m",
+      description =
+          "--to cdc: the longest the command waits, in all, for the application's transactions"
+              + " open on the outbox table to end (new outbox inserts wait meanwhile, in attempts"
+              + " of 10 s, 20 s, 40 s...), e.g. 5m (default). On timeout nothing is changed (exit"
+              + " 1).")
+  String timeout;
+
   private Duration margin;
+  private Duration wait;
 
   @Override
   void checkArguments() throws AdminException {
+    margin = duration("--open-transactions", openTransactions);
+    wait = duration("--timeout", timeout);
+    if (wait.isZero() || wait.isNegative()) {
+      throw AdminException.usage("--timeout: must be positive (a duration such as 5m or 30s)");
+    }
+  }
+
+  private static Duration duration(String option, String value) throws AdminException {
     try {
-      margin = ValueType.DURATION_TYPE.parse(openTransactions.trim());
+      return ValueType.DURATION_TYPE.parse(value.trim());
     } catch (IllegalArgumentException e) {
       throw AdminException.usage(
-          "--open-transactions: " + e.getMessage() + " (a duration such as 10m or 2h)");
+          option + ": " + e.getMessage() + " (a duration such as 10m or 2h)");
     }
   }
 
@@ -61,7 +81,7 @@ final class HandoffCommand extends AdminCommand {
     if (to == Target.POLLING) {
       commands.toPolling(margin);
     } else {
-      commands.toCdc();
+      commands.toCdc(wait);
     }
   }
 }

@@ -152,6 +152,28 @@ public final class SqlErrors {
   }
 
   /**
+   * Whether a lock wait (a row lock, a table lock or a metadata lock) ran out (MariaDB/MySQL error
+   * 1205).
+   *
+   * @param e the failure
+   * @return true when the statement gave up waiting for a lock
+   */
+  public static boolean isLockWaitTimeout(SQLException e) {
+    return e.getErrorCode() == ER_LOCK_WAIT_TIMEOUT;
+  }
+
+  /**
+   * Whether the user lacks a global privilege the statement needs, such as {@code PROCESS}
+   * (MariaDB/MySQL error 1227).
+   *
+   * @param e the failure
+   * @return true when a global grant is missing
+   */
+  public static boolean isPrivilegeDenied(SQLException e) {
+    return e.getErrorCode() == ER_SPECIFIC_ACCESS_DENIED;
+  }
+
+  /**
    * Whether MariaDB/MySQL said that a table does not exist (SQLState 42S02; error 1146 carries it).
    *
    * @param e the failure

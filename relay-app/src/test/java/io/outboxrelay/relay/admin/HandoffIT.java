@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.outboxrelay.relay.testing.Cli;
 import io.outboxrelay.testsupport.outbox.Ledger;
+import io.outboxrelay.testsupport.outbox.LongTransactionWriter;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.OutboxWriter;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
@@ -78,10 +79,28 @@ class HandoffIT {
 
   private OutboxDatabase database() {
     OutboxDatabase d = OutboxDatabase.on(server).grantPolling();
-    // The hand-off to CDC inserts the unpublished rows again (config/mysql/relay-grants.sql).
+    // What the hand-off needs besides the CDC and polling grants (config/mysql/relay-grants.sql):
+    // the hand-off to CDC inserts the unpublished rows again, under LOCK TABLES; both record it.
+    String user = "'" + d.relayUser() + "'@'127.0.0.1'";
     d.admin(
-        "GRANT INSERT ON " + d.name() + ".outbox_events TO '" + d.relayUser() + "'@'127.0.0.1'");
+        "GRANT INSERT ON " + d.name() + ".outbox_events TO " + user,
+        "GRANT INSERT, UPDATE ON " + d.name() + ".outbox_relay_handoffs TO " + user,
+        "GRANT SELECT ON " + d.name() + ".outbox_relay_leases TO " + user,
+        "GRANT LOCK TABLES ON " + d.name() + ".* TO " + user);
     return d;
+  }
+
+  /** Lines of a relay's log that say a relay of the other mode may be at work. */
+  private static List<String> overlapWarnings(RelayProcess relay) {
+    return relay
+        .log()
+        .lines()
+        .filter(
+            l ->
+                l.contains("publish every event a second time")
+                    || l.contains("cannot tell whether")
+                    || l.contains("seems to"))
+        .toList();
   }
 
   private RelayProcess run(String label, String config, String... more) {
@@ -125,10 +144,12 @@ class HandoffIT {
     return ids;
   }
 
+  /** Sessions waiting for a table's metadata lock: the hand-off to CDC, holding the table. */
   private static long lockWaits(OutboxDatabase db) {
     return ((Number)
             db.adminQuery(
-                "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'"))
+                "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE STATE ="
+                    + " 'Waiting for table metadata lock'"))
         .longValue();
   }
 
@@ -287,5 +308,230 @@ class HandoffIT {
     assertThat(result.outOfOrder()).as(result.summary()).isZero();
     assertThat(result.mismatches()).as(result.summary()).isEmpty();
     stop(back);
+  }
+
+  /**
+   * The application keeps four transactions open at a time, each for 1.5 to 8 s, at 400 events/s: a
+   * locking read would wait for each in turn while new ones open behind it. Both hand-offs finish
+   * within 30 s, the one to CDC naming what it waits for; nothing is lost or published twice.
+   */
+  @Test
+  void handsOffBothWaysWithinThirtySecondsWhileTheApplicationHoldsTransactionsOpenForSeconds()
+      throws Exception {
+    TestTopics topics = TestTopics.fresh(LocalStack.shared().kafka().bootstrapServers(), "longtx");
+    db = database();
+    db.admin("GRANT PROCESS ON *.* TO '" + db.relayUser() + "'@'127.0.0.1'");
+    String config =
+        RelaySettings.cdc(db, topics.bootstrap(), topics.name())
+            .with("polling.interval", "50ms")
+            .writeTo(dir.resolve("relay.properties"))
+            .toString();
+    Ledger ledger = topics.newLedger();
+    RelayProcess cdc = run("cdc-1", config);
+    cdc.awaitReady();
+    try (LongTransactionWriter app =
+        LongTransactionWriter.start(
+            db, ledger, "order", 4, 400, Duration.ofMillis(1500), Duration.ofSeconds(8))) {
+      await().atMost(Duration.ofSeconds(60)).until(() -> app.transactions() >= 8);
+      stop(cdc);
+
+      long toPolling = timedHandoff("handoff-polling", config, "polling");
+      RelayProcess polling = run("polling-1", config, "--mode", "polling");
+      polling.awaitReady();
+      long committed = app.transactions();
+      await().atMost(Duration.ofSeconds(60)).until(() -> app.transactions() >= committed + 8);
+      stop(polling);
+
+      // A transaction that has used the table and stays open 5 s: the hand-off must wait for it,
+      // and say so.
+      TestEvent heldEvent = TestEvent.of("order", "held-1", 1);
+      Connection held = openLate(db, heldEvent);
+      CompletableFuture<Void> release =
+          CompletableFuture.runAsync(
+              () -> {
+                try {
+                  Thread.sleep(5_000); // the application's own pace, not a wait for the test
+                  held.commit();
+                  held.close();
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      RelayProcess handoff =
+          RelayProcess.start("handoff-cdc", dir, "handoff", "--config", config, "--to", "cdc");
+      long started = System.nanoTime();
+      assertThat(handoff.waitFor(Duration.ofSeconds(60))).as(handoff.log()).isZero();
+      long toCdc = (System.nanoTime() - started) / 1_000_000;
+      release.get();
+      ledger.expect(heldEvent);
+      assertThat(handoff.log())
+          .as("a progress line naming the open transactions")
+          .containsPattern("waiting \\d+ s for the transactions open on " + db.name())
+          .containsPattern("trx \\d+ open \\d+ s, \\d+ rows changed, from 127\\.0\\.0\\.1");
+      LOG.info("hand-off to polling {} ms, to CDC {} ms", toPolling, toCdc);
+      assertThat(toPolling).as("hand-off to polling, ms").isLessThan(30_000);
+      assertThat(toCdc).as("hand-off to CDC, ms").isLessThan(30_000);
+
+      RelayProcess back = run("cdc-2", config);
+      back.awaitReady();
+      await().atMost(Duration.ofSeconds(60)).until(() -> app.transactions() >= committed + 16);
+      app.stop(Duration.ofSeconds(30));
+      Ledger.Result result = topics.check(ledger, Duration.ofSeconds(90));
+      LOG.info(
+          "{}: {} (the writer rolled back {} transactions)",
+          topics,
+          result.summary(),
+          app.failures());
+      assertThat(result.lost()).as(result.summary()).isZero();
+      assertThat(result.duplicates()).as(result.summary()).isZero();
+      assertThat(result.outOfOrder()).as(result.summary()).isZero();
+      assertThat(result.mismatches()).as(result.summary()).isEmpty();
+      for (RelayProcess relay : List.of(cdc, polling, back)) {
+        assertThat(overlapWarnings(relay)).as(relay.log()).isEmpty();
+      }
+      stop(back);
+    }
+  }
+
+  private long timedHandoff(String label, String config, String to) {
+    RelayProcess handoff =
+        RelayProcess.start(label, dir, "handoff", "--config", config, "--to", to);
+    long started = System.nanoTime();
+    assertThat(handoff.waitFor(Duration.ofSeconds(60))).as(handoff.log()).isZero();
+    return (System.nanoTime() - started) / 1_000_000;
+  }
+
+  /**
+   * A hand-off in the direction the table is already in would publish, or mark, rows a second time:
+   * each is refused with exit 2 and nothing changes; in the right direction each works.
+   */
+  @Test
+  void refusesAHandoffThatWouldPublishOrMarkRowsAgain() throws Exception {
+    TestTopics topics = TestTopics.fresh(LocalStack.shared().kafka().bootstrapServers(), "again");
+    db = database();
+    String config =
+        RelaySettings.cdc(db, topics.bootstrap(), topics.name())
+            .with("polling.interval", "50ms")
+            .writeTo(dir.resolve("relay.properties"))
+            .toString();
+    Ledger ledger = topics.newLedger();
+    RelayProcess cdc = run("cdc-1", config);
+    cdc.awaitReady();
+    List<TestEvent> first = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      first.add(TestEvent.of("order", "o-" + (i % 8), i / 8 + 1));
+    }
+    OutboxWriter.write(db, ledger, first);
+    topics.readAll(ledger, Duration.ofSeconds(60));
+    stop(cdc);
+
+    // CDC served the table, which was never handed to polling: its rows are PENDING though
+    // published. A hand-off to CDC would insert all 40 again.
+    String offsets = offsetsRow(db);
+    assertThat(admin(2, "handoff", "--config", config, "--to", "cdc").err())
+        .contains("CDC relay " + topics.name() + " has served " + db.name() + ".outbox_events")
+        .contains("nothing was changed");
+    assertThat(db.outboxRows()).isEqualTo(40);
+    assertThat(offsetsRow(db)).isEqualTo(offsets);
+
+    admin(0, "handoff", "--config", config, "--to", "polling");
+    assertThat(admin(2, "handoff", "--config", config, "--to", "polling").err())
+        .contains("was handed to polling at ")
+        .contains("already")
+        .contains("nothing was changed");
+    // The table is polling's now: a CDC relay refuses to start on it.
+    RelayProcess refusedCdc = processes.run("cdc-refused", dir, config);
+    assertThat(refusedCdc.waitFor(Duration.ofSeconds(90))).as(refusedCdc.log()).isEqualTo(2);
+    assertThat(refusedCdc.log())
+        .contains("was handed to polling at ")
+        .contains("'outbox-relay handoff --to cdc'");
+
+    RelayProcess polling = run("polling-1", config, "--mode", "polling");
+    polling.awaitReady();
+    List<TestEvent> second = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      second.add(TestEvent.of("order", "o-" + i % 8, 100 + i));
+    }
+    OutboxWriter.write(db, ledger, second);
+    topics.readAll(ledger, Duration.ofSeconds(60));
+    stop(polling);
+
+    admin(0, "handoff", "--config", config, "--to", "cdc");
+    assertThat(admin(2, "handoff", "--config", config, "--to", "cdc").err())
+        .contains("was handed to cdc at ")
+        .contains("nothing was changed");
+    RelayProcess refusedPolling =
+        processes.run("polling-refused", dir, config, "--mode", "polling");
+    assertThat(refusedPolling.waitFor(Duration.ofSeconds(90)))
+        .as(refusedPolling.log())
+        .isEqualTo(2);
+    assertThat(refusedPolling.log())
+        .contains("was handed to cdc at ")
+        .contains("'outbox-relay handoff --to polling'");
+
+    RelayProcess back = run("cdc-2", config);
+    back.awaitReady();
+    List<TestEvent> third = List.of(TestEvent.of("order", "o-1", 1000));
+    OutboxWriter.write(db, ledger, third);
+    Ledger.Result result = topics.check(ledger, Duration.ofSeconds(60));
+    assertThat(result.received()).as(result.summary()).isEqualTo(51);
+    assertThat(result.lost() + result.duplicates() + result.outOfOrder())
+        .as(result.summary())
+        .isZero();
+    for (RelayProcess relay : List.of(cdc, polling, back)) {
+      assertThat(overlapWarnings(relay)).as(relay.log()).isEmpty();
+    }
+    stop(back);
+  }
+
+  private static String offsetsRow(OutboxDatabase db) {
+    return String.valueOf(
+        db.adminQuery("SELECT GROUP_CONCAT(offset_val) FROM outbox_relay_offsets"));
+  }
+
+  /**
+   * A table polling served from the start goes to a CDC relay that never ran: the hand-off stores
+   * its position, and the relay, which has no schema history yet, reads the table's definition as
+   * it is and streams from that position.
+   */
+  @Test
+  void handsATablePollingServedFromTheStartToACdcRelayThatNeverRan() throws Exception {
+    TestTopics topics = TestTopics.fresh(LocalStack.shared().kafka().bootstrapServers(), "fresh");
+    db = database();
+    String config =
+        RelaySettings.cdc(db, topics.bootstrap(), topics.name())
+            .with("polling.interval", "50ms")
+            .writeTo(dir.resolve("relay.properties"))
+            .toString();
+    Ledger ledger = topics.newLedger();
+    RelayProcess polling = run("polling-1", config, "--mode", "polling");
+    polling.awaitReady();
+    List<TestEvent> published = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      published.add(TestEvent.of("order", "o-" + i % 6, i / 6 + 1));
+    }
+    OutboxWriter.write(db, ledger, published);
+    topics.readAll(ledger, Duration.ofSeconds(60));
+    stop(polling);
+    List<TestEvent> waiting = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      waiting.add(TestEvent.of("order", "o-" + i % 6, 100 + i));
+    }
+    OutboxWriter.write(db, ledger, waiting);
+
+    assertThat(admin(0, "handoff", "--config", config, "--to", "cdc").out())
+        .contains("the 20 rows polling had not published were inserted again");
+    RelayProcess cdc = run("cdc-1", config);
+    cdc.awaitReady();
+    assertThat(cdc.log()).contains("has a stored position").contains("but no schema history");
+    OutboxWriter.write(db, ledger, List.of(TestEvent.of("order", "o-1", 1000)));
+
+    Ledger.Result result = topics.check(ledger, Duration.ofSeconds(60));
+    assertThat(result.received()).as(result.summary()).isEqualTo(51);
+    assertThat(result.lost() + result.duplicates() + result.outOfOrder())
+        .as(result.summary())
+        .isZero();
+    assertThat(result.mismatches()).as(result.summary()).isEmpty();
+    stop(cdc);
   }
 }

@@ -4,7 +4,7 @@ import io.outboxrelay.relay.config.CdcConfig;
 import io.outboxrelay.relay.config.RelayMode;
 import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.failure.SqlErrors;
-import io.outboxrelay.relay.source.ModeOverlap;
+import io.outboxrelay.relay.source.ModeOwnership;
 import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.SourceConnections;
 import java.sql.Connection;
@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * missing thing becomes one line saying what to change: binlog enabled, {@code binlog_format=ROW},
  * {@code binlog_row_image=FULL}, durable binlog settings, the replication grants, read access to
  * the outbox table, its columns and their types, and access to the position tables. A wrong
- * password or a host that does not resolve is one of these problems too. Warns when a polling relay
- * seems to publish from the same table. Stateless.
+ * password or a host that does not resolve is one of these problems too, and so is a table that is
+ * polling's ({@link ModeOwnership}): handed to polling, or published from by a polling relay.
+ * Stateless.
  */
 final class BinlogPreflight {
 
@@ -46,10 +47,11 @@ final class BinlogPreflight {
    *
    * @param source the source settings
    * @param cdc the CDC settings
+   * @param relayName the relay's {@code relay.name}
    * @return problems (the relay must not start) and warnings
    * @throws SQLException when the database cannot be reached at all
    */
-  static Result check(SourceConfig source, CdcConfig cdc) throws SQLException {
+  static Result check(SourceConfig source, CdcConfig cdc, String relayName) throws SQLException {
     List<String> problems = new ArrayList<>();
     List<String> warnings = new ArrayList<>();
     Connection connection;
@@ -71,7 +73,7 @@ final class BinlogPreflight {
       checkStorageTable(c, source, cdc.offsetsTable(), problems);
       checkStorageTable(c, source, cdc.schemaHistoryTable(), problems);
       if (problems.isEmpty()) {
-        ModeOverlap.pollingTraces(c, source, columns).ifPresent(warnings::add);
+        checkOwnership(c, source, cdc, relayName, columns, problems, warnings);
       }
     }
     return new Result(problems, warnings);
@@ -210,6 +212,31 @@ final class BinlogPreflight {
   }
 
   /** Checks the outbox table and returns its columns (lower case; empty when unreadable). */
+  /** A problem when the table is polling's ({@link ModeOwnership#cdcStartProblem}). */
+  private static void checkOwnership(
+      Connection c,
+      SourceConfig source,
+      CdcConfig cdc,
+      String relayName,
+      Set<String> columns,
+      List<String> problems,
+      List<String> warnings)
+      throws SQLException {
+    ModeOwnership.TableState state = ModeOwnership.read(c, source, cdc.leaderTable(), columns);
+    ModeOwnership.cdcStartProblem(state).ifPresent(problems::add);
+    ModeOwnership.relayNameProblem(state, relayName, cdc.leaderTable()).ifPresent(problems::add);
+    if (state.unreadable() != null) {
+      warnings.add(
+          "cannot tell whether a polling relay serves "
+              + state.table()
+              + ": user '"
+              + source.user()
+              + "' may not read "
+              + state.unreadable()
+              + "; grant it SELECT as in config/mysql/relay-grants.sql");
+    }
+  }
+
   private static Set<String> checkOutboxTable(
       Connection c, SourceConfig source, List<String> problems) throws SQLException {
     String table = source.database() + "." + source.table();

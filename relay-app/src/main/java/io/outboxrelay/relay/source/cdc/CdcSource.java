@@ -272,7 +272,7 @@ public final class CdcSource implements OutboxSource {
   private void runPreflight(String context, CdcConfig cdc) throws StartupCheckException {
     BinlogPreflight.Result result;
     try {
-      result = BinlogPreflight.check(config.source(), cdc);
+      result = BinlogPreflight.check(config.source(), cdc, config.name());
     } catch (SQLException e) {
       state.set(State.STOPPED);
       throw SourceConnections.cannotConnect(config.source(), e);

@@ -68,6 +68,7 @@ final class EngineRun {
       Completion completion) {
     CdcConfig cdc = config.cdc();
     Properties properties = DebeziumProperties.build(config);
+    recoverSchemaIfNeeded(properties);
     FencedOffsetBackingStore.configure(
         properties,
         cdc.leaderTable(),
@@ -95,6 +96,39 @@ final class EngineRun {
     Thread waiter = new Thread(() -> awaitStreaming(properties), "cdc-engine-start");
     waiter.setDaemon(true);
     waiter.start();
+  }
+
+  /**
+   * A position stored by a hand-off to CDC for a relay that never ran has no schema history: the
+   * engine then takes the outbox table's definition as it is now ({@code snapshot.mode=recovery},
+   * schema only) and streams from that position. Safe because the hand-off stored the position of
+   * the moment it ran: no DDL of the table lies between it and now unless the table was altered
+   * since, which the operator would know.
+   */
+  private void recoverSchemaIfNeeded(Properties properties) {
+    if (!"no_data".equals(properties.getProperty("snapshot.mode"))) {
+      return; // the operator chose a snapshot mode
+    }
+    try {
+      java.util.Optional<StoredPosition> stored =
+          StoredPosition.read(config.source(), config.cdc(), config.name());
+      if (stored.isPresent() && stored.get().withoutSchemaHistory()) {
+        properties.setProperty("snapshot.mode", "recovery");
+        LOG.info(
+            "[{}] relay.name '{}' has a stored position ({}) but no schema history in {} (the"
+                + " position was stored by a hand-off): the engine reads the outbox table's"
+                + " definition as it is now, then streams from that position",
+            config.logContext(),
+            config.name(),
+            stored.get().describe(),
+            config.cdc().schemaHistoryTable());
+      }
+    } catch (java.sql.SQLException e) {
+      LOG.warn(
+          "[{}] cannot read the stored position to check its schema history: {}",
+          config.logContext(),
+          e.getMessage());
+    }
   }
 
   private void awaitStreaming(Properties properties) {

@@ -37,11 +37,16 @@ final class StoredPosition {
 
   private final JsonNode offset;
   private final Set<String> tables;
+  private final int historyRecords;
 
-  private StoredPosition(JsonNode offset, Set<String> tables) {
+  private StoredPosition(JsonNode offset, History history) {
     this.offset = offset;
-    this.tables = tables;
+    this.tables = history.tables();
+    this.historyRecords = history.records();
   }
+
+  /** What the relay's schema history holds: its records and the tables they name. */
+  private record History(int records, Set<String> tables) {}
 
   /**
    * Reads the stored position of a relay.
@@ -73,7 +78,7 @@ final class StoredPosition {
       if (offset == null) {
         return Optional.empty();
       }
-      return Optional.of(new StoredPosition(offset, historyTables(st, cdc, relayName)));
+      return Optional.of(new StoredPosition(offset, history(st, cdc, relayName)));
     } catch (SQLException e) {
       if (SqlErrors.isNoSuchTableCode(
           e)) { // no such table yet: Debezium creates it at the first start
@@ -83,7 +88,7 @@ final class StoredPosition {
     }
   }
 
-  private static Set<String> historyTables(Statement st, CdcConfig cdc, String relayName)
+  private static History history(Statement st, CdcConfig cdc, String relayName)
       throws SQLException {
     Map<String, StringBuilder> records = new LinkedHashMap<>();
     try (ResultSet rs =
@@ -96,9 +101,11 @@ final class StoredPosition {
       }
     }
     Set<String> tables = new TreeSet<>();
+    int own = 0;
     for (StringBuilder text : records.values()) {
       JsonNode record = parse(text.toString());
       if (relayName.equals(serverOf(record.path("source")))) {
+        own++;
         for (JsonNode change : record.path("tableChanges")) {
           TableId id = TableId.parse(change.path("id").asText(""));
           if (id != null && id.table() != null) {
@@ -107,7 +114,7 @@ final class StoredPosition {
         }
       }
     }
-    return tables;
+    return new History(own, tables);
   }
 
   private static String serverOf(JsonNode node) {
@@ -132,6 +139,15 @@ final class StoredPosition {
    */
   Set<String> tables() {
     return tables;
+  }
+
+  /**
+   * Whether the relay's schema history holds no record at all: the position was stored by {@code
+   * outbox-relay handoff --to cdc} for a relay that never ran, so the engine must take the tables'
+   * definitions as they are now ({@code snapshot.mode=recovery}) before it streams from it.
+   */
+  boolean withoutSchemaHistory() {
+    return historyRecords == 0;
   }
 
   /**

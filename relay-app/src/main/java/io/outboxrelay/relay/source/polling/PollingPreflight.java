@@ -6,7 +6,7 @@ import io.outboxrelay.relay.config.RelayConfigKeys;
 import io.outboxrelay.relay.config.RelayMode;
 import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.config.SourceFlavor;
-import io.outboxrelay.relay.source.ModeOverlap;
+import io.outboxrelay.relay.source.ModeOwnership;
 import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.SqlDialect;
 import java.sql.Connection;
@@ -23,6 +23,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Startup checks for polling mode, run as the relay's user: a database version with {@code SKIP
@@ -31,6 +33,8 @@ import java.util.stream.Stream;
  * retention is on). Each problem is one line saying what to change.
  */
 final class PollingPreflight {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PollingPreflight.class);
 
   static final List<String> COLUMNS =
       Stream.concat(
@@ -160,16 +164,32 @@ final class PollingPreflight {
   }
 
   /**
-   * Traces of a CDC relay streaming the same table ({@link ModeOverlap#cdcTraces}), logged at WARN:
-   * the two would publish every event twice. None on PostgreSQL, which has no CDC mode.
+   * Why a polling relay must not serve the table ({@link ModeOwnership#pollingStartProblem}): it
+   * was handed to CDC, or a CDC relay streams it or served it last. None on PostgreSQL, which has
+   * no CDC mode. What the relay's user may not read to tell is logged at WARN.
    */
-  static Optional<String> cdcTraces(Connection c, SourceConfig source, String relayName) {
+  static Optional<String> ownershipProblem(Connection c, SourceConfig source, String context)
+      throws SQLException {
     if (source.flavor() == SourceFlavor.POSTGRESQL) {
       return Optional.empty();
     }
-    // Where a CDC relay keeps its position; polling mode reads no cdc.* settings of its own.
-    return ModeOverlap.cdcTraces(
-        c, source, relayName, RelayConfigKeys.CDC_OFFSETS_TABLE.defaultValue());
+    // Where CDC relays keep their lease; polling mode reads no cdc.* settings of its own.
+    ModeOwnership.TableState state =
+        ModeOwnership.read(
+            c,
+            source,
+            RelayConfigKeys.CDC_LEADER_TABLE.defaultValue(),
+            OutboxColumns.read(c, source).keySet());
+    if (state.unreadable() != null) {
+      LOG.warn(
+          "[{}] cannot tell whether a CDC relay serves {}: user '{}' may not read {}; grant it"
+              + " SELECT as in config/mysql/relay-grants.sql",
+          context,
+          state.table(),
+          source.user(),
+          state.unreadable());
+    }
+    return ModeOwnership.pollingStartProblem(state);
   }
 
   /** The MariaDB/MySQL migration that makes the bookkeeping columns fixed-width. */

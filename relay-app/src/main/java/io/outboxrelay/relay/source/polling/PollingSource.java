@@ -23,6 +23,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -127,12 +128,14 @@ public final class PollingSource implements OutboxSource {
         throw new StartupCheckException(problems);
       }
       aggregateVersions = OutboxColumns.hasAggregateVersion(OutboxColumns.read(c, config.source()));
+      Optional<String> ownership = PollingPreflight.ownershipProblem(c, config.source(), context);
+      if (ownership.isPresent()) {
+        throw new StartupCheckException(List.of(ownership.get()));
+      }
       try {
         for (String advice : PollingPreflight.advice(c, config.source())) {
           LOG.warn("[{}] {}", context, advice);
         }
-        PollingPreflight.cdcTraces(c, config.source(), config.name())
-            .ifPresent(w -> LOG.warn("[{}] {}", context, w));
       } catch (SQLException e) {
         // Advice only: a user who may not read information_schema runs all the same.
         LOG.debug(

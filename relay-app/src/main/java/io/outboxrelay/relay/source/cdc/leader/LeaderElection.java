@@ -241,15 +241,20 @@ public final class LeaderElection implements AutoCloseable {
           l.resource(),
           Math.max(0, l.remaining().toMillis()));
       if (!l.relayName().equals(relayName)) {
-        LOG.warn(
-            "[{}] {} is published by a relay with another relay.name ('{}'): this relay waits as a"
-                + " standby. If it takes over it continues from the position of relay.name '{}',"
-                + " not from '{}''s: give both the same relay.name if they should share the work",
-            context,
-            l.resource(),
-            l.relayName(),
-            relayName,
-            l.relayName());
+        // The start refuses this (exit 2); two relays of different names started at once on a
+        // table without a lease row can still meet here. This one never takes the lease over.
+        throw new RelayFailure(
+            l.resource()
+                + " is served by relay.name '"
+                + l.relayName()
+                + "' and this relay is '"
+                + relayName
+                + "': a relay of another name would continue from its own position and skip the"
+                + " events committed in between, so it never takes the lease over. Give it"
+                + " relay.name="
+                + l.relayName()
+                + " (docs/cdc.md: Running more than one relay)",
+            null);
       }
     }
     firstDecision.countDown();

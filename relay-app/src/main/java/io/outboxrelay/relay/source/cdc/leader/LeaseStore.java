@@ -65,8 +65,8 @@ public final class LeaseStore implements AutoCloseable {
   }
 
   /**
-   * Takes the lease when it is free, expired, or already held by {@code holder} (a new term, with a
-   * new epoch), and returns the lease as it stands afterwards.
+   * Takes the lease when it is free, expired and of this {@code relayName}, or already held by
+   * {@code holder} (a new term, with a new epoch), and returns the lease as it stands afterwards.
    *
    * @param holder this process
    * @param relayName this relay's name
@@ -84,12 +84,15 @@ public final class LeaseStore implements AutoCloseable {
                   + table
                   + " SET holder = ?, relay_name = ?, epoch = epoch + 1, expires_at = NOW(6) +"
                   + " INTERVAL ? MICROSECOND, renewed_at = NOW(6) WHERE resource = ? AND"
-                  + " (expires_at <= NOW(6) OR holder = ?)")) {
+                  + " ((expires_at <= NOW(6) AND relay_name = ?) OR holder = ?)")) {
+        // Only a relay of the lease's relay.name takes it over: one of another name would
+        // continue from its own position, skipping what was committed since the leader's.
         ps.setString(1, holder);
         ps.setString(2, relayName);
         ps.setLong(3, micros(lease));
         ps.setString(4, resource);
-        ps.setString(5, holder);
+        ps.setString(5, relayName);
+        ps.setString(6, holder);
         taken = ps.executeUpdate();
       }
       if (taken == 0) {

@@ -51,34 +51,49 @@ class LeaseFencingIT {
   void aSecondRelayWaitsUntilTheLeaseExpiresAndThenTakesItWithTheNextEpoch() throws Exception {
     try (LeaseStore a = new LeaseStore(source, "outbox_relay_leases", Duration.ofSeconds(5));
         LeaseStore b = new LeaseStore(source, "outbox_relay_leases", Duration.ofSeconds(5))) {
-      Lease first = a.tryAcquire("a", "relay-a", Duration.ofMinutes(1));
+      Lease first = a.tryAcquire("a", "relay", Duration.ofMinutes(1));
       assertThat(first.heldBy("a")).isTrue();
       assertThat(first.epoch()).isEqualTo(1);
       assertThat(first.resource()).isEqualTo(db.name() + ".outbox_events");
 
-      Lease seen = b.tryAcquire("b", "relay-b", LEASE);
+      Lease seen = b.tryAcquire("b", "relay", LEASE);
       assertThat(seen.holder()).isEqualTo("a");
-      assertThat(seen.relayName()).isEqualTo("relay-a");
+      assertThat(seen.relayName()).isEqualTo("relay");
       assertThat(seen.remaining()).isGreaterThan(Duration.ofSeconds(50));
       assertThat(a.renew("a", 1, LEASE)).isTrue();
 
       await()
           .atMost(Duration.ofSeconds(10))
-          .until(() -> b.tryAcquire("b", "relay-b", Duration.ofMinutes(1)).heldBy("b"));
+          .until(() -> b.tryAcquire("b", "relay", Duration.ofMinutes(1)).heldBy("b"));
       assertThat(b.read().orElseThrow().epoch()).isEqualTo(2);
       assertThat(a.renew("a", 1, LEASE)).as("the deposed leader cannot renew").isFalse();
-      assertThat(a.tryAcquire("a", "relay-a", LEASE).holder()).isEqualTo("b");
+      assertThat(a.tryAcquire("a", "relay", LEASE).holder()).isEqualTo("b");
 
       b.release("b", 2);
-      assertThat(a.tryAcquire("a", "relay-a", LEASE).heldBy("a")).as("released").isTrue();
+      assertThat(a.tryAcquire("a", "relay", LEASE).heldBy("a")).as("released").isTrue();
       assertThat(a.read().orElseThrow().epoch()).isEqualTo(3);
+    }
+  }
+
+  @Test
+  void aRelayOfAnotherNameNeverTakesTheLeaseOver() throws Exception {
+    try (LeaseStore a = new LeaseStore(source, "outbox_relay_leases", Duration.ofSeconds(5));
+        LeaseStore b = new LeaseStore(source, "outbox_relay_leases", Duration.ofSeconds(5))) {
+      assertThat(a.tryAcquire("a", "orders", LEASE).heldBy("a")).isTrue();
+      a.release("a", 1);
+      // Free, expired: a relay of the same name would take it; one of another name does not.
+      Lease seen = b.tryAcquire("b", "orders-new", Duration.ofMinutes(1));
+      assertThat(seen.holder()).isEqualTo("a");
+      assertThat(seen.relayName()).isEqualTo("orders");
+      assertThat(seen.epoch()).isEqualTo(1);
+      assertThat(b.tryAcquire("b2", "orders", Duration.ofMinutes(1)).heldBy("b2")).isTrue();
     }
   }
 
   @Test
   void aRelayThatLostTheLeaseCannotMoveThePosition() throws Exception {
     try (LeaseStore leases = new LeaseStore(source, "outbox_relay_leases", Duration.ofSeconds(5))) {
-      assertThat(leases.tryAcquire("a", "relay-a", LEASE).epoch()).isEqualTo(1);
+      assertThat(leases.tryAcquire("a", "relay", LEASE).epoch()).isEqualTo(1);
       FencedOffsetBackingStore deposed = store("a", 1);
       save(deposed, "position-1");
       assertThat(deposed.awaitWritten(Duration.ofSeconds(30))).isEmpty();
@@ -86,7 +101,7 @@ class LeaseFencingIT {
 
       await()
           .atMost(Duration.ofSeconds(10))
-          .until(() -> leases.tryAcquire("b", "relay-b", Duration.ofMinutes(1)).heldBy("b"));
+          .until(() -> leases.tryAcquire("b", "relay", Duration.ofMinutes(1)).heldBy("b"));
       save(deposed, "position-2"); // taken at once, written behind the engine: refused
       assertThat(deposed.awaitWritten(Duration.ofSeconds(30)))
           .hasValueSatisfying(failure -> assertThat(failure).contains("epoch 1"));

@@ -1,0 +1,135 @@
+package io.outboxrelay.relay.admin;
+
+import io.outboxrelay.relay.config.RelayConfig;
+import io.outboxrelay.relay.config.SourceConfig;
+import io.outboxrelay.relay.source.HandoffRecords;
+import io.outboxrelay.relay.source.ModeOwnership;
+import io.outboxrelay.relay.source.OutboxColumns;
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What both directions of {@code outbox-relay handoff} share: the table, its configuration, the
+ * checks that the table has polling's columns, that no relay runs and that it is in the mode it is
+ * handed from ({@link ModeOwnership}), and the record of the hand-off ({@link HandoffRecords}). Not
+ * thread-safe; one instance per command.
+ */
+final class Handoff {
+
+  /** What the command needs of the relay's user, for messages. */
+  static final String NEEDS =
+      "handoff needs, for source.user: SELECT, INSERT, UPDATE, DELETE on the outbox table, SELECT,"
+          + " INSERT, DELETE on the offsets table, SELECT on the schema history and lease tables,"
+          + " SELECT, INSERT, UPDATE on "
+          + HandoffRecords.TABLE
+          + ", LOCK TABLES on the database, REPLICATION SLAVE and BINLOG MONITOR (see"
+          + " config/mysql/relay-grants.sql)";
+
+  /** Rows read or changed per statement. */
+  static final int BATCH = 1000;
+
+  final RelayConfig config;
+  final SourceConfig source;
+  final PrintWriter out;
+  final Operator operator;
+
+  /** The outbox table, {@code database.table}. */
+  final String table;
+
+  Handoff(RelayConfig config, PrintWriter out, Operator operator) {
+    this.config = config;
+    this.source = config.source();
+    this.out = out;
+    this.operator = operator;
+    this.table = HandoffRecords.resourceOf(source);
+  }
+
+  /**
+   * Runs a direction's work on a connection of its own, and flushes the answer.
+   *
+   * @param work the work
+   * @throws AdminException as the work throws, or when the database fails (exit 1)
+   */
+  void run(Connections.Work<Void> work) throws AdminException {
+    Connections.run(source, "the hand-off of " + table, NEEDS, work);
+    out.flush();
+  }
+
+  /**
+   * Refuses a table without polling's columns.
+   *
+   * @return the table's columns, in table order
+   */
+  Set<String> requirePollingColumns(Connection c) throws SQLException, AdminException {
+    Set<String> columns = OutboxColumns.read(c, source).keySet();
+    c.rollback();
+    List<String> missing = new ArrayList<>(List.of("id", "status", "published_at", "created_at"));
+    missing.removeAll(columns);
+    if (!missing.isEmpty()) {
+      throw AdminException.usage(
+          table
+              + " has no column "
+              + String.join(", ", missing)
+              + ": polling mode needs its columns and indexes (config/mysql/outbox-schema.sql)"
+              + " before a hand-off; nothing was changed");
+    }
+    return columns;
+  }
+
+  /**
+   * The table's state, as the hand-off's refusals read it.
+   *
+   * @throws AdminException (exit 2) when the user may not read the hand-off or lease records
+   */
+  ModeOwnership.TableState state(Connection c, Set<String> columns)
+      throws SQLException, AdminException {
+    ModeOwnership.TableState state =
+        ModeOwnership.read(c, source, config.cdc().leaderTable(), columns);
+    if (state.unreadable() != null) {
+      throw AdminException.usage(
+          "user '"
+              + source.user()
+              + "' may not read "
+              + state.unreadable()
+              + ", so the command cannot tell which mode serves "
+              + table
+              + ": grant it as in config/mysql/relay-grants.sql; nothing was changed");
+    }
+    return state;
+  }
+
+  /** Refuses, exit 2, when the table is not in the mode this direction hands from. */
+  static void refuse(Optional<String> problem) throws AdminException {
+    if (problem.isPresent()) {
+      throw AdminException.usage(problem.get());
+    }
+  }
+
+  /** Creates the hand-off record table when it is missing; exit 2 when the user may not. */
+  void ensureRecordTable(Connection c) throws SQLException, AdminException {
+    try {
+      HandoffRecords.ensureTable(c, source);
+      c.commit();
+    } catch (SQLException e) {
+      c.rollback();
+      if (io.outboxrelay.relay.failure.SqlErrors.isSetupProblem(e)) {
+        throw AdminException.usage(
+            "cannot create "
+                + source.database()
+                + "."
+                + HandoffRecords.TABLE
+                + ", where hand-offs are recorded: "
+                + Connections.oneLine(e)
+                + ". Create it with config/mysql/relay-storage.sql, or grant the relay's user"
+                + " CREATE; nothing was changed",
+            e);
+      }
+      throw e;
+    }
+  }
+}

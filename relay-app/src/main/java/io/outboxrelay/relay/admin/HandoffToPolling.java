@@ -1,0 +1,244 @@
+package io.outboxrelay.relay.admin;
+
+import io.outboxrelay.relay.config.RelayMode;
+import io.outboxrelay.relay.source.HandoffRecords;
+import io.outboxrelay.relay.source.ModeOwnership;
+import io.outboxrelay.relay.source.SqlDialect;
+import io.outboxrelay.relay.source.cdc.BinlogSnapshot;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code outbox-relay handoff --to polling} (every relay stopped): the CDC relay published exactly
+ * the rows committed before its committed position. A consistent snapshot ({@link BinlogSnapshot})
+ * sees the rows committed before its own binlog position; of those, the ones inserted in the binlog
+ * between the committed position and the snapshot's ({@link BinlogInserts}) were not published, all
+ * others were. Those are marked {@code PUBLISHED}; the rest, and every row committed after the
+ * snapshot, stay {@code PENDING} for polling. When the binlog from the committed position is gone
+ * (purged) or holds statement-based changes of the table, the rows cannot be told apart by
+ * position: rows created before the committed position's last event, less a margin for transactions
+ * open then, are marked, and the others published again by polling (consumers deduplicate on the
+ * event id).
+ *
+ * <p>Never waits for the application's transactions: the snapshot sees only committed rows, and
+ * rows committed later stay {@code PENDING}. The hand-off is recorded before the marks and finished
+ * after them: an interrupted one is finished by running the command again, which reads the same
+ * position and marks the same rows. Refused when the table is polling's already. Not thread-safe.
+ */
+final class HandoffToPolling {
+
+  private static final Logger LOG = LoggerFactory.getLogger(HandoffToPolling.class);
+
+  private final Handoff h;
+
+  HandoffToPolling(Handoff h) {
+    this.h = h;
+  }
+
+  /**
+   * Hands the table from CDC to polling.
+   *
+   * @param openTransactions how long a transaction may stay open, for the fallback without binlog
+   * @throws AdminException when a relay still runs or the table is polling's already (exit 2), or
+   *     the database fails (exit 1)
+   */
+  void run(Duration openTransactions) throws AdminException {
+    h.run(
+        c -> {
+          handOver(c, openTransactions);
+          return null;
+        });
+  }
+
+  private void handOver(Connection c, Duration openTransactions)
+      throws SQLException, AdminException {
+    Set<String> columns = h.requirePollingColumns(c);
+    // The binlog's row images list the columns in table order.
+    int idColumn = new ArrayList<>(columns).indexOf("id");
+    RelayPresence.requireNone(c, h.config, "handing the table to polling");
+    ModeOwnership.TableState state = h.state(c, columns);
+    Handoff.refuse(ModeOwnership.handoffToPollingProblem(state));
+    h.ensureRecordTable(c);
+    Optional<StoredPosition> stored =
+        StoredPosition.read(c, h.config.cdc().offsetsTable(), h.config.name(), false);
+    List<BinlogServer.BinlogFile> files = BinlogServer.files(c);
+    c.commit();
+    String handedAt =
+        HandoffRecords.begin(
+            c, h.source, RelayMode.POLLING, h.config.name(), h.operator.name(), false, null);
+    c.commit();
+    if (stored.isEmpty() || stored.get().file() == null) {
+      String summary =
+          "relay "
+              + h.config.name()
+              + " has no committed CDC position in "
+              + h.config.cdc().offsetsTable()
+              + ": CDC published nothing, every row stays as it is";
+      HandoffRecords.finish(c, h.source, handedAt, summary);
+      c.commit();
+      h.out.println(summary + "; start polling");
+      return;
+    }
+    StoredPosition from = stored.get();
+    BinlogSnapshot.Position snapshot = BinlogSnapshot.begin(c);
+    Instant cutoff =
+        from.eventTime() == null ? Instant.EPOCH : from.eventTime().minus(openTransactions);
+    String fallback = null;
+    Set<Long> unpublished = Set.of();
+    if (BinlogServer.indexOf(files, from.file()) < 0) {
+      fallback = "binlog file " + from.file() + " was purged";
+    } else {
+      BinlogInserts.Result r = unpublished(from, snapshot, idColumn);
+      if (r.readable()) {
+        unpublished = r.ids();
+      } else {
+        fallback = r.statement();
+      }
+    }
+    long[] seenAndMarked = mark(c, cutoff, fallback, unpublished);
+    c.commit();
+    long marked = seenAndMarked[1];
+    long pending = seenAndMarked[0] - marked;
+    String summary =
+        marked
+            + " rows marked PUBLISHED, "
+            + pending
+            + " left PENDING (CDC position "
+            + from.position()
+            + ", snapshot "
+            + snapshot
+            + (fallback == null ? "" : ", by creation time: " + fallback)
+            + ")";
+    HandoffRecords.finish(c, h.source, handedAt, summary);
+    c.commit();
+    LOG.info(
+        "operator {} handed {} from CDC relay {} to polling: {} (after {} events and {} rows)",
+        h.operator.name(),
+        h.table,
+        h.config.name(),
+        summary,
+        from.eventsToSkip(),
+        from.rowsToSkip());
+    if (fallback != null) {
+      h.out.println(
+          "warning: "
+              + fallback
+              + ", so the rows CDC published cannot be told apart by position: rows created"
+              + " before "
+              + cutoff
+              + " (the committed position's last event, less --open-transactions "
+              + openTransactions
+              + ") are marked PUBLISHED; later ones are published by polling, some of them a"
+              + " second time (consumers deduplicate on the event id)");
+    }
+    h.out.println(
+        "handed "
+            + h.table
+            + " to polling: "
+            + marked
+            + " rows CDC published (committed before "
+            + from.position()
+            + ") are PUBLISHED, "
+            + pending
+            + " rows it did not publish are PENDING, with every row committed since; start the"
+            + " polling relays now (outbox-relay run --mode polling)");
+  }
+
+  private BinlogInserts.Result unpublished(
+      StoredPosition from, BinlogSnapshot.Position snapshot, int idColumn) throws AdminException {
+    try {
+      boolean queries =
+          "true"
+              .equalsIgnoreCase(
+                  h.config.cdc().debeziumOverrides().getOrDefault("include.query", "false"));
+      return new BinlogInserts(h.source, idColumn, queries).read(from, snapshot);
+    } catch (IOException e) {
+      throw AdminException.failure(
+          "reading the binlog from "
+              + from.position()
+              + " failed, nothing was changed: "
+              + Connections.oneLine(e)
+              + ". Try again",
+          e);
+    }
+  }
+
+  /**
+   * Marks the published rows the open snapshot on {@code c} sees, in windows, through a second
+   * connection, a short transaction per batch.
+   *
+   * @return {@code [rows seen, rows marked]}
+   */
+  private long[] mark(Connection c, Instant cutoff, String fallback, Set<Long> unpublished)
+      throws SQLException, AdminException {
+    long seen = 0;
+    long marked = 0;
+    try (Connection w = Connections.open(h.source)) {
+      long after = 0;
+      while (true) {
+        List<long[]> window = pendingRows(c, cutoff, after);
+        if (window.isEmpty()) {
+          break;
+        }
+        seen += window.size();
+        after = window.get(window.size() - 1)[0];
+        List<Long> mark = new ArrayList<>();
+        for (long[] row : window) {
+          if (fallback == null ? !unpublished.contains(row[0]) : row[1] == 1) {
+            mark.add(row[0]);
+          }
+        }
+        for (int i = 0; i < mark.size(); i += Handoff.BATCH) {
+          marked += markPublished(w, mark.subList(i, Math.min(mark.size(), i + Handoff.BATCH)));
+        }
+      }
+    }
+    return new long[] {seen, marked};
+  }
+
+  /**
+   * The next window of rows {@code PENDING} in the open snapshot, after id {@code after}: {@code
+   * [id, created before cutoff ? 1 : 0]}.
+   */
+  private List<long[]> pendingRows(Connection c, Instant cutoff, long after) throws SQLException {
+    List<long[]> rows = new ArrayList<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT id, created_at < FROM_UNIXTIME(?) FROM "
+                + h.table
+                + " WHERE status = 'PENDING' AND id > ? ORDER BY id LIMIT "
+                + Handoff.BATCH * 10)) {
+      ps.setLong(1, cutoff.getEpochSecond());
+      ps.setLong(2, after);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          rows.add(new long[] {rs.getLong(1), rs.getBoolean(2) ? 1 : 0});
+        }
+      }
+    }
+    return rows;
+  }
+
+  private int markPublished(Connection c, List<Long> ids) throws SQLException {
+    int n =
+        SqlDialect.MYSQL.executeForIds(
+            c,
+            "UPDATE "
+                + h.table
+                + " SET status = 'PUBLISHED', published_at = NOW(6) WHERE status = 'PENDING' AND ",
+            ids);
+    c.commit();
+    return n;
+  }
+}

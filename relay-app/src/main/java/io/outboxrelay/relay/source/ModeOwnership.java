@@ -1,0 +1,395 @@
+package io.outboxrelay.relay.source;
+
+import io.outboxrelay.relay.config.RelayMode;
+import io.outboxrelay.relay.config.SourceConfig;
+import io.outboxrelay.relay.failure.SqlErrors;
+import io.outboxrelay.relay.source.HandoffRecords.Handoff;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Which mode serves an outbox table, and what may start or be handed over: a CDC relay and a
+ * polling relay on one table publish every event twice, and a hand-off in a direction the table is
+ * not in publishes or marks rows a second time. The answer comes first from the table's hand-off
+ * record ({@link HandoffRecords}); for a table never handed over, from the traces each mode leaves
+ * on this table (never on another): a CDC relay's lease row, and polling's bookkeeping (rows leased
+ * now, the newest {@code published_at}). Every time is the database's.
+ *
+ * <p>{@link #read} gathers those facts in a few index reads; the decisions are pure functions of
+ * them. Stateless and thread-safe.
+ */
+public final class ModeOwnership {
+
+  /** How recent polling's newest publish must be to count as a polling relay at work. */
+  static final long RECENT_MICROS = 120_000_000L;
+
+  /**
+   * What the database shows of the table's modes.
+   *
+   * @param table the outbox table, {@code database.table}
+   * @param handoff the latest hand-off, if any
+   * @param cdc the CDC lease row of the table, if a CDC relay ever ran on it
+   * @param leasedNow rows a polling worker holds a live lease on (0 without polling's columns)
+   * @param publishedAgeMicros how long ago polling marked its newest row {@code PUBLISHED}, or
+   *     {@code null} when it never did (or the table has no polling columns)
+   * @param unreadable what could not be read (a missing grant), or {@code null}
+   */
+  public record TableState(
+      String table,
+      Optional<Handoff> handoff,
+      Optional<CdcLease> cdc,
+      long leasedNow,
+      Long publishedAgeMicros,
+      String unreadable) {
+
+    /** Whether polling published after the moment {@code ageMicros} ago. */
+    boolean pollingPublishedWithin(long ageMicros) {
+      return leasedNow > 0 || (publishedAgeMicros != null && publishedAgeMicros < ageMicros);
+    }
+
+    /** What polling is seen doing, for messages. */
+    String pollingTraces() {
+      if (leasedNow > 0) {
+        return leasedNow + (leasedNow == 1 ? " event is" : " events are") + " leased to a worker";
+      }
+      return "its newest event was marked PUBLISHED " + publishedAgeMicros / 1_000_000 + " s ago";
+    }
+  }
+
+  /**
+   * A CDC relay's lease row on the table.
+   *
+   * @param holder the process that holds or last held it
+   * @param relayName its {@code relay.name}
+   * @param live whether it has not run out
+   * @param renewedAgeMicros how long ago it was last renewed (or given up)
+   */
+  public record CdcLease(String holder, String relayName, boolean live, long renewedAgeMicros) {}
+
+  private ModeOwnership() {}
+
+  /**
+   * Reads the table's state. What cannot be read for a missing grant is named in {@link
+   * TableState#unreadable()}; a missing table counts as no record.
+   *
+   * @param c a connection as the relay's user (MariaDB/MySQL); its transaction is rolled back
+   * @param source where the outbox table is
+   * @param leaseTable the CDC lease table
+   * @param columns the outbox table's columns (lower case)
+   * @return the state
+   * @throws SQLException when the database fails otherwise
+   */
+  public static TableState read(
+      Connection c, SourceConfig source, String leaseTable, Set<String> columns)
+      throws SQLException {
+    String table = HandoffRecords.resourceOf(source);
+    String unreadable = null;
+    Optional<Handoff> handoff = Optional.empty();
+    Optional<CdcLease> cdc = Optional.empty();
+    try {
+      handoff = HandoffRecords.latest(c, source);
+    } catch (SQLException e) {
+      unreadable = deniedOrThrow(e, source.database() + "." + HandoffRecords.TABLE);
+    }
+    try {
+      cdc = lease(c, source, leaseTable);
+    } catch (SQLException e) {
+      unreadable = deniedOrThrow(e, source.database() + "." + leaseTable);
+    }
+    long leasedNow = 0;
+    Long publishedAge = null;
+    if (columns.containsAll(List.of("status", "processing_until", "published_at"))) {
+      try (PreparedStatement ps =
+              c.prepareStatement(
+                  "SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM "
+                      + table
+                      + " WHERE status = 'PROCESSING' AND processing_until > NOW(6) LIMIT 1000)"
+                      + " leased), (SELECT TIMESTAMPDIFF(MICROSECOND, published_at, NOW(6)) FROM "
+                      + table
+                      + " WHERE status = 'PUBLISHED' ORDER BY id DESC LIMIT 1)");
+          ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        leasedNow = rs.getLong(1);
+        long age = rs.getLong(2);
+        publishedAge = rs.wasNull() ? null : Math.max(0, age);
+      }
+    }
+    c.rollback();
+    return new TableState(table, handoff, cdc, leasedNow, publishedAge, unreadable);
+  }
+
+  private static Optional<CdcLease> lease(Connection c, SourceConfig source, String leaseTable)
+      throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT holder, relay_name, expires_at > NOW(6), TIMESTAMPDIFF(MICROSECOND,"
+                + " renewed_at, NOW(6)) FROM "
+                + source.database()
+                + "."
+                + leaseTable
+                + " WHERE resource = ?")) {
+      ps.setString(1, HandoffRecords.resourceOf(source));
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return Optional.empty();
+        }
+        return Optional.of(
+            new CdcLease(
+                rs.getString(1), rs.getString(2), rs.getBoolean(3), Math.max(0, rs.getLong(4))));
+      }
+    } catch (SQLException e) {
+      if (SqlErrors.isNoSuchTable(e)) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+  }
+
+  private static String deniedOrThrow(SQLException e, String table) throws SQLException {
+    if (SqlErrors.isTableOrDatabaseDenied(e)) {
+      return table;
+    }
+    throw e;
+  }
+
+  /**
+   * Why a CDC relay must not start on the table, or empty: the table was handed to polling, or a
+   * polling relay publishes from it.
+   *
+   * @param s the table's state
+   * @return one line saying what to do, or empty
+   */
+  public static Optional<String> cdcStartProblem(TableState s) {
+    Optional<Handoff> h = s.handoff();
+    if (h.isPresent() && h.get().to() == RelayMode.POLLING) {
+      if (!h.get().finished()) {
+        return Optional.of(
+            s.table()
+                + " is being "
+                + h.get().describe()
+                + ": run 'outbox-relay handoff --to polling' again to finish it and start the"
+                + " polling relays, or hand it back with 'outbox-relay handoff --to cdc'");
+      }
+      return Optional.of(
+          s.table()
+              + " was "
+              + h.get().describe()
+              + ": a CDC relay would publish again what the polling relays publish; to move it"
+              + " back to CDC, stop the polling relays and run 'outbox-relay handoff --to cdc'");
+    }
+    long since = h.map(Handoff::ageMicros).orElse(RECENT_MICROS);
+    if (s.pollingPublishedWithin(since)) {
+      return Optional.of(
+          "a polling relay publishes from "
+              + s.table()
+              + " ("
+              + s.pollingTraces()
+              + (h.isPresent() ? ", after it was " + h.get().describe() : "")
+              + "): a CDC relay would publish every event a second time; stop the polling"
+              + " relays, then move the table with 'outbox-relay handoff --to cdc'");
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Why a CDC relay of this {@code relay.name} must not start on the table, or empty: the table's
+   * lease belongs to a relay of another name. The lease, the position and the schema history are
+   * keyed by {@code relay.name}: a relay of another name that took over would continue from its own
+   * position, or from the current binlog position when it has none, and the events committed in
+   * between would never be published.
+   *
+   * @param s the table's state
+   * @param relayName this relay's name
+   * @param leaseTable the lease table, for the message
+   * @return one line saying what to do, or empty
+   */
+  public static Optional<String> relayNameProblem(
+      TableState s, String relayName, String leaseTable) {
+    Optional<CdcLease> cdc = s.cdc();
+    if (cdc.isEmpty() || cdc.get().relayName().equals(relayName)) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        s.table()
+            + " is served by relay.name '"
+            + cdc.get().relayName()
+            + "' ("
+            + (cdc.get().live() ? "its leader " : "its last leader ")
+            + cdc.get().holder()
+            + "), and this relay is '"
+            + relayName
+            + "': a relay of another name continues from its own position, so events committed"
+            + " in between would never be published. Give this relay relay.name="
+            + cdc.get().relayName()
+            + " (every relay of one table, leader and standbys, shares one relay.name); to move"
+            + " the table to '"
+            + relayName
+            + "' on purpose, stop every relay of it and delete its lease row (DELETE FROM "
+            + leaseTable
+            + " WHERE resource = '"
+            + s.table()
+            + "'): '"
+            + relayName
+            + "' then starts from its own stored position, or from the current binlog position");
+  }
+
+  /**
+   * Why a polling relay must not start on the table, or empty: the table was handed to CDC, a CDC
+   * relay streams it, or a CDC relay served it and it was never handed to polling (the rows CDC
+   * published are still {@code PENDING}).
+   *
+   * @param s the table's state
+   * @return one line saying what to do, or empty
+   */
+  public static Optional<String> pollingStartProblem(TableState s) {
+    Optional<Handoff> h = s.handoff();
+    if (h.isPresent() && h.get().to() == RelayMode.CDC) {
+      return Optional.of(
+          s.table()
+              + " was "
+              + h.get().describe()
+              + " (CDC relay "
+              + h.get().relayName()
+              + "): polling relays would publish again what CDC publishes; to move it back, stop"
+              + " the CDC relays and run 'outbox-relay handoff --to polling'");
+    }
+    if (h.isPresent() && !h.get().finished()) {
+      return Optional.of(
+          s.table()
+              + " is being "
+              + h.get().describe()
+              + ": run 'outbox-relay handoff --to polling' again to finish it, then start the"
+              + " polling relays");
+    }
+    Optional<CdcLease> cdc = s.cdc();
+    if (cdc.isPresent() && cdc.get().live()) {
+      return Optional.of(
+          "CDC relay "
+              + cdc.get().relayName()
+              + " ("
+              + cdc.get().holder()
+              + ") holds the lease of "
+              + s.table()
+              + " and streams it: polling relays would publish every event a second time; stop"
+              + " the CDC relays, then move the table with 'outbox-relay handoff --to polling'");
+    }
+    if (cdc.isPresent() && cdcServedSinceHandoff(s)) {
+      return Optional.of(
+          "CDC relay "
+              + cdc.get().relayName()
+              + " served "
+              + s.table()
+              + " until "
+              + cdc.get().renewedAgeMicros() / 1_000_000
+              + " s ago"
+              + h.map(x -> ", after it was " + x.describe())
+                  .orElse(", and it was never handed to polling")
+              + ": the rows CDC published are still PENDING and polling would publish them"
+              + " again; run 'outbox-relay handoff --to polling' first");
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Why {@code handoff --to cdc} must not run, or empty: the table is not polling's (it was handed
+   * to CDC, or CDC served it since it was last handed to polling), so its {@code PENDING} rows
+   * include what CDC published.
+   *
+   * @param s the table's state
+   * @param relayName the CDC relay's name
+   * @return one line, ending in "nothing was changed", or empty
+   */
+  public static Optional<String> handoffToCdcProblem(TableState s, String relayName) {
+    Optional<Handoff> h = s.handoff();
+    if (h.isPresent() && h.get().to() == RelayMode.CDC) {
+      return Optional.of(
+          s.table()
+              + " was "
+              + h.get().describe()
+              + " already (CDC relay "
+              + h.get().relayName()
+              + "): a second hand-off would insert again rows CDC has published; nothing was"
+              + " changed");
+    }
+    if (h.isPresent() && !h.get().finished()) {
+      return Optional.of(
+          s.table()
+              + " is being "
+              + h.get().describe()
+              + ": run 'outbox-relay handoff --to polling' again to finish it first; nothing was"
+              + " changed");
+    }
+    if (s.cdc().isPresent() && cdcServedSinceHandoff(s)) {
+      return Optional.of(
+          "CDC relay "
+              + s.cdc().get().relayName()
+              + " has served "
+              + s.table()
+              + " since "
+              + h.map(x -> "it was " + x.describe()).orElse("polling last published from it")
+              + " (lease renewed "
+              + s.cdc().get().renewedAgeMicros() / 1_000_000
+              + " s ago): its rows are still PENDING though CDC published them, and a hand-off"
+              + " to CDC would publish them again; the table is CDC's already (start relay "
+              + relayName
+              + ", or hand it to polling first); nothing was changed");
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Why {@code handoff --to polling} must not run, or empty: the table is polling's already (it was
+   * handed to polling and CDC has not served it since, or polling has published from it since CDC
+   * last did), so marking rows by the CDC position would mark rows nobody published.
+   *
+   * @param s the table's state
+   * @return one line, ending in "nothing was changed", or empty
+   */
+  public static Optional<String> handoffToPollingProblem(TableState s) {
+    Optional<Handoff> h = s.handoff();
+    Optional<CdcLease> cdc = s.cdc();
+    if (h.isPresent() && h.get().to() == RelayMode.POLLING) {
+      if (!h.get().finished() || (cdc.isPresent() && cdcServedSinceHandoff(s))) {
+        return Optional.empty(); // finish the interrupted one; or CDC took the table back since
+      }
+      return Optional.of(
+          s.table()
+              + " was "
+              + h.get().describe()
+              + " already: marking rows by the CDC position again would mark rows polling has"
+              + " not published; nothing was changed");
+    }
+    if (h.isEmpty()
+        && s.publishedAgeMicros() != null
+        && (cdc.isEmpty() || s.publishedAgeMicros() < cdc.get().renewedAgeMicros())) {
+      return Optional.of(
+          "polling relays have published from "
+              + s.table()
+              + (cdc.isEmpty()
+                  ? " and no CDC relay ever served it"
+                  : " since CDC relay " + cdc.get().relayName() + " last served it")
+              + " ("
+              + s.pollingTraces()
+              + "): the table is polling's already, and marking rows by the CDC position would"
+              + " mark rows polling has not published; nothing was changed");
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Whether a CDC relay renewed its lease after the table was last handed over, or, for a table
+   * never handed over, after polling last published from it.
+   */
+  private static boolean cdcServedSinceHandoff(TableState s) {
+    long renewed = s.cdc().orElseThrow().renewedAgeMicros();
+    if (s.handoff().isPresent()) {
+      return renewed < s.handoff().get().ageMicros();
+    }
+    return s.publishedAgeMicros() == null || renewed < s.publishedAgeMicros();
+  }
+}
