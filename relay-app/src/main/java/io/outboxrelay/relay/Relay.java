@@ -9,6 +9,8 @@ import io.outboxrelay.relay.metrics.StatsReporter;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaProbe;
 import io.outboxrelay.relay.publish.KafkaPublisher;
+import io.outboxrelay.relay.publish.RecordSizeLimit;
+import io.outboxrelay.relay.publish.TopicLimits;
 import io.outboxrelay.relay.source.cdc.CdcSource;
 import io.outboxrelay.relay.source.polling.PollingSource;
 import java.time.Clock;
@@ -69,7 +71,14 @@ public final class Relay implements AutoCloseable {
             Clock.systemUTC());
     this.publisher =
         new KafkaPublisher(
-            () -> new KafkaProducer<>(producerProps), config.logContext(), this.kafka);
+            () -> new KafkaProducer<>(producerProps),
+            config.logContext(),
+            this.kafka,
+            TopicLimits.of(
+                producerProps,
+                RecordSizeLimit.batchSize(producerProps),
+                config.name() + "-limits",
+                config.logContext()));
     this.source =
         cdc
             ? new CdcSource(config, publisher, kafka, metrics)

@@ -33,6 +33,19 @@ public final class KafkaProbe implements KafkaBreaker.Probe {
    * @param clientId the admin client's client.id
    */
   public KafkaProbe(Map<String, Object> producerProperties, String clientId) {
+    this.adminProperties = adminProperties(producerProperties, clientId);
+  }
+
+  /**
+   * An admin client's configuration from a producer's: the settings an admin client knows
+   * (bootstrap servers, security), and its own client id.
+   *
+   * @param producerProperties the producer's configuration
+   * @param clientId the admin client's client.id
+   * @return the admin client's configuration
+   */
+  static Map<String, Object> adminProperties(
+      Map<String, Object> producerProperties, String clientId) {
     Set<String> known = AdminClientConfig.configNames();
     Map<String, Object> props = new HashMap<>();
     producerProperties.forEach(
@@ -42,7 +55,7 @@ public final class KafkaProbe implements KafkaBreaker.Probe {
           }
         });
     props.put(AdminClientConfig.CLIENT_ID_CONFIG, clientId);
-    this.adminProperties = Map.copyOf(props);
+    return Map.copyOf(props);
   }
 
   @Override

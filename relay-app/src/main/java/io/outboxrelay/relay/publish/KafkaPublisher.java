@@ -24,6 +24,7 @@ import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -89,6 +90,8 @@ public final class KafkaPublisher implements AutoCloseable {
   private final Supplier<Producer<byte[], byte[]>> factory;
   private final String context;
   private final KafkaBreaker breaker;
+  private final TopicLimits topicLimits;
+  private final Map<String, Object> topicLocks = new java.util.concurrent.ConcurrentHashMap<>();
   private Producer<byte[], byte[]> producer;
   private boolean closed;
 
@@ -115,9 +118,31 @@ public final class KafkaPublisher implements AutoCloseable {
    */
   public KafkaPublisher(
       Supplier<Producer<byte[], byte[]>> factory, String context, KafkaBreaker breaker) {
+    this(factory, context, breaker, null);
+  }
+
+  /**
+   * Creates a publisher as {@link #KafkaPublisher(Supplier, String, KafkaBreaker)} that also checks
+   * each record against its topic's broker limit before sending it ({@link TopicLimits}): a record
+   * over it fails with {@link RecordTooLargeException} without reaching the producer, and the
+   * records of a topic whose limit is below the producer's {@code batch.size} are sent one at a
+   * time (the publisher waits for each one's acknowledgement before sending the next of that topic,
+   * across threads).
+   *
+   * @param factory creates producers; called again after {@link #reset()}
+   * @param context the log prefix
+   * @param breaker the relay's breaker, or {@code null}
+   * @param topicLimits the topics' limits, or {@code null} for no such check; closed with this
+   */
+  public KafkaPublisher(
+      Supplier<Producer<byte[], byte[]>> factory,
+      String context,
+      KafkaBreaker breaker,
+      TopicLimits topicLimits) {
     this.factory = Objects.requireNonNull(factory, "factory");
     this.context = Objects.requireNonNull(context, "context");
     this.breaker = breaker;
+    this.topicLimits = topicLimits;
   }
 
   /**
@@ -208,8 +233,20 @@ public final class KafkaPublisher implements AutoCloseable {
         outcomes[i] = new Outcome(null, known);
         continue;
       }
+      RecordTooLargeException tooLarge = topicLimits == null ? null : topicLimits.check(record);
+      if (tooLarge != null) {
+        futures.add(null);
+        outcomes[i] = new Outcome(null, tooLarge);
+        haltingCallback.onCompletion(null, tooLarge);
+        continue;
+      }
       try {
-        Future<RecordMetadata> f = p.send(toProducerRecord(record, timestamp), haltingCallback);
+        Future<RecordMetadata> f;
+        if (topicLimits != null && topicLimits.oneAtATime(record.topic())) {
+          f = sendAlone(p, record, timestamp, haltingCallback, giveUp);
+        } else {
+          f = p.send(toProducerRecord(record, timestamp), haltingCallback);
+        }
         futures.add(f);
         RuntimeException blocked = metadataTimeout(f);
         if (blocked != null) {
@@ -232,7 +269,12 @@ public final class KafkaPublisher implements AutoCloseable {
           outcomes[i] = new Outcome(f.get(1, TimeUnit.SECONDS), null);
           nextStallCheck = System.nanoTime() + STALL.toNanos();
         } catch (ExecutionException e) {
-          outcomes[i] = new Outcome(null, e.getCause() != null ? e.getCause() : e);
+          Throwable cause = e.getCause() != null ? e.getCause() : e;
+          if (topicLimits != null && cause instanceof RecordTooLargeException) {
+            topicLimits.forget(
+                records.get(i).topic()); // the broker refused it: read the limit again
+          }
+          outcomes[i] = new Outcome(null, cause);
         } catch (TimeoutException e) {
           if (giveUp.getAsBoolean()) {
             for (int k = i; k < outcomes.length; k++) {
@@ -267,6 +309,31 @@ public final class KafkaPublisher implements AutoCloseable {
       }
     }
     return List.of(outcomes);
+  }
+
+  /**
+   * Sends a record of a topic whose limit is below {@code batch.size} and waits until it is
+   * acknowledged or has failed (or the caller gives up), holding the topic's lock meanwhile, so
+   * that no batch of that topic holds two records, from this thread or another.
+   */
+  private Future<RecordMetadata> sendAlone(
+      Producer<byte[], byte[]> p,
+      RoutedRecord record,
+      Long timestamp,
+      Callback callback,
+      BooleanSupplier giveUp)
+      throws InterruptedException {
+    synchronized (topicLocks.computeIfAbsent(record.topic(), t -> new Object())) {
+      Future<RecordMetadata> f = p.send(toProducerRecord(record, timestamp), callback);
+      while (!f.isDone() && !giveUp.getAsBoolean()) {
+        try {
+          f.get(1, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+          // the outcome is read by the caller's wait; a timeout only polls giveUp again
+        }
+      }
+      return f;
+    }
   }
 
   /**
@@ -406,6 +473,9 @@ public final class KafkaPublisher implements AutoCloseable {
     }
     if (old != null) {
       old.close(timeout);
+    }
+    if (topicLimits != null) {
+      topicLimits.close();
     }
   }
 

@@ -48,6 +48,18 @@ public final class RecordSizeLimit {
   }
 
   /**
+   * The {@code batch.size} of a producer built from this configuration: the value given, or Kafka's
+   * default.
+   *
+   * @param producerConfig the complete producer configuration
+   * @return bytes
+   */
+  public static int batchSize(Map<String, Object> producerConfig) {
+    return (Integer)
+        ProducerConfig.configDef().parse(producerConfig).get(ProducerConfig.BATCH_SIZE_CONFIG);
+  }
+
+  /**
    * A limit with the given values, for tests.
    *
    * @param maxRequestSize the producer's {@code max.request.size}

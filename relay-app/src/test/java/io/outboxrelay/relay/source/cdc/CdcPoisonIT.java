@@ -239,6 +239,60 @@ class CdcPoisonIT {
     assertRestartPublishesAll(all, a, b, c);
   }
 
+  /**
+   * A topic whose limit is below the producer's batch.size: Kafka's producer would split a refused
+   * batch in a loop until its I/O thread overflows its stack. The relay sends that topic's records
+   * one at a time and refuses the one over the limit before sending it: with fail, one ERROR line
+   * naming the event, the topic's limit and the fix, exit 1, at the position before it; with skip,
+   * skipped and counted, and every other event published once, in order.
+   */
+  @Test
+  void anEventOverItsTopicsLimitStopsTheRelayWithOneLineAndIsSkippedOnRequest() throws Exception {
+    String orders = topic("order");
+    try (Admin admin = admin()) {
+      admin
+          .createTopics(
+              List.of(
+                  new NewTopic(orders, 3, (short) 1).configs(Map.of("max.message.bytes", "1500"))))
+          .all()
+          .get(30, TimeUnit.SECONDS);
+    }
+    TestEvent a = TestEvent.of("order", "o-1", 1);
+    TestEvent b = withPayload(TestEvent.of("order", "o-1", 2), randomJson(3_000));
+    TestEvent c = TestEvent.of("order", "o-1", 3);
+    TestEvent d = TestEvent.of("order", "o-2", 1);
+    List<TestEvent> all = othersAnd(a, b, c, d);
+    java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("poison-limit");
+    io.outboxrelay.testsupport.outbox.RelayProcess relay =
+        io.outboxrelay.testsupport.outbox.RelayProcess.run(
+            "limit-fail", dir, settings().writeTo(dir.resolve("relay.properties")));
+    writeInOneTransaction(all);
+    assertThat(relay.waitFor(Duration.ofSeconds(90))).as(relay.log()).isEqualTo(1);
+    List<String> errors = relay.log().lines().filter(l -> l.contains(" ERROR ")).toList();
+    assertThat(errors)
+        .as(relay.log())
+        .singleElement()
+        .asString()
+        .contains("cannot publish event_id=" + b.eventId())
+        .contains("more than the max.message.bytes of topic " + orders + " (1500)")
+        .contains("Raise the topic's max.message.bytes")
+        .contains("cdc.poison.action=skip")
+        .contains("The position is kept just before this event");
+    assertThat(relay.log())
+        .doesNotContain("splitting and retrying")
+        .doesNotContain("StackOverflow");
+    assertThat(relay.stackTraceLines()).as(relay.log()).isEmpty();
+    List<ConsumedRecord> published = reader().readAll(Duration.ofSeconds(2));
+    assertThat(idsOf(published, "o-1")).as("only A, nothing after B").containsExactly(a.eventId());
+    assertThat(idsOf(published, "o-2")).as("with fail nothing after B is published").isEmpty();
+
+    Ledger ledger = new Ledger(RelaySettings.topicPrefix(name));
+    all.stream().filter(e -> e != b).forEach(ledger::expect);
+    Relay second = start(settings().with("cdc.poison.action", "skip"));
+    assertPublishedOnceInOrder(ledger);
+    assertThat(second.metrics().snapshot().poison()).isEqualTo(1);
+  }
+
   @Test
   void anEventWithAnIllegalTopicStopsTheRelayWithTheTemplateHintAndIsSkippedOnRequest()
       throws Exception {
