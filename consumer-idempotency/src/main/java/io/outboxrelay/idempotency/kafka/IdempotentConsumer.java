@@ -26,6 +26,13 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * max.poll.interval.ms}) and processing other partitions. When the attempts are used up, or at once
  * for a poison record, the {@link FailurePolicy} dead-letters it or stops the consumer.
  *
+ * <p>Each record's value is hashed (SHA-256) for the processor's optional conflict check ({@link
+ * IdempotentProcessor.Builder#conflictCheck()}): a record whose event id was already processed with
+ * another payload is a {@link io.outboxrelay.idempotency.Outcome#CONFLICT}, counted, reported to
+ * the listener, and then treated as poison (a producer gave two events one id; retrying cannot
+ * help, and skipping it silently would lose an event): the failure policy dead-letters it or stops
+ * the consumer.
+ *
  * <pre>{@code
  * IdempotentConsumer consumer = IdempotentConsumer.builder()
  *     .kafkaProperties(Map.of("bootstrap.servers", "kafka:9092", "group.id", "billing"))
