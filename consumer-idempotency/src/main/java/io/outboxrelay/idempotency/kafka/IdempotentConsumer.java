@@ -1,5 +1,6 @@
 package io.outboxrelay.idempotency.kafka;
 
+import io.opentelemetry.api.OpenTelemetry;
 import io.outboxrelay.idempotency.Counters;
 import io.outboxrelay.idempotency.IdempotentProcessor;
 import java.time.Duration;
@@ -101,6 +102,8 @@ public interface IdempotentConsumer extends AutoCloseable {
     private String versionHeader = "aggregate_version";
     private Duration pollTimeout = Duration.ofMillis(500);
     private Duration closeTimeout = Duration.ofSeconds(30);
+    // Stays unloaded (and may be absent) unless openTelemetry(...) is called: see RecordTracing.
+    private OpenTelemetry openTelemetry;
 
     private Builder() {}
 
@@ -250,6 +253,29 @@ public interface IdempotentConsumer extends AutoCloseable {
     }
 
     /**
+     * Sets the OpenTelemetry instance that traces each record. Without this call, when the
+     * OpenTelemetry API is on the classpath, the loop uses {@code GlobalOpenTelemetry.getOrNoop()}
+     * (the instance the application or the OpenTelemetry Java agent registered, else a no-op one),
+     * looked up when the first record is processed: register yours before {@link
+     * IdempotentConsumer#run()}. Without the API on the classpath there is no tracing and nothing
+     * is needed.
+     *
+     * <p>Each record is processed inside a span of kind CONSUMER named {@code process <topic>},
+     * whose parent is the context of the record's W3C {@code traceparent} and {@code tracestate}
+     * headers (a record without them starts a trace) and with the record's W3C {@code baggage}
+     * current; the handler runs with both current, so its own spans are children of the record's.
+     * {@link OpenTelemetry#noop()} records no spans but still makes the headers' context current
+     * for the handler.
+     *
+     * @param openTelemetry the instance; not {@code null}
+     * @return this builder
+     */
+    public Builder openTelemetry(OpenTelemetry openTelemetry) {
+      this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
+      return this;
+    }
+
+    /**
      * Validates the settings and creates the Kafka clients (nothing connects before {@link
      * IdempotentConsumer#run()}).
      *
@@ -284,6 +310,8 @@ public interface IdempotentConsumer extends AutoCloseable {
           throw e;
         }
       }
+      String groupId = consumerSettings.get("group.id").toString();
+      RecordEvents events = new RecordEvents(idHeader, versionHeader);
       return new KafkaIdempotentConsumer(
           new KafkaIdempotentConsumer.Parts(
               consumer,
@@ -291,13 +319,14 @@ public interface IdempotentConsumer extends AutoCloseable {
               List.copyOf(topics),
               processor,
               handler,
-              new RecordEvents(idHeader, versionHeader),
+              events,
+              RecordTracing.forConsumer(openTelemetry, groupId, events),
               retryPolicy,
               failurePolicy,
               listener,
               pollTimeout,
               closeTimeout,
-              consumerSettings.get("group.id").toString()));
+              groupId));
     }
 
     private static String requireHeaderName(String name) {

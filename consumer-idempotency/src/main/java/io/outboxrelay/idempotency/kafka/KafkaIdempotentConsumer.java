@@ -54,6 +54,7 @@ final class KafkaIdempotentConsumer implements IdempotentConsumer {
       IdempotentProcessor processor,
       RecordHandler handler,
       RecordEvents events,
+      RecordTracing tracing,
       RetryPolicy retryPolicy,
       FailurePolicy failurePolicy,
       ConsumerListener listener,
@@ -138,11 +139,7 @@ final class KafkaIdempotentConsumer implements IdempotentConsumer {
     int attempt = retries.attempt(partition, record.offset());
     Outcome outcome;
     try {
-      EventRef event = parts.events().toEventRef(record);
-      outcome =
-          parts
-              .processor()
-              .process(event, connection -> parts.handler().handle(record, connection));
+      outcome = parts.tracing().process(record, () -> processRecord(record));
     } catch (RuntimeException e) {
       failures.increment();
       return onFailure(partition, record, attempt, e);
@@ -162,6 +159,13 @@ final class KafkaIdempotentConsumer implements IdempotentConsumer {
     retries.clear(partition);
     pending.markDone(record);
     return true;
+  }
+
+  private Outcome processRecord(ConsumerRecord<byte[], byte[]> record) {
+    EventRef event = parts.events().toEventRef(record);
+    return parts
+        .processor()
+        .process(event, connection -> parts.handler().handle(record, connection));
   }
 
   private PoisonRecordException conflict(ConsumerRecord<byte[], byte[]> record) {

@@ -109,6 +109,15 @@ final class RecordEvents {
     }
   }
 
+  /** The bytes as UTF-8 text, {@code null} if they are {@code null} or not valid UTF-8. */
+  static String utf8OrNull(byte[] bytes) {
+    try {
+      return bytes == null ? null : decode(bytes, "value");
+    } catch (PoisonRecordException e) {
+      return null;
+    }
+  }
+
   /** The header's value as text, {@code null} if absent; poison if it is not valid UTF-8. */
   private static String header(ConsumerRecord<byte[], byte[]> record, String name) {
     Header header = record.headers().lastHeader(name);
