@@ -17,6 +17,7 @@ import io.opentelemetry.context.propagation.TextMapPropagator;
 import io.outboxrelay.idempotency.Outcome;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -86,7 +87,8 @@ final class OpenTelemetryRecordTracing implements RecordTracing {
   public Outcome process(ConsumerRecord<byte[], byte[]> record, Supplier<Outcome> processing) {
     Context parent = W3C.extract(Context.root(), record, HEADERS);
     Span span = spanBuilder(record).setParent(parent).startSpan();
-    try (Scope ignored = parent.with(span).makeCurrent()) {
+    Scope scope = parent.with(span).makeCurrent();
+    try {
       Outcome outcome = processing.get();
       span.setAttribute(OUTCOME, outcome.name());
       if (outcome == Outcome.CONFLICT) {
@@ -100,6 +102,7 @@ final class OpenTelemetryRecordTracing implements RecordTracing {
       span.setStatus(StatusCode.ERROR);
       throw e;
     } finally {
+      scope.close();
       span.end();
     }
   }
@@ -148,17 +151,11 @@ final class OpenTelemetryRecordTracing implements RecordTracing {
     }
   }
 
-  /** Reads the W3C headers (the last of a name wins) as text. */
+  /**
+   * Reads the W3C headers as text: {@code get} the last of a name, {@code getAll} each in order.
+   * {@code keys} is left to the API (deprecated there; the W3C propagators do not call it).
+   */
   private static final class Headers implements TextMapGetter<ConsumerRecord<byte[], byte[]>> {
-
-    @Override
-    public Iterable<String> keys(ConsumerRecord<byte[], byte[]> record) {
-      List<String> keys = new ArrayList<>();
-      for (Header header : record.headers()) {
-        keys.add(header.key());
-      }
-      return keys;
-    }
 
     @Override
     public String get(ConsumerRecord<byte[], byte[]> record, String key) {
@@ -166,9 +163,25 @@ final class OpenTelemetryRecordTracing implements RecordTracing {
         return null;
       }
       Header header = record.headers().lastHeader(key);
-      return header == null || header.value() == null
-          ? null
-          : new String(header.value(), StandardCharsets.UTF_8);
+      return header == null ? null : text(header);
+    }
+
+    @Override
+    public Iterator<String> getAll(ConsumerRecord<byte[], byte[]> record, String key) {
+      List<String> values = new ArrayList<>();
+      if (record != null) {
+        for (Header header : record.headers().headers(key)) {
+          String value = text(header);
+          if (value != null) {
+            values.add(value);
+          }
+        }
+      }
+      return values.iterator();
+    }
+
+    private static String text(Header header) {
+      return header.value() == null ? null : new String(header.value(), StandardCharsets.UTF_8);
     }
   }
 }

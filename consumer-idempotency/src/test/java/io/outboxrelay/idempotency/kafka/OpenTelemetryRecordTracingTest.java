@@ -130,6 +130,22 @@ class OpenTelemetryRecordTracingTest {
   }
 
   @Test
+  void makesTheEntriesOfEveryBaggageHeaderCurrent() {
+    AtomicReference<Baggage> baggage = new AtomicReference<>();
+
+    tracing(sdk)
+        .process(
+            record("o-1", "id", "e-1", "baggage", "tenant=acme", "baggage", "region=eu"),
+            () -> {
+              baggage.set(Baggage.current());
+              return Outcome.PROCESSED;
+            });
+
+    assertThat(baggage.get().getEntryValue("tenant")).isEqualTo("acme");
+    assertThat(baggage.get().getEntryValue("region")).isEqualTo("eu");
+  }
+
+  @Test
   void startsATraceForARecordWithoutTraceHeadersOrWithAMalformedOne() {
     tracing(sdk).process(record(null, "id", "e-1"), () -> Outcome.DUPLICATE);
     tracing(sdk)
