@@ -11,7 +11,10 @@ import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The JDBC {@link IdempotentProcessor}. Thread-safe: no state but counters and the dialect. */
+/**
+ * The JDBC {@link IdempotentProcessor}. Thread-safe: no state but counters, the dialect and whether
+ * the conflict check found its column.
+ */
 final class JdbcIdempotentProcessor implements IdempotentProcessor {
 
   private static final Logger LOG = LoggerFactory.getLogger(JdbcIdempotentProcessor.class);
