@@ -4,13 +4,16 @@
 -- utf8mb4_bin compares ids byte for byte ("A" and "a" are different events). Its PAD SPACE rule
 -- would make "x" and "x " equal, so the consumer refuses ids with a trailing space.
 
--- One row per event a consumer group has processed (or skipped as stale).
+-- One row per event a consumer group has processed (or skipped as stale). payload_hash is written
+-- only by processors with the conflict check on (NULL otherwise); with the check off the column is
+-- not used and may be absent (migrations/processed-events-001-add-payload-hash.sql adds it).
 -- Keep rows longer than the longest redelivery window (the oldest event the relay or Kafka can
 -- still deliver again); the consumer's retention job deletes older ones by processed_at.
 CREATE TABLE processed_events (
   consumer_group VARCHAR(255) NOT NULL,
   event_id       VARCHAR(255) NOT NULL,                            -- the Kafka header "id"
   processed_at   TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), -- database clock
+  payload_hash   BINARY(32)   NULL,                                -- SHA-256 of the payload, for the optional conflict check
   PRIMARY KEY (consumer_group, event_id),
   KEY ix_processed_events_processed_at (consumer_group, processed_at)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;

@@ -2,13 +2,16 @@
 -- Create them in the CONSUMER's database, next to its business tables: the event id is recorded in
 -- the same transaction as the business change. Names are the defaults; both are configurable.
 
--- One row per event a consumer group has processed (or skipped as stale).
+-- One row per event a consumer group has processed (or skipped as stale). payload_hash is written
+-- only by processors with the conflict check on (NULL otherwise); with the check off the column is
+-- not used and may be absent (migrations/processed-events-001-add-payload-hash.sql adds it).
 -- Keep rows longer than the longest redelivery window (the oldest event the relay or Kafka can
 -- still deliver again); the consumer's retention job deletes older ones by processed_at.
 CREATE TABLE processed_events (
   consumer_group VARCHAR(255) NOT NULL,
   event_id       VARCHAR(255) NOT NULL,               -- the Kafka header "id"
   processed_at   TIMESTAMPTZ  NOT NULL DEFAULT now(), -- database clock
+  payload_hash   BYTEA        NULL,                   -- SHA-256 of the payload, for the optional conflict check
   PRIMARY KEY (consumer_group, event_id)
 );
 CREATE INDEX ix_processed_events_processed_at ON processed_events (consumer_group, processed_at);

@@ -17,6 +17,11 @@ import javax.sql.DataSource;
  * runs the handler on the same connection and commits ({@link Outcome#PROCESSED}). Any failure
  * rolls back the id and the business change together and is rethrown.
  *
+ * <p>Event ids must be unique per event: a second, different event under an id already recorded is
+ * taken for a redelivery and skipped. The optional conflict check ({@link Builder#conflictCheck()})
+ * records a hash of each event's payload with its id and reports such an event as {@link
+ * Outcome#CONFLICT} instead.
+ *
  * <p>Concurrent deliveries of one event (two consumers, a consumer that lost its partition but is
  * still working) wait for each other on the key: the second insert blocks until the first
  * transaction ends, then finds a duplicate (first committed) or proceeds (first rolled back).
@@ -57,8 +62,9 @@ public interface IdempotentProcessor {
    * @param event the event's id and optional aggregate version; not {@code null}
    * @param handler the business change; not {@code null}; see {@link EventHandler} for what it must
    *     not do
-   * @return {@link Outcome#PROCESSED} if the handler ran and committed, {@link Outcome#DUPLICATE}
-   *     or {@link Outcome#STALE} if it was skipped (the transaction committed in every case)
+   * @return {@link Outcome#PROCESSED} if the handler ran and committed, {@link Outcome#DUPLICATE},
+   *     {@link Outcome#STALE} or {@link Outcome#CONFLICT} if it was skipped (the transaction
+   *     committed in every case)
    * @throws RuntimeException an unchecked exception of the handler, unchanged, after rollback
    * @throws EventProcessingException after rollback, wrapping a checked exception of the handler or
    *     an {@link java.sql.SQLException} of the database (deadlock victims and lock wait timeouts
@@ -66,6 +72,8 @@ public interface IdempotentProcessor {
    * @throws VersionGapException after rollback, if the version skips ahead and {@link
    *     GapPolicy#REJECT} is in force
    * @throws IllegalStateException after rollback, if the handler tried to end the transaction
+   * @throws SchemaMigrationRequiredException before anything is written, if the conflict check is
+   *     on and the processed-events table has no {@code payload_hash} column
    */
   Outcome process(EventRef event, EventHandler handler);
 
@@ -115,6 +123,7 @@ public interface IdempotentProcessor {
     private String processedEventsTable = "processed_events";
     private String aggregateVersionsTable = "processed_aggregate_versions";
     private GapPolicy gapPolicy;
+    private boolean conflictCheck;
     private int purgeBatchSize = 1_000;
 
     private Builder(DataSource dataSource, String consumerGroup) {
@@ -175,6 +184,26 @@ public interface IdempotentProcessor {
     }
 
     /**
+     * Turns on the conflict check (off by default): each event's payload hash ({@link
+     * EventRef#payloadHash()}) is recorded with its id in the processed-events table's {@code
+     * payload_hash} column, and an event whose id is already recorded with another hash is not
+     * applied but reported as {@link Outcome#CONFLICT}: a different event under a reused id. The
+     * same hash, or no hash on either side (an event without one, a row recorded with the check off
+     * or before the column existed), is a {@link Outcome#DUPLICATE} as without the check.
+     *
+     * <p>Needs the column ({@code
+     * config/<dialect>/migrations/processed-events-001-add-payload-hash.sql} adds it to an older
+     * table): without it, {@link IdempotentProcessor#process(EventRef, EventHandler)} throws {@link
+     * SchemaMigrationRequiredException}. With the check off the column is neither needed nor used.
+     *
+     * @return this builder
+     */
+    public Builder conflictCheck() {
+      this.conflictCheck = true;
+      return this;
+    }
+
+    /**
      * Sets how many rows one retention statement deletes (default 1,000).
      *
      * @param rows between 1 and 100,000
@@ -203,6 +232,7 @@ public interface IdempotentProcessor {
           processedEventsTable,
           aggregateVersionsTable,
           gapPolicy,
+          conflictCheck,
           purgeBatchSize);
     }
   }

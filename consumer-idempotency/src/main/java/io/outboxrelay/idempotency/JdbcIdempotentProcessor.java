@@ -3,6 +3,7 @@ package io.outboxrelay.idempotency;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
@@ -10,7 +11,10 @@ import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The JDBC {@link IdempotentProcessor}. Thread-safe: no state but counters and the dialect. */
+/**
+ * The JDBC {@link IdempotentProcessor}. Thread-safe: no state but counters, the dialect and whether
+ * the conflict check found its column.
+ */
 final class JdbcIdempotentProcessor implements IdempotentProcessor {
 
   private static final Logger LOG = LoggerFactory.getLogger(JdbcIdempotentProcessor.class);
@@ -22,13 +26,16 @@ final class JdbcIdempotentProcessor implements IdempotentProcessor {
   private final String processedEventsTable;
   private final String aggregateVersionsTable;
   private final GapPolicy gapPolicy;
+  private final boolean conflictCheck;
   private final int purgeBatchSize;
   private final String logPrefix;
   private final LongAdder processed = new LongAdder();
   private final LongAdder duplicates = new LongAdder();
   private final LongAdder stale = new LongAdder();
+  private final LongAdder conflicts = new LongAdder();
   private final LongAdder failures = new LongAdder();
   private volatile Sql sql;
+  private volatile boolean payloadHashColumnSeen;
 
   JdbcIdempotentProcessor(
       DataSource dataSource,
@@ -37,6 +44,7 @@ final class JdbcIdempotentProcessor implements IdempotentProcessor {
       String processedEventsTable,
       String aggregateVersionsTable,
       GapPolicy gapPolicy,
+      boolean conflictCheck,
       int purgeBatchSize) {
     this.dataSource = dataSource;
     this.consumerGroup = consumerGroup;
@@ -44,6 +52,7 @@ final class JdbcIdempotentProcessor implements IdempotentProcessor {
     this.processedEventsTable = processedEventsTable;
     this.aggregateVersionsTable = aggregateVersionsTable;
     this.gapPolicy = gapPolicy;
+    this.conflictCheck = conflictCheck;
     this.purgeBatchSize = purgeBatchSize;
     this.logPrefix = "[idempotency group=" + consumerGroup + "]";
   }
@@ -76,6 +85,11 @@ final class JdbcIdempotentProcessor implements IdempotentProcessor {
     boolean restoreAutoCommit = false;
     try {
       Sql statements = sql(connection);
+      if (conflictCheck && !payloadHashColumnSeen) {
+        // Looked for until found: the migration may run while the consumer is up.
+        ConflictCheck.requireColumn(connection, statements, processedEventsTable);
+        payloadHashColumnSeen = true;
+      }
       if (connection.getAutoCommit()) {
         connection.setAutoCommit(false);
         restoreAutoCommit = true;
@@ -101,10 +115,9 @@ final class JdbcIdempotentProcessor implements IdempotentProcessor {
 
   private Outcome apply(Connection connection, Sql statements, EventRef event, EventHandler handler)
       throws Exception {
-    int inserted = insertEventId(connection, statements, event.eventId());
+    int inserted = insertEventId(connection, statements, event);
     if (inserted == 0) {
-      LOG.debug("{} event {} already processed: skipped", logPrefix, event.eventId());
-      return Outcome.DUPLICATE;
+      return duplicateOrConflict(connection, statements, event);
     }
     if (inserted != 1) {
       throw new IllegalStateException(
@@ -130,17 +143,53 @@ final class JdbcIdempotentProcessor implements IdempotentProcessor {
   }
 
   /**
+   * The outcome of an event whose id was already recorded: {@link Outcome#CONFLICT} if the conflict
+   * check is on and the recorded payload hash and the event's differ, else a duplicate.
+   */
+  private Outcome duplicateOrConflict(Connection connection, Sql statements, EventRef event)
+      throws SQLException {
+    if (conflictCheck && event.payloadHash() != null) {
+      String recorded =
+          ConflictCheck.recordedHash(connection, statements, consumerGroup, event.eventId());
+      if (recorded != null && !recorded.equals(event.payloadHash())) {
+        LOG.warn(
+            "{} event {} was already processed with another payload (SHA-256 {} recorded, {}"
+                + " now): two events were given this id; the handler did not run. Every event"
+                + " needs an id of its own: fix the producer",
+            logPrefix,
+            event.eventId(),
+            recorded,
+            event.payloadHash());
+        return Outcome.CONFLICT;
+      }
+    }
+    LOG.debug("{} event {} already processed: skipped", logPrefix, event.eventId());
+    return Outcome.DUPLICATE;
+  }
+
+  /**
    * Inserts the event id, the first statement of the transaction. When three or more deliveries of
    * one event wait on its key and the first rolls back, InnoDB lets the waiters take shared locks
    * and then picks deadlock victims among them (PostgreSQL does not). Nothing else has happened in
    * the transaction yet, so the insert is simply tried again in a new one.
    */
-  private int insertEventId(Connection connection, Sql statements, String eventId)
+  private int insertEventId(Connection connection, Sql statements, EventRef event)
       throws SQLException {
+    String eventId = event.eventId();
+    String statement =
+        conflictCheck ? statements.insertProcessedWithHash() : statements.insertProcessed();
     for (int attempt = 1; ; attempt++) {
-      try (PreparedStatement insert = connection.prepareStatement(statements.insertProcessed())) {
+      try (PreparedStatement insert = connection.prepareStatement(statement)) {
         insert.setString(1, consumerGroup);
         insert.setString(2, eventId);
+        if (conflictCheck) {
+          byte[] hash = ConflictCheck.toBytes(event.payloadHash());
+          if (hash == null) {
+            insert.setNull(3, Types.VARBINARY);
+          } else {
+            insert.setBytes(3, hash);
+          }
+        }
         return insert.executeUpdate();
       } catch (SQLException e) {
         if (attempt >= MAX_INSERT_ATTEMPTS || !isDeadlockOrSerializationFailure(e)) {
@@ -171,7 +220,8 @@ final class JdbcIdempotentProcessor implements IdempotentProcessor {
 
   @Override
   public Counters counters() {
-    return new Counters(processed.sum(), duplicates.sum(), stale.sum(), failures.sum(), 0);
+    return new Counters(
+        processed.sum(), duplicates.sum(), stale.sum(), conflicts.sum(), failures.sum(), 0);
   }
 
   private Sql sql(Connection connection) throws SQLException {
@@ -184,12 +234,13 @@ final class JdbcIdempotentProcessor implements IdempotentProcessor {
       current = Sql.of(dialect, processedEventsTable, aggregateVersionsTable);
       sql = current;
       LOG.info(
-          "{} dialect {}, tables {} and {}, version check {}",
+          "{} dialect {}, tables {} and {}, version check {}, conflict check {}",
           logPrefix,
           dialect,
           processedEventsTable,
           aggregateVersionsTable,
-          gapPolicy == null ? "off" : "on (gaps: " + gapPolicy + ")");
+          gapPolicy == null ? "off" : "on (gaps: " + gapPolicy + ")",
+          conflictCheck ? "on" : "off");
     }
     return current;
   }
@@ -199,6 +250,7 @@ final class JdbcIdempotentProcessor implements IdempotentProcessor {
       case PROCESSED -> processed.increment();
       case DUPLICATE -> duplicates.increment();
       case STALE -> stale.increment();
+      case CONFLICT -> conflicts.increment();
     }
   }
 

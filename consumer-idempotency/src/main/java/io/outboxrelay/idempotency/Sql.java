@@ -9,6 +9,12 @@ package io.outboxrelay.idempotency;
  *   <li>{@link #insertProcessed}: the new key is locked until commit; a concurrent insert of the
  *       same key waits for that transaction, then sees a duplicate (0 rows) if it committed or
  *       inserts (1 row) if it rolled back.
+ *   <li>{@link #insertProcessedWithHash}: the same, with the conflict check's payload hash.
+ *   <li>{@link #selectPayloadHash}: the recorded hash of an id the insert found already there. On
+ *       MySQL a locking read, so it reads the committed row whatever the isolation level (the
+ *       insert already holds a shared lock on it); on PostgreSQL the insert waited for the
+ *       transaction that wrote the row, and a statement at READ COMMITTED sees it.
+ *   <li>{@link #probePayloadHash}: reads no row; fails if the table has no {@code payload_hash}.
  *   <li>{@link #lockVersionRow}: creates the aggregate's row or locks the existing one. On MySQL
  *       {@code ON DUPLICATE KEY UPDATE} takes an exclusive lock on the duplicate (a plain {@code
  *       INSERT IGNORE} would take a shared one, and two waiters upgrading shared locks deadlock).
@@ -21,6 +27,9 @@ package io.outboxrelay.idempotency;
 record Sql(
     Dialect dialect,
     String insertProcessed,
+    String insertProcessedWithHash,
+    String selectPayloadHash,
+    String probePayloadHash,
     String lockVersionRow,
     String selectVersion,
     String updateVersion,
@@ -32,11 +41,19 @@ record Sql(
         "SELECT last_version FROM "
             + versionsTable
             + " WHERE consumer_group = ? AND aggregate_type = ? AND aggregate_id = ? FOR UPDATE";
+    String selectHash =
+        "SELECT payload_hash FROM " + processedTable + " WHERE consumer_group = ? AND event_id = ?";
+    String probeHash = "SELECT payload_hash FROM " + processedTable + " WHERE 1 = 0";
     return switch (dialect) {
       case MYSQL ->
           new Sql(
               dialect,
               "INSERT IGNORE INTO " + processedTable + " (consumer_group, event_id) VALUES (?, ?)",
+              "INSERT IGNORE INTO "
+                  + processedTable
+                  + " (consumer_group, event_id, payload_hash) VALUES (?, ?, ?)",
+              selectHash + " LOCK IN SHARE MODE",
+              probeHash,
               "INSERT INTO "
                   + versionsTable
                   + " (consumer_group, aggregate_type, aggregate_id, last_version)"
@@ -58,6 +75,12 @@ record Sql(
               "INSERT INTO "
                   + processedTable
                   + " (consumer_group, event_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+              "INSERT INTO "
+                  + processedTable
+                  + " (consumer_group, event_id, payload_hash) VALUES (?, ?, ?)"
+                  + " ON CONFLICT DO NOTHING",
+              selectHash,
+              probeHash,
               "INSERT INTO "
                   + versionsTable
                   + " (consumer_group, aggregate_type, aggregate_id, last_version)"

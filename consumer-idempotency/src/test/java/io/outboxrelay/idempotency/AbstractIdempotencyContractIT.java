@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.outboxrelay.idempotency.testing.TestDatabase;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
@@ -59,6 +60,15 @@ abstract class AbstractIdempotencyContractIT {
     return IdempotentProcessor.builder(db.dataSource(), group).versionCheck(policy).build();
   }
 
+  private IdempotentProcessor conflictChecking() {
+    return IdempotentProcessor.builder(db.dataSource(), group).conflictCheck().build();
+  }
+
+  /** Event {@code eventId} with {@code payload} as its payload bytes (UTF-8). */
+  private static EventRef withPayload(String eventId, String payload) {
+    return EventRef.of(eventId).withPayload(payload.getBytes(StandardCharsets.UTF_8));
+  }
+
   /** Delivers event {@code eventId} of order {@code orderId} at {@code version}, effect 1. */
   private static Outcome deliverVersion(
       IdempotentProcessor processor, String eventId, String orderId, long version)
@@ -97,12 +107,22 @@ abstract class AbstractIdempotencyContractIT {
       CountDownLatch release,
       EventHandler after)
       throws InterruptedException {
+    return submitHeld(processor, EventRef.of(id), before, release, after);
+  }
+
+  private Future<Outcome> submitHeld(
+      IdempotentProcessor processor,
+      EventRef event,
+      EventHandler before,
+      CountDownLatch release,
+      EventHandler after)
+      throws InterruptedException {
     CountDownLatch inHandler = new CountDownLatch(1);
     Future<Outcome> delivery =
         executor.submit(
             () ->
                 processor.process(
-                    id,
+                    event,
                     c -> {
                       before.handle(c);
                       inHandler.countDown();
@@ -159,7 +179,7 @@ abstract class AbstractIdempotencyContractIT {
     assertThat(db.effects(id)).isEqualTo(1);
     assertThat(db.totalAmount()).isEqualTo(10);
     assertThat(db.processedRows(group)).isEqualTo(1);
-    assertThat(processor.counters()).isEqualTo(new Counters(1, 1, 0, 0, 0));
+    assertThat(processor.counters()).isEqualTo(new Counters(1, 1, 0, 0, 0, 0));
   }
 
   @Test
@@ -263,7 +283,7 @@ abstract class AbstractIdempotencyContractIT {
 
     assertThat(processor.process(id, effect(id, 5))).isEqualTo(Outcome.PROCESSED);
     assertThat(db.effects(id)).isEqualTo(1);
-    assertThat(processor.counters()).isEqualTo(new Counters(1, 0, 0, 1, 0));
+    assertThat(processor.counters()).isEqualTo(new Counters(1, 0, 0, 0, 1, 0));
   }
 
   @Test
@@ -319,7 +339,7 @@ abstract class AbstractIdempotencyContractIT {
     assertThat(db.effects("e3")).isZero();
     assertThat(db.isRecorded(group, "e3")).isTrue();
     assertThat(db.lastVersion(group, "order", "o-1")).isEqualTo(2);
-    assertThat(processor.counters()).isEqualTo(new Counters(3, 1, 2, 0, 0));
+    assertThat(processor.counters()).isEqualTo(new Counters(3, 1, 2, 0, 0, 0));
   }
 
   @Test
@@ -419,6 +439,143 @@ abstract class AbstractIdempotencyContractIT {
     assertThat(db.queryLong("SELECT COUNT(*) FROM billing_processed")).isEqualTo(1);
     assertThat(db.queryLong("SELECT last_version FROM billing_versions")).isEqualTo(1);
     assertThat(db.processedRows(group)).isZero();
+  }
+
+  @Test
+  void reportsAnotherEventUnderAnIdAlreadyProcessedAsAConflictAndChangesNothing() throws Exception {
+    IdempotentProcessor processor = conflictChecking();
+    String id = newId();
+    EventRef first = withPayload(id, "{\"amount\":10}");
+
+    assertThat(processor.process(first, effect(id, 10))).isEqualTo(Outcome.PROCESSED);
+    assertThat(processor.process(withPayload(id, "{\"amount\":10}"), effect(id, 10)))
+        .as("the same bytes again: a redelivery")
+        .isEqualTo(Outcome.DUPLICATE);
+    assertThat(processor.process(withPayload(id, "{\"amount\":99}"), effect(id, 99)))
+        .as("other bytes under the same id: another event")
+        .isEqualTo(Outcome.CONFLICT);
+
+    assertThat(db.effects(id)).isEqualTo(1);
+    assertThat(db.totalAmount()).isEqualTo(10);
+    assertThat(db.processedRows(group)).isEqualTo(1);
+    assertThat(db.payloadHash(group, id)).isEqualTo(first.payloadHash());
+    assertThat(processor.counters()).isEqualTo(new Counters(1, 1, 0, 1, 0, 0));
+  }
+
+  @Test
+  void recordsThePayloadHashOfAStaleEventSoItsConflictsAreFoundToo() throws Exception {
+    IdempotentProcessor processor =
+        IdempotentProcessor.builder(db.dataSource(), group)
+            .versionCheck(GapPolicy.ACCEPT)
+            .conflictCheck()
+            .build();
+    byte[] v2 = "{\"v\":2}".getBytes(StandardCharsets.UTF_8);
+    byte[] other = "{\"v\":1}".getBytes(StandardCharsets.UTF_8);
+
+    deliverVersion(processor, "e2", "o-1", 2);
+    assertThat(
+            processor.process(EventRef.of("e1", "order", "o-1", 2).withPayload(v2), NOTHING_MORE))
+        .isEqualTo(Outcome.STALE);
+    assertThat(
+            processor.process(
+                EventRef.of("e1", "order", "o-1", 2).withPayload(other), NOTHING_MORE))
+        .isEqualTo(Outcome.CONFLICT);
+    assertThat(db.payloadHash(group, "e1"))
+        .isEqualTo(EventRef.of("e1").withPayload(v2).payloadHash());
+  }
+
+  @Test
+  void takesAnIdWithOtherBytesForADuplicateWhenTheConflictCheckIsOff() throws Exception {
+    IdempotentProcessor processor = processor();
+    String id = newId();
+
+    assertThat(processor.process(withPayload(id, "{\"amount\":10}"), effect(id, 10)))
+        .isEqualTo(Outcome.PROCESSED);
+    assertThat(processor.process(withPayload(id, "{\"amount\":99}"), effect(id, 99)))
+        .isEqualTo(Outcome.DUPLICATE);
+
+    assertThat(db.payloadHash(group, id)).as("nothing recorded with the check off").isNull();
+    assertThat(db.totalAmount()).isEqualTo(10);
+    assertThat(processor.counters().conflicts()).isZero();
+  }
+
+  @Test
+  void takesAnIdRecordedWithoutAHashOrAnEventWithoutOneForADuplicate() throws Exception {
+    String old = newId();
+    processor().process(withPayload(old, "{\"amount\":10}"), effect(old, 10));
+    IdempotentProcessor checking = conflictChecking();
+    String unhashed = newId();
+
+    assertThat(checking.process(withPayload(old, "{\"amount\":99}"), effect(old, 99)))
+        .as("a row recorded with the check off has no hash to compare")
+        .isEqualTo(Outcome.DUPLICATE);
+    assertThat(checking.process(EventRef.of(unhashed), effect(unhashed, 1)))
+        .isEqualTo(Outcome.PROCESSED);
+    assertThat(db.payloadHash(group, unhashed)).isNull();
+    assertThat(checking.process(withPayload(unhashed, "{}"), effect(unhashed, 1)))
+        .isEqualTo(Outcome.DUPLICATE);
+    assertThat(checking.process(EventRef.of(old), effect(old, 1)))
+        .as("an event without a hash has none to compare")
+        .isEqualTo(Outcome.DUPLICATE);
+
+    assertThat(db.totalAmount()).isEqualTo(11);
+    assertThat(checking.counters()).isEqualTo(new Counters(1, 3, 0, 0, 0, 0));
+  }
+
+  @Test
+  void findsTheConflictOfADeliveryThatWaitedForTheFirstOneToCommit() throws Exception {
+    IdempotentProcessor processor = conflictChecking();
+    String id = newId();
+    CountDownLatch releaseFirst = new CountDownLatch(1);
+    Future<Outcome> first =
+        submitHeld(
+            processor,
+            withPayload(id, "{\"amount\":1}"),
+            effect(id, 1),
+            releaseFirst,
+            NOTHING_MORE);
+    Future<Outcome> second =
+        executor.submit(() -> processor.process(withPayload(id, "{\"amount\":2}"), effect(id, 2)));
+    await().atMost(WAIT).until(() -> db.sessionsWaitingForLocks() == 1);
+
+    releaseFirst.countDown();
+
+    assertThat(first.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Outcome.PROCESSED);
+    assertThat(second.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Outcome.CONFLICT);
+    assertThat(db.totalAmount()).isEqualTo(1);
+  }
+
+  @Test
+  void worksWithoutThePayloadHashColumnWhileTheCheckIsOffAndNamesTheMigrationWhenItIsOn()
+      throws Exception {
+    db.dropPayloadHashColumn();
+    String id = newId();
+    assertThat(processor().process(withPayload(id, "{}"), effect(id, 1)))
+        .isEqualTo(Outcome.PROCESSED);
+    assertThat(processor().process(withPayload(id, "{\"other\":1}"), effect(id, 1)))
+        .isEqualTo(Outcome.DUPLICATE);
+    IdempotentProcessor checking = conflictChecking();
+    String next = newId();
+
+    assertThatThrownBy(() -> checking.process(withPayload(next, "{}"), effect(next, 1)))
+        .isInstanceOf(SchemaMigrationRequiredException.class)
+        .hasMessageContaining("has no payload_hash column")
+        .hasMessageContaining(db.payloadHashMigration())
+        .hasMessageNotContaining("\n");
+    assertThat(db.isRecorded(group, next)).isFalse();
+    assertThat(db.effects(next)).isZero();
+
+    db.runSqlFile(db.payloadHashMigration());
+
+    assertThat(checking.process(withPayload(next, "{}"), effect(next, 1)))
+        .as("the same processor, once the migration ran")
+        .isEqualTo(Outcome.PROCESSED);
+    assertThat(checking.process(withPayload(next, "{\"other\":1}"), effect(next, 1)))
+        .isEqualTo(Outcome.CONFLICT);
+    assertThat(checking.process(withPayload(id, "{\"other\":2}"), effect(id, 1)))
+        .as("a row from before the migration")
+        .isEqualTo(Outcome.DUPLICATE);
+    assertThat(db.allEffects()).isEqualTo(2);
   }
 
   private void insertProcessedRows(String consumerGroup, String prefix, int rows, int daysAgo)

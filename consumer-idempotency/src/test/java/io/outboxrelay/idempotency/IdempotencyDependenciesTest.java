@@ -31,6 +31,26 @@ class IdempotencyDependenciesTest {
         .check(MAIN);
   }
 
+  /**
+   * OpenTelemetry is optional: the loop must load and run without it, so only the class that {@code
+   * RecordTracing} loads after finding the API, and the builder's setter (which only stores the
+   * instance), may refer to it.
+   */
+  @Test
+  void onlyTheTracingClassAndTheConsumerBuilderReferToOpenTelemetry() {
+    noClasses()
+        .that()
+        .haveNameNotMatching(
+            "io\\.outboxrelay\\.idempotency\\.kafka\\.OpenTelemetryRecordTracing(\\$.*)?")
+        .and()
+        .doNotHaveFullyQualifiedName("io.outboxrelay.idempotency.kafka.IdempotentConsumer$Builder")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("io.opentelemetry..")
+        .because("the OpenTelemetry API is an optional dependency")
+        .check(MAIN);
+  }
+
   @Test
   void mainCodeUsesNoTestSupport() {
     noClasses()

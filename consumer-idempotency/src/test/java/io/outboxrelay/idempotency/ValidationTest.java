@@ -35,6 +35,35 @@ class ValidationTest {
         .isInstanceOf(IllegalArgumentException.class);
   }
 
+  @Test
+  void hashesAPayloadWithSha256AndKeepsTheIdAndVersion() {
+    EventRef event =
+        EventRef.of("e1", "order", "o-1", 3)
+            .withPayload("abc".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+
+    // The FIPS 180-2 test vector of "abc".
+    assertThat(event.payloadHash())
+        .isEqualTo("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    assertThat(event.eventId()).isEqualTo("e1");
+    assertThat(event.aggregateVersion()).isEqualTo(new AggregateVersion("order", "o-1", 3));
+    assertThat(EventRef.of("e1").payloadHash()).isNull();
+    assertThat(new EventRef("e1", null)).isEqualTo(EventRef.of("e1"));
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "abc",
+        "BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD",
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad00",
+        "za7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+      })
+  void refusesPayloadHashesThatAreNotSha256AsLowercaseHex(String hash) {
+    assertThatThrownBy(() -> new EventRef("e1", null, hash))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("64 lowercase hex digits");
+  }
+
   @ParameterizedTest
   @ValueSource(
       strings = {"processed events", "x;DROP TABLE y", "1abc", "a.b.c", "`quoted`", "", "a-b"})
@@ -71,7 +100,7 @@ class ValidationTest {
     IdempotentProcessor processor = IdempotentProcessor.builder(NOWHERE, "billing").build();
 
     assertThat(processor.consumerGroup()).isEqualTo("billing");
-    assertThat(processor.counters()).isEqualTo(new Counters(0, 0, 0, 0, 0));
+    assertThat(processor.counters()).isEqualTo(new Counters(0, 0, 0, 0, 0, 0));
   }
 
   @Test

@@ -20,10 +20,12 @@ public interface ConsumerListener {
 
   /**
    * Called after the database transaction of a record committed and before its offset is committed
-   * to Kafka (offsets are committed after each polled batch).
+   * to Kafka (offsets are committed after each polled batch). A {@code CONFLICT} changed nothing;
+   * the record then goes to the {@link FailurePolicy} (it is dead-lettered or the consumer stops).
    *
    * @param record the record; not {@code null}
-   * @param outcome {@code PROCESSED}, {@code DUPLICATE} or {@code STALE}; not {@code null}
+   * @param outcome {@code PROCESSED}, {@code DUPLICATE}, {@code STALE} or {@code CONFLICT}; not
+   *     {@code null}
    */
   default void afterDatabaseCommit(ConsumerRecord<byte[], byte[]> record, Outcome outcome) {}
 

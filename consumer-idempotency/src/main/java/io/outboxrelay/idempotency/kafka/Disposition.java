@@ -6,6 +6,8 @@ enum Disposition {
   RETRY,
   /** The record itself is bad: apply the failure policy at once. */
   POISON,
+  /** The consumer's tables need a migration: stop at once (never retry, never dead-letter). */
+  SCHEMA_MIGRATION_REQUIRED,
   /** The database cannot be reached: try again; when attempts run out, stop (never dead-letter). */
   DATABASE_UNAVAILABLE
 }

@@ -1,5 +1,6 @@
 package io.outboxrelay.idempotency.kafka;
 
+import io.outboxrelay.idempotency.SchemaMigrationRequiredException;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;
@@ -23,6 +24,9 @@ final class ErrorClassifier {
     for (int depth = 0; cursor != null && depth < MAX_DEPTH; depth++) {
       if (cursor instanceof PoisonRecordException) {
         return Disposition.POISON;
+      }
+      if (cursor instanceof SchemaMigrationRequiredException) {
+        return Disposition.SCHEMA_MIGRATION_REQUIRED;
       }
       if (isConnectionFailure(cursor)) {
         return Disposition.DATABASE_UNAVAILABLE;

@@ -6,10 +6,13 @@ import java.util.regex.Pattern;
 /**
  * What happens to a record once its attempts are used up, or at once for a poison record (no event
  * id header, an id that is not valid UTF-8, malformed version header, {@link PoisonRecordException}
- * from the handler). Nothing is ever dropped silently. Immutable and thread-safe.
+ * from the handler, an event id conflict found by the processor's conflict check). Nothing is ever
+ * dropped silently. Immutable and thread-safe.
  *
  * <p>Whatever the policy, a failure to reach the consumer's database (connection refused or lost)
- * stops the consumer after the retries: the record is not at fault and is not dead-lettered.
+ * stops the consumer after the retries, and a database that needs a migration ({@link
+ * io.outboxrelay.idempotency.SchemaMigrationRequiredException}) stops it at once: the record is not
+ * at fault and is not dead-lettered.
  *
  * @param action what to do
  * @param deadLetterTopic the topic for {@link Action#DEAD_LETTER}, {@code null} for {@link

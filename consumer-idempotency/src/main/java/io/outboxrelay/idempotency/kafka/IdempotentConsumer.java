@@ -1,5 +1,6 @@
 package io.outboxrelay.idempotency.kafka;
 
+import io.opentelemetry.api.OpenTelemetry;
 import io.outboxrelay.idempotency.Counters;
 import io.outboxrelay.idempotency.IdempotentProcessor;
 import java.time.Duration;
@@ -25,6 +26,13 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * paused and positioned on it while the consumer goes on polling (so retries never exceed {@code
  * max.poll.interval.ms}) and processing other partitions. When the attempts are used up, or at once
  * for a poison record, the {@link FailurePolicy} dead-letters it or stops the consumer.
+ *
+ * <p>Each record's value is hashed (SHA-256) for the processor's optional conflict check ({@link
+ * IdempotentProcessor.Builder#conflictCheck()}): a record whose event id was already processed with
+ * another payload is a {@link io.outboxrelay.idempotency.Outcome#CONFLICT}, counted, reported to
+ * the listener, and then treated as poison (a producer gave two events one id; retrying cannot
+ * help, and skipping it silently would lose an event): the failure policy dead-letters it or stops
+ * the consumer.
  *
  * <pre>{@code
  * IdempotentConsumer consumer = IdempotentConsumer.builder()
@@ -94,6 +102,8 @@ public interface IdempotentConsumer extends AutoCloseable {
     private String versionHeader = "aggregate_version";
     private Duration pollTimeout = Duration.ofMillis(500);
     private Duration closeTimeout = Duration.ofSeconds(30);
+    // Stays unloaded (and may be absent) unless openTelemetry(...) is called: see RecordTracing.
+    private OpenTelemetry openTelemetry;
 
     private Builder() {}
 
@@ -243,6 +253,29 @@ public interface IdempotentConsumer extends AutoCloseable {
     }
 
     /**
+     * Sets the OpenTelemetry instance that traces each record. Without this call, when the
+     * OpenTelemetry API is on the classpath, the loop uses {@code GlobalOpenTelemetry.getOrNoop()}
+     * (the instance the application or the OpenTelemetry Java agent registered, else a no-op one),
+     * looked up when the first record is processed: register yours before {@link
+     * IdempotentConsumer#run()}. Without the API on the classpath there is no tracing and nothing
+     * is needed.
+     *
+     * <p>Each record is processed inside a span of kind CONSUMER named {@code process <topic>},
+     * whose parent is the context of the record's W3C {@code traceparent} and {@code tracestate}
+     * headers (a record without them starts a trace) and with the record's W3C {@code baggage}
+     * current; the handler runs with both current, so its own spans are children of the record's.
+     * {@link OpenTelemetry#noop()} records no spans but still makes the headers' context current
+     * for the handler.
+     *
+     * @param openTelemetry the instance; not {@code null}
+     * @return this builder
+     */
+    public Builder openTelemetry(OpenTelemetry openTelemetry) {
+      this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
+      return this;
+    }
+
+    /**
      * Validates the settings and creates the Kafka clients (nothing connects before {@link
      * IdempotentConsumer#run()}).
      *
@@ -277,6 +310,8 @@ public interface IdempotentConsumer extends AutoCloseable {
           throw e;
         }
       }
+      String groupId = consumerSettings.get("group.id").toString();
+      RecordEvents events = new RecordEvents(idHeader, versionHeader);
       return new KafkaIdempotentConsumer(
           new KafkaIdempotentConsumer.Parts(
               consumer,
@@ -284,13 +319,14 @@ public interface IdempotentConsumer extends AutoCloseable {
               List.copyOf(topics),
               processor,
               handler,
-              new RecordEvents(idHeader, versionHeader),
+              events,
+              RecordTracing.forConsumer(openTelemetry, groupId, events),
               retryPolicy,
               failurePolicy,
               listener,
               pollTimeout,
               closeTimeout,
-              consumerSettings.get("group.id").toString()));
+              groupId));
     }
 
     private static String requireHeaderName(String name) {

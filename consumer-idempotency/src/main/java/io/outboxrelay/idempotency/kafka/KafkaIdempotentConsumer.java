@@ -54,6 +54,7 @@ final class KafkaIdempotentConsumer implements IdempotentConsumer {
       IdempotentProcessor processor,
       RecordHandler handler,
       RecordEvents events,
+      RecordTracing tracing,
       RetryPolicy retryPolicy,
       FailurePolicy failurePolicy,
       ConsumerListener listener,
@@ -71,6 +72,7 @@ final class KafkaIdempotentConsumer implements IdempotentConsumer {
   private final LongAdder processed = new LongAdder();
   private final LongAdder duplicates = new LongAdder();
   private final LongAdder stale = new LongAdder();
+  private final LongAdder conflicts = new LongAdder();
   private final LongAdder failures = new LongAdder();
   private final LongAdder deadLettered = new LongAdder();
   private volatile Thread runner;
@@ -137,25 +139,43 @@ final class KafkaIdempotentConsumer implements IdempotentConsumer {
     int attempt = retries.attempt(partition, record.offset());
     Outcome outcome;
     try {
-      EventRef event = parts.events().toEventRef(record);
-      outcome =
-          parts
-              .processor()
-              .process(event, connection -> parts.handler().handle(record, connection));
+      outcome = parts.tracing().process(record, () -> processRecord(record));
     } catch (RuntimeException e) {
       failures.increment();
       return onFailure(partition, record, attempt, e);
     }
-    retries.clear(partition);
     switch (outcome) {
       case PROCESSED -> processed.increment();
       case DUPLICATE -> duplicates.increment();
       case STALE -> stale.increment();
+      case CONFLICT -> conflicts.increment();
     }
-    pending.markDone(record);
     notifyListener(
         "afterDatabaseCommit", () -> parts.listener().afterDatabaseCommit(record, outcome));
+    if (outcome == Outcome.CONFLICT) {
+      // A producer bug, not a passing failure: another attempt finds the same recorded id.
+      return onFailure(partition, record, attempt, conflict(record));
+    }
+    retries.clear(partition);
+    pending.markDone(record);
     return true;
+  }
+
+  private Outcome processRecord(ConsumerRecord<byte[], byte[]> record) {
+    EventRef event = parts.events().toEventRef(record);
+    return parts
+        .processor()
+        .process(event, connection -> parts.handler().handle(record, connection));
+  }
+
+  private PoisonRecordException conflict(ConsumerRecord<byte[], byte[]> record) {
+    return new PoisonRecordException(
+        "event id conflict: an event with id "
+            + parts.events().eventIdOrNull(record)
+            + " was already processed with another payload (the SHA-256 of this record's value"
+            + " differs from the one recorded with the id): two events were given one id. The"
+            + " producer must give every event its own id; publish this one again under a new id"
+            + " to apply it");
   }
 
   private boolean onFailure(
@@ -165,7 +185,9 @@ final class KafkaIdempotentConsumer implements IdempotentConsumer {
       RuntimeException e) {
     Disposition disposition = ErrorClassifier.classify(e);
     int maxAttempts = parts.retryPolicy().maxAttempts();
-    if (disposition != Disposition.POISON && attempt < maxAttempts) {
+    boolean retriable =
+        disposition == Disposition.RETRY || disposition == Disposition.DATABASE_UNAVAILABLE;
+    if (retriable && attempt < maxAttempts) {
       Duration delay = parts.retryPolicy().delayAfter(attempt);
       LOG.warn(
           "{} {} failed (attempt {} of {}), retrying in {} ms: {}",
@@ -182,6 +204,10 @@ final class KafkaIdempotentConsumer implements IdempotentConsumer {
       return false;
     }
     retries.clear(partition);
+    if (disposition == Disposition.SCHEMA_MIGRATION_REQUIRED) {
+      throw stopped(
+          record, attempt, e, "the consumer's database needs a migration; run it, restart");
+    }
     if (disposition == Disposition.DATABASE_UNAVAILABLE) {
       throw stopped(record, attempt, e, "the database stayed unreachable; restart when it is back");
     }
@@ -324,7 +350,12 @@ final class KafkaIdempotentConsumer implements IdempotentConsumer {
   @Override
   public Counters counters() {
     return new Counters(
-        processed.sum(), duplicates.sum(), stale.sum(), failures.sum(), deadLettered.sum());
+        processed.sum(),
+        duplicates.sum(),
+        stale.sum(),
+        conflicts.sum(),
+        failures.sum(),
+        deadLettered.sum());
   }
 
   private String describe(ConsumerRecord<byte[], byte[]> record) {

@@ -2,8 +2,10 @@ package io.outboxrelay.idempotency.kafka;
 
 /**
  * A record that cannot succeed however often it is tried: no event id header, an event id (or
- * aggregate header) that is not valid UTF-8, a malformed version header, or a handler that says so
- * by throwing this. It goes straight to the {@link FailurePolicy}, without retries.
+ * aggregate header) that is not valid UTF-8, a malformed version header, an event id already
+ * processed with another payload ({@link io.outboxrelay.idempotency.Outcome#CONFLICT}; the message
+ * starts with {@code event id conflict:}), or a handler that says so by throwing this. It goes
+ * straight to the {@link FailurePolicy}, without retries.
  */
 public class PoisonRecordException extends RuntimeException {
 

@@ -11,7 +11,8 @@ import org.apache.kafka.common.header.Header;
 
 /**
  * Reads a record's event id and optional aggregate version from its headers (UTF-8 text, the last
- * header of a name wins). Immutable and thread-safe.
+ * header of a name wins), and hashes its value for the processor's conflict check. Immutable and
+ * thread-safe.
  *
  * <p>Header values are decoded strictly: bytes that are not valid UTF-8 make the record poison
  * instead of being replaced by U+FFFD. A lenient decoding would map different invalid ids to one
@@ -39,12 +40,18 @@ final class RecordEvents {
   }
 
   /**
-   * The event reference of a record.
+   * The event reference of a record, with the SHA-256 of its value as payload hash (none for a null
+   * value).
    *
    * @throws PoisonRecordException if the id header is missing, not valid UTF-8 or otherwise
    *     invalid, or the version header is present but malformed or without an aggregate type and id
    */
   EventRef toEventRef(ConsumerRecord<byte[], byte[]> record) {
+    EventRef event = withoutPayload(record);
+    return record.value() == null ? event : event.withPayload(record.value());
+  }
+
+  private EventRef withoutPayload(ConsumerRecord<byte[], byte[]> record) {
     String id = header(record, idHeader);
     if (id == null) {
       throw new PoisonRecordException(
@@ -99,6 +106,15 @@ final class RecordEvents {
       return "event id " + decode(header.value(), "'" + idHeader + "' header");
     } catch (PoisonRecordException e) {
       return "event id not valid UTF-8: " + hex(header.value());
+    }
+  }
+
+  /** The bytes as UTF-8 text, {@code null} if they are {@code null} or not valid UTF-8. */
+  static String utf8OrNull(byte[] bytes) {
+    try {
+      return bytes == null ? null : decode(bytes, "value");
+    } catch (PoisonRecordException e) {
+      return null;
     }
   }
 

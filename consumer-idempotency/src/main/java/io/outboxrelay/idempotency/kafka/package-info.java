@@ -5,6 +5,9 @@
  * database commit, so a crash between the two leads to a redelivery that is recognised as a
  * duplicate. Failing records are retried with capped backoff on a paused partition, then
  * dead-lettered or stop the consumer ({@link io.outboxrelay.idempotency.kafka.FailurePolicy}).
- * Needs {@code kafka-clients} on the classpath (the module declares it {@code provided}).
+ * Needs {@code kafka-clients} on the classpath (the module declares it {@code provided}). When the
+ * OpenTelemetry API is on the classpath too (optional), each record is processed in a CONSUMER span
+ * under the trace of its W3C {@code traceparent} header ({@link
+ * io.outboxrelay.idempotency.kafka.IdempotentConsumer.Builder#openTelemetry}).
  */
 package io.outboxrelay.idempotency.kafka;

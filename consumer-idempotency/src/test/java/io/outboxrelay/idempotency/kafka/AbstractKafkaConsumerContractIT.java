@@ -3,8 +3,11 @@ package io.outboxrelay.idempotency.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.outboxrelay.idempotency.Counters;
+import io.outboxrelay.idempotency.EventRef;
 import io.outboxrelay.idempotency.IdempotentProcessor;
 import io.outboxrelay.idempotency.Outcome;
+import io.outboxrelay.idempotency.SchemaMigrationRequiredException;
 import io.outboxrelay.idempotency.testing.TestDatabase;
 import io.outboxrelay.testsupport.stack.ChildProcess;
 import io.outboxrelay.testsupport.stack.ConsumedRecord;
@@ -21,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -368,7 +372,153 @@ abstract class AbstractKafkaConsumerContractIT {
     assertThat(db.allEffects()).isEqualTo(5);
   }
 
+  @Test
+  void deadLettersAnEventThatReusesAProcessedIdWithAnotherPayloadAndAppliesTheRest()
+      throws Exception {
+    kafka.createTopic(topic, 1);
+    String deadLetterTopic = topic + ".dlq";
+    kafka.createTopic(deadLetterTopic, 1);
+    publish(
+        List.of(
+            event("e1", "o-1", "{\"amount\":10}"),
+            event("e1", "o-1", "{\"amount\":10}"), // re-published: same bytes
+            event("e1", "o-2", "{\"amount\":99}"), // another event under e1
+            event("e2", "o-1", "{\"amount\":5}")));
+    List<String> outcomes = new CopyOnWriteArrayList<>();
+
+    IdempotentConsumer consumer =
+        start(
+            consumerBuilder()
+                .processor(conflictChecking())
+                .failurePolicy(FailurePolicy.deadLetter(deadLetterTopic))
+                .listener(
+                    new ConsumerListener() {
+                      @Override
+                      public void afterDatabaseCommit(
+                          ConsumerRecord<byte[], byte[]> record, Outcome outcome) {
+                        outcomes.add(id(record) + "@" + record.offset() + " " + outcome);
+                      }
+                    }));
+
+    List<ConsumedRecord> dead =
+        TopicReader.forTopics(kafka.bootstrapServers(), deadLetterTopic)
+            .readUntil(r -> !r.isEmpty(), WAIT);
+    await().atMost(WAIT).until(() -> committedTotal() == 4);
+
+    assertThat(dead).hasSize(1);
+    ConsumedRecord conflict = dead.get(0);
+    assertThat(conflict.header("id")).isEqualTo("e1");
+    assertThat(conflict.keyAsString()).isEqualTo("o-2");
+    assertThat(conflict.valueAsString()).isEqualTo("{\"amount\":99}");
+    assertThat(conflict.header(FailurePolicy.HEADER_ORIGINAL_OFFSET)).isEqualTo("2");
+    assertThat(conflict.header(FailurePolicy.HEADER_ERROR_CLASS))
+        .isEqualTo(PoisonRecordException.class.getName());
+    assertThat(conflict.header(FailurePolicy.HEADER_ERROR_MESSAGE))
+        .startsWith("event id conflict: an event with id e1 was already processed");
+    assertThat(conflict.header(FailurePolicy.HEADER_ATTEMPTS)).isEqualTo("1");
+    assertThat(outcomes)
+        .containsExactly("e1@0 PROCESSED", "e1@1 DUPLICATE", "e1@2 CONFLICT", "e2@3 PROCESSED");
+    assertThat(consumer.counters()).isEqualTo(new Counters(2, 1, 0, 1, 0, 1));
+    assertThat(db.effects("e1")).isEqualTo(1);
+    assertThat(db.effects("e2")).isEqualTo(1);
+    assertThat(db.payloadHash(group, "e1"))
+        .as("the conflict changed nothing")
+        .isEqualTo(sha256Hex("{\"amount\":10}"));
+  }
+
+  @Test
+  void stopsAtAConflictWithoutRetryingItUnderTheStopPolicy() throws Exception {
+    kafka.createTopic(topic, 1);
+    publish(
+        List.of(
+            event("e1", "o-1", "{\"amount\":10}"),
+            event("e1", "o-1", "{\"amount\":99}"),
+            event("e2", "o-1", "{\"amount\":5}")));
+    AtomicInteger retries = new AtomicInteger();
+    IdempotentConsumer consumer =
+        consumerBuilder()
+            .processor(conflictChecking())
+            .failurePolicy(FailurePolicy.stop())
+            .listener(countingRetries(retries))
+            .build();
+    consumers.add(consumer);
+
+    ConsumerStoppedException stopped = runUntilStopped(consumer);
+
+    assertThat(stopped.eventId()).isEqualTo("e1");
+    assertThat(stopped.offset()).isEqualTo(1);
+    assertThat(stopped)
+        .hasCauseInstanceOf(PoisonRecordException.class)
+        .hasMessageContaining("event id conflict");
+    assertThat(retries).hasValue(0);
+    assertThat(consumer.counters()).isEqualTo(new Counters(1, 0, 0, 1, 0, 0));
+    assertThat(committedTotal()).isEqualTo(1);
+    assertThat(db.allEffects()).isEqualTo(1);
+  }
+
+  @Test
+  void takesAnIdWithOtherBytesForADuplicateWhenTheConflictCheckIsOff() throws Exception {
+    kafka.createTopic(topic, 1);
+    publish(
+        List.of(
+            event("e1", "o-1", "{\"amount\":10}"),
+            event("e1", "o-1", "{\"amount\":99}"),
+            event("e2", "o-1", "{\"amount\":5}")));
+
+    IdempotentConsumer consumer = start(consumerBuilder());
+
+    await().atMost(WAIT).until(() -> committedTotal() == 3);
+    assertThat(consumer.counters()).isEqualTo(new Counters(2, 1, 0, 0, 0, 0));
+    assertThat(db.allEffects()).isEqualTo(2);
+    assertThat(db.payloadHash(group, "e1")).isNull();
+  }
+
+  @Test
+  void stopsAtOnceWithoutDeadLetteringWhenTheConflictCheckFindsNoPayloadHashColumn()
+      throws Exception {
+    kafka.createTopic(topic, 1);
+    db.dropPayloadHashColumn();
+    publish(List.of(event("e1", "o-1"), event("e2", "o-1")));
+    AtomicInteger retries = new AtomicInteger();
+    IdempotentConsumer consumer =
+        consumerBuilder()
+            .processor(conflictChecking())
+            .failurePolicy(FailurePolicy.deadLetter(topic + ".dlq"))
+            .listener(countingRetries(retries))
+            .build();
+    consumers.add(consumer);
+
+    ConsumerStoppedException stopped = runUntilStopped(consumer);
+
+    assertThat(stopped.offset()).isZero();
+    assertThat(stopped.getCause())
+        .isInstanceOf(SchemaMigrationRequiredException.class)
+        .hasMessageContaining(db.payloadHashMigration());
+    assertThat(stopped).hasMessageContaining(db.payloadHashMigration());
+    assertThat(retries).hasValue(0);
+    assertThat(consumer.counters().deadLettered()).isZero();
+    assertThat(committedTotal()).isZero();
+    assertThat(db.allEffects()).isZero();
+  }
+
   // ---------------------------------------------------------------- helpers
+
+  private IdempotentProcessor conflictChecking() {
+    return IdempotentProcessor.builder(db.dataSource(), group).conflictCheck().build();
+  }
+
+  private static ConsumerListener countingRetries(AtomicInteger retries) {
+    return new ConsumerListener() {
+      @Override
+      public void onRetry(ConsumerRecord<byte[], byte[]> record, Throwable e, int n, Duration d) {
+        retries.incrementAndGet();
+      }
+    };
+  }
+
+  private static String sha256Hex(String payload) {
+    return EventRef.of("-").withPayload(bytes(payload)).payloadHash();
+  }
 
   private IdempotentConsumer.Builder consumerBuilder() {
     return IdempotentConsumer.builder()
@@ -426,8 +576,12 @@ abstract class AbstractKafkaConsumerContractIT {
   }
 
   private ProducerRecord<byte[], byte[]> event(String id, String aggregateId) {
+    return event(id, aggregateId, "{\"order\":\"" + id + "\"}");
+  }
+
+  private ProducerRecord<byte[], byte[]> event(String id, String aggregateId, String payload) {
     ProducerRecord<byte[], byte[]> record =
-        new ProducerRecord<>(topic, bytes(aggregateId), bytes("{\"order\":\"" + id + "\"}"));
+        new ProducerRecord<>(topic, bytes(aggregateId), bytes(payload));
     record.headers().add("id", bytes(id));
     record.headers().add("event_type", bytes("OrderUpdated"));
     record.headers().add("aggregate_type", bytes("order"));

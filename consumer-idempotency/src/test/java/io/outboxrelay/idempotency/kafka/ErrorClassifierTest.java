@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.outboxrelay.idempotency.AggregateVersion;
 import io.outboxrelay.idempotency.EventProcessingException;
+import io.outboxrelay.idempotency.SchemaMigrationRequiredException;
 import io.outboxrelay.idempotency.VersionGapException;
 import java.io.IOException;
 import java.sql.SQLException;
@@ -27,6 +28,13 @@ class ErrorClassifierTest {
             new EventProcessingException(
                 "e1", "wrapped", new PoisonRecordException("handler says so")),
             Disposition.POISON),
+        // the consumer's tables need a migration: stop at once, never the record's fault
+        Arguments.of(
+            new SchemaMigrationRequiredException(
+                "no payload_hash column", new SQLException("Unknown column", "42S22", 1054)),
+            Disposition.SCHEMA_MIGRATION_REQUIRED),
+        // a handler's own IllegalStateException stays worth a retry
+        Arguments.of(new IllegalStateException("order o-1 is locked"), Disposition.RETRY),
         // the database cannot be reached: never the record's fault
         Arguments.of(
             wrapped(new SQLNonTransientConnectionException("refused")),

@@ -53,7 +53,7 @@ class IdempotentConsumerBuilderTest {
     consumer.close();
 
     assertThatThrownBy(consumer::run).isInstanceOf(IllegalStateException.class);
-    assertThat(consumer.counters()).isEqualTo(new Counters(0, 0, 0, 0, 0));
+    assertThat(consumer.counters()).isEqualTo(new Counters(0, 0, 0, 0, 0, 0));
   }
 
   @Test

@@ -26,7 +26,21 @@ class RecordEventsTest {
   @Test
   void takesTheEventIdFromTheIdHeader() {
     assertThat(events.toEventRef(record("o-1", "id", "e-1", "event_type", "OrderCreated")))
-        .isEqualTo(EventRef.of("e-1"));
+        .isEqualTo(EventRef.of("e-1").withPayload(new byte[0]));
+  }
+
+  @Test
+  void hashesTheRecordValueForTheConflictCheckAndGivesANullValueNoHash() {
+    byte[] value = "{\"order\":\"o-1\"}".getBytes(StandardCharsets.UTF_8);
+    ConsumerRecord<byte[], byte[]> withValue = new ConsumerRecord<>("t", 0, 7L, null, value);
+    withValue.headers().add("id", "e-1".getBytes(StandardCharsets.UTF_8));
+    ConsumerRecord<byte[], byte[]> withoutValue = new ConsumerRecord<>("t", 0, 8L, null, null);
+    withoutValue.headers().add("id", "e-1".getBytes(StandardCharsets.UTF_8));
+
+    assertThat(events.toEventRef(withValue).payloadHash())
+        .isEqualTo(EventRef.of("e-1").withPayload(value).payloadHash())
+        .isNotEqualTo(EventRef.of("e-1").withPayload(new byte[0]).payloadHash());
+    assertThat(events.toEventRef(withoutValue)).isEqualTo(EventRef.of("e-1"));
   }
 
   @Test
@@ -65,7 +79,7 @@ class RecordEventsTest {
     RecordEvents withoutVersions = new RecordEvents("event-id", null);
 
     assertThat(withoutVersions.toEventRef(record("k", "event-id", "e-1", "aggregate_version", "x")))
-        .isEqualTo(EventRef.of("e-1"));
+        .isEqualTo(EventRef.of("e-1").withPayload(new byte[0]));
   }
 
   @Test

@@ -145,6 +145,46 @@ public final class TestDatabase implements AutoCloseable {
                 .replace("processed_events", processedEvents));
   }
 
+  /** Runs a project SQL file (a migration) as administrator, e.g. {@code config/mysql/...}. */
+  public void runSqlFile(String relative) {
+    db.runSqlFile(relative, sql -> sql);
+  }
+
+  /** The migration of this dialect that adds {@code processed_events.payload_hash}. */
+  public String payloadHashMigration() {
+    return "config/"
+        + (dialect() == Dialect.MYSQL ? "mysql" : "postgresql")
+        + "/migrations/processed-events-001-add-payload-hash.sql";
+  }
+
+  /** Turns {@code processed_events} into a table made before {@code payload_hash} existed. */
+  public void dropPayloadHashColumn() {
+    db.execute("ALTER TABLE processed_events DROP COLUMN payload_hash");
+  }
+
+  /**
+   * The payload hash recorded with an event as lowercase hex, {@code null} if the row has none.
+   *
+   * @throws IllegalStateException if the event is not recorded
+   */
+  public String payloadHash(String group, String eventId) throws SQLException {
+    try (Connection c = connect();
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT payload_hash FROM processed_events"
+                    + " WHERE consumer_group = ? AND event_id = ?")) {
+      s.setString(1, group);
+      s.setString(2, eventId);
+      try (ResultSet r = s.executeQuery()) {
+        if (!r.next()) {
+          throw new IllegalStateException("event " + eventId + " of " + group + " not recorded");
+        }
+        byte[] hash = r.getBytes(1);
+        return hash == null ? null : java.util.HexFormat.of().formatHex(hash);
+      }
+    }
+  }
+
   @Override
   public String toString() {
     return db.toString();
