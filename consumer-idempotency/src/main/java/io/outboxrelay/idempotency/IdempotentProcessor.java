@@ -57,6 +57,16 @@ public interface IdempotentProcessor {
   String consumerGroup();
 
   /**
+   * Whether this processor compares payload hashes ({@link Builder#conflictCheck()}): only then is
+   * an event's {@link EventRef#payloadHash()} worth computing.
+   *
+   * @return true when the conflict check is on
+   */
+  default boolean checksConflicts() {
+    return false;
+  }
+
+  /**
    * Processes one event at most once for this consumer group: see {@link IdempotentProcessor}.
    *
    * @param event the event's id and optional aggregate version; not {@code null}

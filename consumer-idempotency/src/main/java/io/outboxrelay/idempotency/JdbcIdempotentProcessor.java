@@ -58,6 +58,11 @@ final class JdbcIdempotentProcessor implements IdempotentProcessor {
   }
 
   @Override
+  public boolean checksConflicts() {
+    return conflictCheck;
+  }
+
+  @Override
   public String consumerGroup() {
     return consumerGroup;
   }

@@ -162,7 +162,7 @@ final class KafkaIdempotentConsumer implements IdempotentConsumer {
   }
 
   private Outcome processRecord(ConsumerRecord<byte[], byte[]> record) {
-    EventRef event = parts.events().toEventRef(record);
+    EventRef event = parts.events().toEventRef(record, parts.processor().checksConflicts());
     return parts
         .processor()
         .process(event, connection -> parts.handler().handle(record, connection));

@@ -40,15 +40,15 @@ final class RecordEvents {
   }
 
   /**
-   * The event reference of a record, with the SHA-256 of its value as payload hash (none for a null
-   * value).
+   * The event reference of a record, with the SHA-256 of its value as payload hash when asked (none
+   * for a null value): only a processor with the conflict check needs it.
    *
    * @throws PoisonRecordException if the id header is missing, not valid UTF-8 or otherwise
    *     invalid, or the version header is present but malformed or without an aggregate type and id
    */
-  EventRef toEventRef(ConsumerRecord<byte[], byte[]> record) {
+  EventRef toEventRef(ConsumerRecord<byte[], byte[]> record, boolean hashPayload) {
     EventRef event = withoutPayload(record);
-    return record.value() == null ? event : event.withPayload(record.value());
+    return !hashPayload || record.value() == null ? event : event.withPayload(record.value());
   }
 
   private EventRef withoutPayload(ConsumerRecord<byte[], byte[]> record) {

@@ -25,8 +25,8 @@ class RecordEventsTest {
 
   @Test
   void takesTheEventIdFromTheIdHeader() {
-    assertThat(events.toEventRef(record("o-1", "id", "e-1", "event_type", "OrderCreated")))
-        .isEqualTo(EventRef.of("e-1").withPayload(new byte[0]));
+    assertThat(events.toEventRef(record("o-1", "id", "e-1", "event_type", "OrderCreated"), false))
+        .isEqualTo(EventRef.of("e-1"));
   }
 
   @Test
@@ -37,15 +37,18 @@ class RecordEventsTest {
     ConsumerRecord<byte[], byte[]> withoutValue = new ConsumerRecord<>("t", 0, 8L, null, null);
     withoutValue.headers().add("id", "e-1".getBytes(StandardCharsets.UTF_8));
 
-    assertThat(events.toEventRef(withValue).payloadHash())
+    assertThat(events.toEventRef(withValue, true).payloadHash())
         .isEqualTo(EventRef.of("e-1").withPayload(value).payloadHash())
         .isNotEqualTo(EventRef.of("e-1").withPayload(new byte[0]).payloadHash());
-    assertThat(events.toEventRef(withoutValue)).isEqualTo(EventRef.of("e-1"));
+    assertThat(events.toEventRef(withoutValue, true)).isEqualTo(EventRef.of("e-1"));
+    assertThat(events.toEventRef(withValue, false))
+        .as("without the conflict check nothing is hashed")
+        .isEqualTo(EventRef.of("e-1"));
   }
 
   @Test
   void takesTheLastIdHeaderWhenThereAreSeveral() {
-    assertThat(events.toEventRef(record("o-1", "id", "e-1", "id", "e-2")).eventId())
+    assertThat(events.toEventRef(record("o-1", "id", "e-1", "id", "e-2"), false).eventId())
         .isEqualTo("e-2");
   }
 
@@ -54,7 +57,8 @@ class RecordEventsTest {
     assertThat(
             events
                 .toEventRef(
-                    record("o-9", "id", "e-1", "aggregate_type", "order", "aggregate_version", "4"))
+                    record("o-9", "id", "e-1", "aggregate_type", "order", "aggregate_version", "4"),
+                    false)
                 .aggregateVersion())
         .isEqualTo(new AggregateVersion("order", "o-9", 4));
     assertThat(
@@ -69,7 +73,8 @@ class RecordEventsTest {
                         "aggregate_id",
                         "o-1",
                         "aggregate_version",
-                        "5"))
+                        "5"),
+                    false)
                 .aggregateVersion())
         .isEqualTo(new AggregateVersion("order", "o-1", 5));
   }
@@ -78,13 +83,15 @@ class RecordEventsTest {
   void ignoresVersionsWhenNoVersionHeaderIsConfigured() {
     RecordEvents withoutVersions = new RecordEvents("event-id", null);
 
-    assertThat(withoutVersions.toEventRef(record("k", "event-id", "e-1", "aggregate_version", "x")))
-        .isEqualTo(EventRef.of("e-1").withPayload(new byte[0]));
+    assertThat(
+            withoutVersions.toEventRef(
+                record("k", "event-id", "e-1", "aggregate_version", "x"), false))
+        .isEqualTo(EventRef.of("e-1"));
   }
 
   @Test
   void treatsARecordWithoutAnIdHeaderAsPoison() {
-    assertThatThrownBy(() -> events.toEventRef(record("o-1", "event_type", "OrderCreated")))
+    assertThatThrownBy(() -> events.toEventRef(record("o-1", "event_type", "OrderCreated"), false))
         .isInstanceOf(PoisonRecordException.class)
         .hasMessageContaining("no 'id' header");
     assertThat(events.eventIdOrNull(record("o-1"))).isNull();
@@ -92,17 +99,18 @@ class RecordEventsTest {
 
   @Test
   void treatsInvalidIdsAndMalformedVersionsAsPoison() {
-    assertThatThrownBy(() -> events.toEventRef(record("o-1", "id", " ")))
+    assertThatThrownBy(() -> events.toEventRef(record("o-1", "id", " "), false))
         .isInstanceOf(PoisonRecordException.class);
     assertThatThrownBy(
             () ->
                 events.toEventRef(
                     record(
-                        "o-1", "id", "e-1", "aggregate_type", "order", "aggregate_version", "v4")))
+                        "o-1", "id", "e-1", "aggregate_type", "order", "aggregate_version", "v4"),
+                    false))
         .isInstanceOf(PoisonRecordException.class)
         .hasMessageContaining("invalid");
     assertThatThrownBy(
-            () -> events.toEventRef(record("o-1", "id", "e-1", "aggregate_version", "4")))
+            () -> events.toEventRef(record("o-1", "id", "e-1", "aggregate_version", "4"), false))
         .isInstanceOf(PoisonRecordException.class)
         .hasMessageContaining("aggregate_type");
   }
@@ -121,12 +129,12 @@ class RecordEventsTest {
     ConsumerRecord<byte[], byte[]> second =
         withRawHeader(null, "id", new byte[] {'e', (byte) 0xfe});
 
-    assertThatThrownBy(() -> events.toEventRef(first))
+    assertThatThrownBy(() -> events.toEventRef(first, false))
         .isInstanceOf(PoisonRecordException.class)
         .hasMessage(
             "the record's 'id' header is not valid UTF-8 (bytes 65ff): the producer must write"
                 + " it as UTF-8 text");
-    assertThatThrownBy(() -> events.toEventRef(second))
+    assertThatThrownBy(() -> events.toEventRef(second, false))
         .isInstanceOf(PoisonRecordException.class)
         .hasMessageContaining("(bytes 65fe)");
     assertThat(events.eventIdOrNull(first)).isNull();
@@ -143,12 +151,13 @@ class RecordEventsTest {
       {(byte) 0xed, (byte) 0xa0, (byte) 0x80} // a UTF-16 surrogate encoded as UTF-8
     };
     for (byte[] id : invalid) {
-      assertThatThrownBy(() -> events.toEventRef(withRawHeader(null, "id", id)))
+      assertThatThrownBy(() -> events.toEventRef(withRawHeader(null, "id", id), false))
           .isInstanceOf(PoisonRecordException.class)
           .hasMessageContaining("not valid UTF-8");
     }
     byte[] valid = "é-€-😀".getBytes(StandardCharsets.UTF_8);
-    assertThat(events.toEventRef(withRawHeader(null, "id", valid)).eventId()).isEqualTo("é-€-😀");
+    assertThat(events.toEventRef(withRawHeader(null, "id", valid), false).eventId())
+        .isEqualTo("é-€-😀");
   }
 
   @Test
@@ -160,10 +169,10 @@ class RecordEventsTest {
     badKey.headers().add("aggregate_type", "order".getBytes(StandardCharsets.UTF_8));
     badKey.headers().add("aggregate_version", "4".getBytes(StandardCharsets.UTF_8));
 
-    assertThatThrownBy(() -> events.toEventRef(badType))
+    assertThatThrownBy(() -> events.toEventRef(badType, false))
         .isInstanceOf(PoisonRecordException.class)
         .hasMessageContaining("'aggregate_type' header is not valid UTF-8");
-    assertThatThrownBy(() -> events.toEventRef(badKey))
+    assertThatThrownBy(() -> events.toEventRef(badKey, false))
         .isInstanceOf(PoisonRecordException.class)
         .hasMessageContaining("key is not valid UTF-8");
   }
