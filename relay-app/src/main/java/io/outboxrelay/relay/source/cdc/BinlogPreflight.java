@@ -72,6 +72,14 @@ final class BinlogPreflight {
       Set<String> columns = checkOutboxTable(c, source, problems);
       checkStorageTable(c, source, cdc.offsetsTable(), problems);
       checkStorageTable(c, source, cdc.schemaHistoryTable(), problems);
+      // The lease: taken with INSERT, renewed, handed over and given up with UPDATE.
+      checkStorageTable(
+          c,
+          source,
+          cdc.leaderTable(),
+          "UPDATE %s SET renewed_at = renewed_at WHERE 1 = 0",
+          "UPDATE",
+          problems);
       if (problems.isEmpty()) {
         checkOwnership(c, source, cdc, relayName, columns, problems, warnings);
       }
@@ -262,8 +270,27 @@ final class BinlogPreflight {
     return columns.keySet();
   }
 
+  /** A position or schema history table: Debezium reads, inserts and deletes its rows. */
   private static void checkStorageTable(
       Connection c, SourceConfig source, String name, List<String> problems) throws SQLException {
+    checkStorageTable(c, source, name, "DELETE FROM %s WHERE 1 = 0", "DELETE", problems);
+  }
+
+  /**
+   * A table of the relay's: it must exist (or be creatable) and allow SELECT, INSERT and the
+   * statement given, tried on zero rows (the server checks the privileges all the same).
+   *
+   * @param third a zero-row statement, {@code %s} for the table
+   * @param thirdGrant the privilege it needs, for the message
+   */
+  private static void checkStorageTable(
+      Connection c,
+      SourceConfig source,
+      String name,
+      String third,
+      String thirdGrant,
+      List<String> problems)
+      throws SQLException {
     String table = source.database() + "." + name;
     if (!visible(c, table) && canCreate(c, source)) {
       // Missing, as before a first start: Debezium creates it. Reading it would fail and the
@@ -274,7 +301,7 @@ final class BinlogPreflight {
       st.executeQuery("SELECT * FROM " + table + " LIMIT 0").close();
       // Zero-row statements still check the privileges.
       st.executeUpdate("INSERT INTO " + table + " SELECT * FROM " + table + " WHERE 1 = 0");
-      st.executeUpdate("DELETE FROM " + table + " WHERE 1 = 0");
+      st.executeUpdate(String.format(third, table));
     } catch (SQLException e) {
       if (SqlErrors.isNoSuchTableCode(e)) { // no such table: Debezium creates it if it may
         if (!canCreate(c, source)) {
@@ -290,7 +317,12 @@ final class BinlogPreflight {
       }
       problems.add(
           tableProblem(
-              c, e, table, source, "SELECT, INSERT, DELETE", "config/mysql/relay-storage.sql"));
+              c,
+              e,
+              table,
+              source,
+              "SELECT, INSERT, " + thirdGrant,
+              "config/mysql/relay-storage.sql"));
     }
   }
 

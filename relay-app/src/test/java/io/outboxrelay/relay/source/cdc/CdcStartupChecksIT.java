@@ -93,6 +93,38 @@ class CdcStartupChecksIT {
   }
 
   @Test
+  void refusesAUserWhoMayNotUpdateTheLeaseTableNamingTheGrant() {
+    MariaDbServer server = LocalStack.shared().mariaDb();
+    try (OutboxDatabase db = database(server)) {
+      server.execute(
+          null,
+          "REVOKE UPDATE ON "
+              + db.name()
+              + ".outbox_relay_leases FROM '"
+              + db.relayUser()
+              + "'@'127.0.0.1'");
+      Path config =
+          RelaySettings.cdc(db, bootstrap(), "leasegrant")
+              .writeTo(dir.resolve("leasegrant.properties"));
+
+      RelayProcess relay = runExpectingExit("leasegrant", config, 2);
+
+      assertThat(relay.log())
+          .contains(
+              "startup check failed: user '"
+                  + db.relayUser()
+                  + "' may not use "
+                  + db.name()
+                  + ".outbox_relay_leases: GRANT SELECT, INSERT, UPDATE ON "
+                  + db.name()
+                  + ".outbox_relay_leases TO '"
+                  + db.relayUser()
+                  + "'@'<host>'");
+      assertThat(relay.stackTraceLines()).as(relay.log()).isEmpty();
+    }
+  }
+
+  @Test
   void refusesAWrongPasswordWithOneLineAndNoStackTrace() {
     MariaDbServer server = LocalStack.shared().mariaDb();
     try (OutboxDatabase db = database(server)) {
