@@ -286,9 +286,10 @@ class CdcFailoverFaultIT extends OwnMariaDbFaultTest {
         RelaySettings.cdc(db, bootstrap, name)
             .with("relay.name", name + "-other")
             .writeTo(dir.resolve("b.properties"));
+    RelayProcess a = start("relay-a", config);
+    a.awaitReady(); // a first start publishes what is committed from its start on
     try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2)) {
-      try (RelayProcess a = start("relay-a", config)) {
-        a.awaitReady();
+      try (a) {
         await().atMost(Duration.ofSeconds(30)).until(() -> ledger.size() >= 200);
         assertRefused(startRefused("relay-b", other), "its leader " + name + "@");
         a.process().terminate();
