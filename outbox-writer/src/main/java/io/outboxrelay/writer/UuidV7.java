@@ -66,6 +66,13 @@ final class UuidV7 {
     return new UUID(msb, lsb);
   }
 
+  /** Sets the state as if the last id had these fields: for tests of the counter's overflow. */
+  synchronized void continueFrom(long lastMillis, long lastRandA, long lastRandB) {
+    this.millis = lastMillis;
+    this.randA = lastRandA;
+    this.randB = lastRandB;
+  }
+
   private void startMillisecond(long at) {
     millis = at;
     randA = random.nextLong(1L << 11);
