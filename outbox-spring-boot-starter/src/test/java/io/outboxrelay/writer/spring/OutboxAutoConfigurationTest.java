@@ -7,10 +7,12 @@ import io.outboxrelay.testsupport.database.SimpleDataSource;
 import io.outboxrelay.writer.NewEvent;
 import io.outboxrelay.writer.OutboxWriter;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.transaction.IllegalTransactionStateException;
+import org.springframework.util.ClassUtils;
 
 /** Which beans the auto-configuration makes, and when it backs off; no database is reached. */
 class OutboxAutoConfigurationTest {
@@ -120,6 +122,9 @@ class OutboxAutoConfigurationTest {
 
   @Test
   void takesTheApplicationsJackson3MapperWhenAsked() {
+    Assumptions.assumeTrue(
+        ClassUtils.isPresent(PayloadSerializers.JACKSON3_MAPPER, null),
+        "Jackson 3 is on the classpath (Spring Boot 4)");
     runner
         .withBean(DataSource.class, OutboxAutoConfigurationTest::unreachable)
         .withBean(
