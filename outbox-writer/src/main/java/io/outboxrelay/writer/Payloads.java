@@ -48,7 +48,11 @@ final class Payloads {
           count,
           e,
           "payload",
-          "the payload (a " + type + ") cannot be serialised: " + failure,
+          "the payload (a "
+              + type
+              + ") cannot be serialised: the PayloadSerializer threw "
+              + failure.getClass().getName()
+              + " (see the cause)",
           failure);
     }
     if (bytes == null) {
