@@ -77,8 +77,8 @@ class PostgresColumnTypesIT {
     } else {
       assertThat(row.get("payload")).isEqualTo(payload);
     }
-    assertThat(JSON.readValue((String) row.get("headers"), Map.class))
-        .isEqualTo(Map.of("tenant", "acme", "note", "\"quoted\" é"));
+    assertThat(JSON.readTree((String) row.get("headers")))
+        .isEqualTo(JSON.valueToTree(Map.of("tenant", "acme", "note", "\"quoted\" é")));
     assertThat(((Number) row.get("aggregate_version")).longValue()).isEqualTo(2);
     assertThat(db.row("typed_events", "event_id", without).get("headers")).isNull();
   }
