@@ -168,7 +168,7 @@ public final class Bench {
         new WriterBench(mariaDb, writerEvents, writerRounds).run(table);
       }
     }
-    print(table, work);
+    print(table, work, kafkaNeeded);
   }
 
   /** The faults named in {@code --recovery-faults}: ids, or {@code none} for only the takeovers. */
@@ -186,14 +186,16 @@ public final class Bench {
     return faults;
   }
 
-  private static void print(ResultTable table, Path work) {
+  private static void print(ResultTable table, Path work, boolean relayGroups) {
     System.out.println();
     System.out.println(
         "outbox-relay benchmark, "
             + Runtime.getRuntime().availableProcessors()
             + " cores, MariaDB, Kafka and the relay on one machine");
     System.out.println(table.render());
-    System.err.println("relay: " + ProjectFiles.relayLauncher());
-    System.err.println("relay logs: " + work);
+    if (relayGroups) { // claims and writer run no relay, and need no distribution
+      System.err.println("relay: " + ProjectFiles.relayLauncher());
+      System.err.println("relay logs: " + work);
+    }
   }
 }
