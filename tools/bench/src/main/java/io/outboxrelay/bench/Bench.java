@@ -15,26 +15,39 @@ import java.util.Set;
 /**
  * Runs the benchmarks and prints a table. Usage: {@code Bench [--only group,...] [--events N]
  * [--drain-workers 1,4,8] [--rate R] [--seconds S] [--claim-events N] [--consumer-events N]
- * [--recovery-faults id,...] [--recovery-rate R] [--recovery-seconds S] [--takeovers N]
- * [--binlog-row-image FULL|MINIMAL] [--cdc-starts N] [--big-transaction ROWS] [--relay-env
- * KEY=VALUE] [--profile DIR]}, groups {@link #GROUPS} (all by default). {@code --events} is the
- * relay's backlog (raw, cdc, polling-drain), {@code --drain-workers} the polling drains' worker
- * counts (repeat one to see the spread), {@code --rate} and {@code --seconds} its steady load (cdc,
- * polling-latency). The recovery group injects each fault of {@link RecoveryBench#faults()} (or
- * those named) under {@code --recovery-rate} events/s, with {@code --recovery-seconds} of load
- * before and after it, then kills a CDC leader {@code --takeovers} times (0: not at all) for its
- * standby to take over ({@link TakeoverBench}). The cdc group also starts the relay {@code
- * --cdc-starts} more times on a small backlog (3; 0: none) and writes one transaction of {@code
- * --big-transaction} rows (50,000; 0: none). The relay is the distribution mvn package builds, or
- * the one named by the environment variable {@code OUTBOX_RELAY_DIST} (an {@code outbox-relay}
- * directory: a saved older build, to run old against new). Run it on a quiet machine: figures of a
- * machine that is also running tests are meaningless.
+ * [--writer-events N] [--writer-rounds R] [--recovery-faults id,...] [--recovery-rate R]
+ * [--recovery-seconds S] [--takeovers N] [--binlog-row-image FULL|MINIMAL] [--cdc-starts N]
+ * [--big-transaction ROWS] [--relay-env KEY=VALUE] [--profile DIR]}, groups {@link #GROUPS} (all by
+ * default). {@code --events} is the relay's backlog (raw, cdc, polling-drain), {@code
+ * --drain-workers} the polling drains' worker counts (repeat one to see the spread), {@code --rate}
+ * and {@code --seconds} its steady load (cdc, polling-latency). The recovery group injects each
+ * fault of {@link RecoveryBench#faults()} (or those named) under {@code --recovery-rate} events/s,
+ * with {@code --recovery-seconds} of load before and after it, then kills a CDC leader {@code
+ * --takeovers} times (0: not at all) for its standby to take over ({@link TakeoverBench}). The cdc
+ * group also starts the relay {@code --cdc-starts} more times on a small backlog (3; 0: none) and
+ * writes one transaction of {@code --big-transaction} rows (50,000; 0: none). The writer group
+ * ({@link WriterBench}) writes {@code --writer-events} events per variant and round (2,000) for
+ * {@code --writer-rounds} rounds (15), on the private MariaDB and the local PostgreSQL; it and the
+ * claims group need no broker, and none is started when only they run. The relay is the
+ * distribution mvn package builds, or the one named by the environment variable {@code
+ * OUTBOX_RELAY_DIST} (an {@code outbox-relay} directory: a saved older build, to run old against
+ * new). Run it on a quiet machine: figures of a machine that is also running tests are meaningless.
  */
 public final class Bench {
 
   static final List<String> GROUPS =
       List.of(
-          "raw", "cdc", "polling-drain", "polling-latency", "claims", "idempotency", "recovery");
+          "raw",
+          "cdc",
+          "polling-drain",
+          "polling-latency",
+          "claims",
+          "idempotency",
+          "recovery",
+          "writer");
+
+  /** The groups that need no Kafka broker: with only these, none is started. */
+  private static final Set<String> WITHOUT_KAFKA = Set.of("claims", "writer");
 
   private Bench() {}
 
@@ -44,6 +57,8 @@ public final class Bench {
     List<Integer> drainWorkers = PollingDrainBench.WORKERS;
     int claimEvents = 20_000;
     int consumerEvents = 10_000;
+    int writerEvents = 2_000;
+    int writerRounds = 15;
     int rate = 2_000;
     int seconds = 30;
     List<RecoveryBench.Fault> recoveryFaults = RecoveryBench.faults();
@@ -63,6 +78,8 @@ public final class Bench {
             drainWorkers = Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
         case "--claim-events" -> claimEvents = Integer.parseInt(args[++i]);
         case "--consumer-events" -> consumerEvents = Integer.parseInt(args[++i]);
+        case "--writer-events" -> writerEvents = Integer.parseInt(args[++i]);
+        case "--writer-rounds" -> writerRounds = Integer.parseInt(args[++i]);
         case "--rate" -> rate = Integer.parseInt(args[++i]);
         case "--seconds" -> seconds = Integer.parseInt(args[++i]);
         case "--recovery-faults" -> recoveryFaults = faults(args[++i]);
@@ -96,10 +113,14 @@ public final class Bench {
     }
     Path work = Files.createTempDirectory("outbox-bench");
     ResultTable table = new ResultTable();
-    System.err.println("starting the local stack (private MariaDB with binlog, KRaft broker)...");
+    boolean kafkaNeeded = !WITHOUT_KAFKA.containsAll(only);
+    System.err.println(
+        "starting the local stack (private MariaDB with binlog"
+            + (kafkaNeeded ? ", KRaft broker" : "")
+            + ")...");
     try (MariaDbServer mariaDb =
             MariaDbServer.builder().bufferPoolSize("512M").binlogRowImage(rowImage).start();
-        KafkaBroker kafka = KafkaBroker.builder().heap("768m").start()) {
+        KafkaBroker kafka = kafkaNeeded ? KafkaBroker.builder().heap("768m").start() : null) {
       BenchEnv env = new BenchEnv(mariaDb, kafka, work, relayEnv, relaySettings);
       if (only.contains("raw")) {
         System.err.println("raw KafkaProducer baseline...");
@@ -141,8 +162,13 @@ public final class Bench {
         System.err.println("consumers: idempotent vs plain, same business write...");
         new IdempotencyBench(mariaDb, kafka).run(table, consumerEvents);
       }
+      if (only.contains("writer")) {
+        Quiet.await(mariaDb, "writer");
+        System.err.println("application side: outbox writer vs hand-written INSERT...");
+        new WriterBench(mariaDb, writerEvents, writerRounds).run(table);
+      }
     }
-    print(table, work);
+    print(table, work, kafkaNeeded);
   }
 
   /** The faults named in {@code --recovery-faults}: ids, or {@code none} for only the takeovers. */
@@ -160,14 +186,16 @@ public final class Bench {
     return faults;
   }
 
-  private static void print(ResultTable table, Path work) {
+  private static void print(ResultTable table, Path work, boolean relayGroups) {
     System.out.println();
     System.out.println(
         "outbox-relay benchmark, "
             + Runtime.getRuntime().availableProcessors()
             + " cores, MariaDB, Kafka and the relay on one machine");
     System.out.println(table.render());
-    System.err.println("relay: " + ProjectFiles.relayLauncher());
-    System.err.println("relay logs: " + work);
+    if (relayGroups) { // claims and writer run no relay, and need no distribution
+      System.err.println("relay: " + ProjectFiles.relayLauncher());
+      System.err.println("relay logs: " + work);
+    }
   }
 }

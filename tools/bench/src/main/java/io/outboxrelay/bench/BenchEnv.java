@@ -14,7 +14,7 @@ import java.util.Map;
  * {@code --relay-env}) and its setting overrides ({@code --relay-set}).
  *
  * @param mariaDb the shared MariaDB server
- * @param kafka the broker
+ * @param kafka the broker; {@code null} when no chosen group needs one
  * @param workDir configurations and relay logs
  * @param relayEnv environment variables of every relay process
  * @param relaySettings settings added to every relay's

@@ -1,0 +1,67 @@
+package io.outboxrelay.writer.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The build generates the configuration metadata that IDEs complete {@code outbox.writer.*} from,
+ * and registers the auto-configuration.
+ */
+class ConfigurationMetadataTest {
+
+  private static InputStream resource(String name) {
+    InputStream in = OutboxAutoConfiguration.class.getClassLoader().getResourceAsStream(name);
+    assertThat(in).as(name).isNotNull();
+    return in;
+  }
+
+  @Test
+  void listsEveryKeyWithItsTypeDescriptionAndDefault() throws Exception {
+    JsonNode metadata;
+    try (InputStream in = resource("META-INF/spring-configuration-metadata.json")) {
+      metadata = new ObjectMapper().readTree(in);
+    }
+    Map<String, JsonNode> properties = new HashMap<>();
+    metadata.get("properties").forEach(p -> properties.put(p.get("name").asText(), p));
+
+    assertThat(properties)
+        .containsOnlyKeys(
+            "outbox.writer.enabled",
+            "outbox.writer.table",
+            "outbox.writer.trace-context",
+            "outbox.writer.serializer",
+            "outbox.writer.dialect",
+            "outbox.writer.columns.event-id",
+            "outbox.writer.columns.aggregate-type",
+            "outbox.writer.columns.aggregate-id",
+            "outbox.writer.columns.event-type",
+            "outbox.writer.columns.payload",
+            "outbox.writer.columns.aggregate-version",
+            "outbox.writer.columns.headers");
+    assertThat(properties.values())
+        .allSatisfy(p -> assertThat(p.path("description").asText()).isNotBlank());
+    assertThat(properties.get("outbox.writer.table").get("defaultValue").asText())
+        .isEqualTo("outbox_events");
+    assertThat(properties.get("outbox.writer.columns.headers").get("defaultValue").asText())
+        .isEqualTo("headers");
+    assertThat(properties.get("outbox.writer.serializer").get("type").asText())
+        .isEqualTo(SerializerChoice.class.getName());
+  }
+
+  @Test
+  void registersTheAutoConfiguration() throws Exception {
+    try (InputStream in =
+        resource(
+            "META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports")) {
+      assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8).trim())
+          .isEqualTo(OutboxAutoConfiguration.class.getName());
+    }
+  }
+}

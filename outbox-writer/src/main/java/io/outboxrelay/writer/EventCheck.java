@@ -1,0 +1,178 @@
+package io.outboxrelay.writer;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The rules an event must meet before the writer writes it (see {@link OutboxWriter}): those of the
+ * event alone here, those of the table in {@link TableLayout}, those of the payload in {@link
+ * Payloads}. Every refusal is an {@link InvalidEventException} naming the event, the field and the
+ * fix.
+ */
+final class EventCheck {
+
+  /** The most bytes, in UTF-8, of one header's name plus value: the relay's bound. */
+  static final int MAX_HEADER_BYTES = 8192;
+
+  /** The relay's own header names, which application headers may not use (case-sensitive). */
+  static final Set<String> RESERVED_HEADERS =
+      Set.of("id", "event_type", "aggregate_type", "aggregate_id", "aggregate_version");
+
+  private EventCheck() {}
+
+  /** Checks every event of a call against the rules of the event alone. */
+  static void checkAll(List<NewEvent> events) {
+    int count = events.size();
+    for (int i = 0; i < count; i++) {
+      NewEvent event = events.get(i);
+      if (event == null) {
+        throw new NullPointerException("events[" + i + "] is null");
+      }
+      check(i, count, event);
+    }
+  }
+
+  private static void check(int i, int count, NewEvent e) {
+    required(
+        i, count, e, "aggregate_type", e.aggregateType(), "e.g. \"order\" (it picks the topic)");
+    required(i, count, e, "aggregate_id", e.aggregateId(), "the Kafka key, e.g. the order's id");
+    required(i, count, e, "event_type", e.eventType(), "what happened, e.g. \"OrderPaid\"");
+    if (e.eventId() != null && e.eventId().isEmpty()) {
+      throw refuse(
+          i, count, e, "event_id", "the event id is empty: give an id, or none for a new UUIDv7");
+    }
+    Long version = e.aggregateVersion();
+    if (version != null && version < 1) {
+      throw refuse(
+          i,
+          count,
+          e,
+          "aggregate_version",
+          "aggregate_version is "
+              + version
+              + ": versions start at 1 with the aggregate's first event and grow by one per event;"
+              + " leave the version out for an event without one");
+    }
+    if (e.payloadForWriting() == null) {
+      throw refuse(
+          i,
+          count,
+          e,
+          "payload",
+          "the payload is null: the relay would publish a tombstone, which deletes the aggregate's"
+              + " history on a compacted topic; give \"{}\" for an event without data");
+    }
+    for (Map.Entry<String, String> header : e.headers().entrySet()) {
+      String problem = headerProblem(header.getKey(), header.getValue());
+      if (problem != null) {
+        throw refuse(i, count, e, "headers", problem);
+      }
+    }
+  }
+
+  private static void required(
+      int i, int count, NewEvent e, String field, String value, String example) {
+    if (value == null || value.isEmpty()) {
+      throw refuse(
+          i,
+          count,
+          e,
+          field,
+          field + " is " + (value == null ? "null" : "empty") + ": give " + example);
+    }
+  }
+
+  /**
+   * What is wrong with a header, or {@code null} when it meets the rules of the headers column.
+   *
+   * @param name the name
+   * @param value the value
+   */
+  static String headerProblem(String name, String value) {
+    if (name == null || name.isEmpty()) {
+      return "a header name is " + (name == null ? "null" : "empty") + ": give every header a name";
+    }
+    if (RESERVED_HEADERS.contains(name)) {
+      return "header '"
+          + name
+          + "' has one of the relay's own header names (id, event_type, aggregate_type,"
+          + " aggregate_id, aggregate_version): choose another name";
+    }
+    int nameBytes = utf8Length(name);
+    if (nameBytes < 0) {
+      return "a header name has an unpaired surrogate at index "
+          + (-nameBytes - 1)
+          + ": it is not valid Unicode";
+    }
+    if (value == null) {
+      return "header '" + name + "' has a null value: give a value or leave the header out";
+    }
+    int valueBytes = utf8Length(value);
+    if (valueBytes < 0) {
+      return "the value of header '"
+          + name
+          + "' has an unpaired surrogate at index "
+          + (-valueBytes - 1)
+          + ": it is not valid Unicode";
+    }
+    if (name.indexOf('\u0000') >= 0 || value.indexOf('\u0000') >= 0) {
+      return "header '"
+          + name.replace("\u0000", "\\u0000")
+          + "' has the character U+0000 in its name or value, which PostgreSQL's jsonb cannot"
+          + " store: remove it (the writer refuses it on every database alike)";
+    }
+    if (nameBytes + valueBytes > MAX_HEADER_BYTES) {
+      return "header '"
+          + name
+          + "' has "
+          + (nameBytes + valueBytes)
+          + " bytes of name and value in UTF-8, more than the "
+          + MAX_HEADER_BYTES
+          + " allowed: make it smaller or carry the data in the payload";
+    }
+    return null;
+  }
+
+  /**
+   * The length of {@code s} in UTF-8, or {@code -(index + 1)} of its first unpaired surrogate.
+   *
+   * @param s a string
+   */
+  static int utf8Length(String s) {
+    int bytes = 0;
+    int length = s.length();
+    for (int i = 0; i < length; i++) {
+      char c = s.charAt(i);
+      if (c < 0x80) {
+        bytes += 1;
+      } else if (c < 0x800) {
+        bytes += 2;
+      } else if (Character.isHighSurrogate(c)
+          && i + 1 < length
+          && Character.isLowSurrogate(s.charAt(i + 1))) {
+        bytes += 4;
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return -(i + 1);
+      } else {
+        bytes += 3;
+      }
+    }
+    return bytes;
+  }
+
+  /** A refusal of event {@code i} of {@code count}. */
+  static InvalidEventException refuse(int i, int count, NewEvent e, String field, String problem) {
+    return refuse(i, count, e, field, problem, null);
+  }
+
+  /** A refusal of event {@code i} of {@code count}, with its cause. */
+  static InvalidEventException refuse(
+      int i, int count, NewEvent e, String field, String problem, Throwable cause) {
+    String which = count == 1 ? "event " : "event #" + (i + 1) + " of " + count + " (";
+    String what = e.aggregateType() + "/" + e.aggregateId() + " " + e.eventType();
+    return new InvalidEventException(
+        i, field, which + what + (count == 1 ? "" : ")") + ": " + problem, cause);
+  }
+}

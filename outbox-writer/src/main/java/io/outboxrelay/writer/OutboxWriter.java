@@ -1,0 +1,278 @@
+package io.outboxrelay.writer;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Appends events to the outbox table on the caller's connection, inside the caller's transaction:
+ * they commit or roll back with the business change. The relay then publishes each row to Kafka.
+ *
+ * <pre>{@code
+ * OutboxWriter writer = OutboxWriter.builder()
+ *     .serializer(new JacksonPayloadSerializer(objectMapper))
+ *     .build();                                     // once; thread-safe
+ *
+ * connection.setAutoCommit(false);
+ * updateOrder(connection, orderId);                 // the business change
+ * writer.append(connection, NewEvent.builder("order", orderId, "OrderPaid")
+ *     .payload(new OrderPaid(orderId, paymentId))
+ *     .aggregateVersion(3)
+ *     .build());
+ * connection.commit();                              // both, or neither
+ * }</pre>
+ *
+ * <h2>What is written</h2>
+ *
+ * One row per event with {@code event_id} (the caller's id, or a new UUIDv7, RFC 9562: ids of one
+ * JVM increase, so inserts land at the end of the unique index), {@code aggregate_type}, {@code
+ * aggregate_id}, {@code event_type}, {@code payload} (a {@code String} as is, {@code byte[]} as
+ * UTF-8 text, any other object through the {@link PayloadSerializer}), and, when the table has
+ * those columns, {@code aggregate_version} and {@code headers}. Table and column names are
+ * configurable; the table's columns are read once, on first use, to learn whether it has the two
+ * optional ones. The events of one call go in as few statements as possible (one multi-row {@code
+ * INSERT} for up to {@value JdbcOutboxWriter#MAX_ROWS} rows).
+ *
+ * <h2>The headers column</h2>
+ *
+ * A nullable column holding a JSON object whose members are all JSON strings, e.g. {@code
+ * {"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01","tenant":"acme"}}. NULL
+ * or {@code {}} means no application headers. Member names are unique and not empty, and none is
+ * one of the relay's own header names: {@code id}, {@code event_type}, {@code aggregate_type},
+ * {@code aggregate_id}, {@code aggregate_version} (exact, case-sensitive). Each member's name plus
+ * value is at most {@value EventCheck#MAX_HEADER_BYTES} bytes in UTF-8. The relay publishes the
+ * members as Kafka headers with UTF-8 values, in the object's member order, after its own headers;
+ * it treats a row that breaks these rules as poison. The writer writes the object itself (ASCII,
+ * non-ASCII characters as {@code \}{@code u} escapes) and NULL for an event without headers.
+ *
+ * <h2>Trace context</h2>
+ *
+ * When the OpenTelemetry API is on the classpath and a valid span is current, every event of the
+ * call gets the W3C headers {@code traceparent}, and {@code tracestate} and {@code baggage} when
+ * present, taken from {@code Context.current()}. A header the caller gives with one of these names
+ * wins. Off with {@link Builder#traceContext(boolean)}; never written to a table without a headers
+ * column.
+ *
+ * <h2>What is refused</h2>
+ *
+ * Before it writes anything, the writer checks every event of the call and refuses the call with an
+ * {@link InvalidEventException} naming the event, the field and the fix when: {@code
+ * aggregate_type}, {@code aggregate_id} or {@code event_type} is {@code null} or empty; a given
+ * event id is empty; the version is below 1; the payload is {@code null}, {@code byte[]} that is
+ * not UTF-8, an object without a serializer, or the serializer fails; a header name is {@code
+ * null}, empty or reserved; a header value is {@code null}; a header's name or value is not valid
+ * Unicode (an unpaired surrogate); a header is over the size bound; the event has a version or
+ * headers and the table has no column for them.
+ *
+ * <p>Implementations are thread-safe: build one writer per outbox table and share it.
+ */
+public interface OutboxWriter {
+
+  /**
+   * Starts building a writer for the table {@code outbox_events} with the relay's column names.
+   *
+   * @return a builder
+   */
+  static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Appends one event in the connection's current transaction. It is visible to others, and
+   * published, only once the caller commits.
+   *
+   * @param connection the caller's connection, auto-commit off; it is neither committed nor closed
+   * @param event the event; not {@code null}
+   * @return the event's id (the one given, or the generated UUIDv7)
+   * @throws IllegalStateException if the connection is in auto-commit mode (the event would commit
+   *     apart from the business change), or the table lacks a column the writer needs; nothing is
+   *     written
+   * @throws InvalidEventException if the event breaks a rule above; nothing is written
+   * @throws SQLException if the database fails; roll the transaction back (on PostgreSQL it is
+   *     aborted anyway)
+   */
+  default String append(Connection connection, NewEvent event) throws SQLException {
+    return appendAll(connection, List.of(Objects.requireNonNull(event, "event"))).get(0);
+  }
+
+  /**
+   * Appends events in the connection's current transaction, in the list's order (their ids, and so
+   * their {@code id} column where it is an identity, follow that order). All or nothing: when it
+   * throws, none of the events is in the transaction.
+   *
+   * @param connection the caller's connection, auto-commit off; it is neither committed nor closed
+   * @param events the events; not {@code null}, no element {@code null}; may be empty
+   * @return the events' ids, in the list's order
+   * @throws IllegalStateException as {@link #append}
+   * @throws InvalidEventException if any event breaks a rule above; nothing is written
+   * @throws SQLException if the database fails; roll the transaction back
+   */
+  List<String> appendAll(Connection connection, List<NewEvent> events) throws SQLException;
+
+  /** Configures an {@link OutboxWriter}. Every setting has the relay's default. Not thread-safe. */
+  final class Builder {
+
+    String table = "outbox_events";
+    String eventIdColumn = "event_id";
+    String aggregateTypeColumn = "aggregate_type";
+    String aggregateIdColumn = "aggregate_id";
+    String eventTypeColumn = "event_type";
+    String payloadColumn = "payload";
+    String aggregateVersionColumn = "aggregate_version";
+    String headersColumn = "headers";
+    Dialect dialect;
+    PayloadSerializer serializer;
+    boolean traceContext = true;
+
+    private Builder() {}
+
+    /**
+     * Sets the outbox table (default {@code outbox_events}). Names are quoted in SQL, so they must
+     * match the catalog's spelling (on PostgreSQL, lower case for tables created without quotes).
+     *
+     * @param table a plain identifier, optionally {@code schema.table}
+     * @return this builder
+     * @throws IllegalArgumentException if it is not a plain identifier
+     */
+    public Builder table(String table) {
+      this.table = Identifiers.requireTable(table);
+      return this;
+    }
+
+    /**
+     * Sets the event id column (default {@code event_id}).
+     *
+     * @param column a plain identifier
+     * @return this builder
+     * @throws IllegalArgumentException if it is not a plain identifier
+     */
+    public Builder eventIdColumn(String column) {
+      this.eventIdColumn = Identifiers.requireColumn(column, "eventIdColumn");
+      return this;
+    }
+
+    /**
+     * Sets the aggregate type column (default {@code aggregate_type}).
+     *
+     * @param column a plain identifier
+     * @return this builder
+     * @throws IllegalArgumentException if it is not a plain identifier
+     */
+    public Builder aggregateTypeColumn(String column) {
+      this.aggregateTypeColumn = Identifiers.requireColumn(column, "aggregateTypeColumn");
+      return this;
+    }
+
+    /**
+     * Sets the aggregate id column (default {@code aggregate_id}).
+     *
+     * @param column a plain identifier
+     * @return this builder
+     * @throws IllegalArgumentException if it is not a plain identifier
+     */
+    public Builder aggregateIdColumn(String column) {
+      this.aggregateIdColumn = Identifiers.requireColumn(column, "aggregateIdColumn");
+      return this;
+    }
+
+    /**
+     * Sets the event type column (default {@code event_type}).
+     *
+     * @param column a plain identifier
+     * @return this builder
+     * @throws IllegalArgumentException if it is not a plain identifier
+     */
+    public Builder eventTypeColumn(String column) {
+      this.eventTypeColumn = Identifiers.requireColumn(column, "eventTypeColumn");
+      return this;
+    }
+
+    /**
+     * Sets the payload column (default {@code payload}).
+     *
+     * @param column a plain identifier
+     * @return this builder
+     * @throws IllegalArgumentException if it is not a plain identifier
+     */
+    public Builder payloadColumn(String column) {
+      this.payloadColumn = Identifiers.requireColumn(column, "payloadColumn");
+      return this;
+    }
+
+    /**
+     * Sets the optional aggregate version column (default {@code aggregate_version}), written when
+     * the table has it; {@code null} never writes one. Events with a version are refused when there
+     * is no column for it.
+     *
+     * @param column a plain identifier, or {@code null}
+     * @return this builder
+     * @throws IllegalArgumentException if it is not a plain identifier
+     */
+    public Builder aggregateVersionColumn(String column) {
+      this.aggregateVersionColumn =
+          column == null ? null : Identifiers.requireColumn(column, "aggregateVersionColumn");
+      return this;
+    }
+
+    /**
+     * Sets the optional headers column (default {@code headers}), written when the table has it;
+     * {@code null} never writes one. Events with headers are refused when there is no column for
+     * them; trace context is then not written.
+     *
+     * @param column a plain identifier, or {@code null}
+     * @return this builder
+     * @throws IllegalArgumentException if it is not a plain identifier
+     */
+    public Builder headersColumn(String column) {
+      this.headersColumn =
+          column == null ? null : Identifiers.requireColumn(column, "headersColumn");
+      return this;
+    }
+
+    /**
+     * Sets the SQL dialect. By default it is detected from the first connection's metadata.
+     *
+     * @param dialect the dialect; not {@code null}
+     * @return this builder
+     */
+    public Builder dialect(Dialect dialect) {
+      this.dialect = Objects.requireNonNull(dialect, "dialect");
+      return this;
+    }
+
+    /**
+     * Sets what turns payload objects into bytes. Without one, payloads must be given as {@code
+     * String} or {@code byte[]}.
+     *
+     * @param serializer the serializer; not {@code null}
+     * @return this builder
+     */
+    public Builder serializer(PayloadSerializer serializer) {
+      this.serializer = Objects.requireNonNull(serializer, "serializer");
+      return this;
+    }
+
+    /**
+     * Whether to write the current OpenTelemetry trace context into the headers (default {@code
+     * true}; without the OpenTelemetry API on the classpath there is none to write).
+     *
+     * @param enabled {@code false} to never write trace headers
+     * @return this builder
+     */
+    public Builder traceContext(boolean enabled) {
+      this.traceContext = enabled;
+      return this;
+    }
+
+    /**
+     * Builds the writer. It does not connect: the dialect and the table's columns are read on first
+     * use.
+     *
+     * @return a thread-safe writer
+     */
+    public OutboxWriter build() {
+      return new JdbcOutboxWriter(this, traceContext ? TraceContext.detect() : TraceContext.NONE);
+    }
+  }
+}
