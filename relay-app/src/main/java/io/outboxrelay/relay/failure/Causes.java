@@ -25,9 +25,4 @@ final class Causes {
   static <T extends Throwable> T find(Throwable error, Class<T> type) {
     return type.cast(first(error, type::isInstance));
   }
-
-  /** Whether some throwable of the chain has a message containing {@code text}. */
-  static boolean saysSomewhere(Throwable error, String text) {
-    return first(error, t -> t.getMessage() != null && t.getMessage().contains(text)) != null;
-  }
 }

@@ -33,9 +33,9 @@ import org.apache.kafka.common.errors.UnsupportedVersionException;
  * Disposition#RETRY}: an unknown failure is never treated as permanent, so nothing is dropped on a
  * guess. Database errors are told by their type, SQLState and vendor code ({@link SqlErrors}),
  * binlog errors by the binlog client's error code. Only where a library offers neither (Debezium's
- * own checks throw a plain {@code DebeziumException}; the server reports a second reader with the
- * same server id with the same code as a purged binlog) is a message read, and only here. Stateless
- * and thread-safe.
+ * own checks throw a plain {@code DebeziumException}; MySQL reports a second reader with the same
+ * server id with the same code as a purged binlog) is a message read, and only here. Stateless and
+ * thread-safe.
  */
 public final class ErrorClassifier {
 
@@ -43,10 +43,13 @@ public final class ErrorClassifier {
   static final String POSITION_PURGED = "is no longer available on the server";
 
   /**
-   * The server's words when another binlog reader connects with this one's server id; the code
-   * (1236) is the same as for a purged binlog.
+   * The words the servers use when another binlog reader connects with this one's server id:
+   * MariaDB's "A slave with the same server_uuid/server_id is already connected" (error 4052, told
+   * by its code), MySQL's "A replica with the same server_uuid/server_id as this replica has
+   * connected to the source" and, before 8.0.26, "A slave ... as this slave has connected to the
+   * master" (error 1236, the code of a purged binlog too, so told by these words).
    */
-  static final String SERVER_ID_TAKEN = "same server_uuid/server_id is already connected";
+  static final String SERVER_ID_TAKEN = "same server_uuid/server_id";
 
   /** Debezium's check of a schema history that does not describe the captured table. */
   static final String SCHEMA_UNKNOWN = "schema isn't known to this connector";
@@ -134,15 +137,21 @@ public final class ErrorClassifier {
    * @return true when the stored position is unusable
    */
   public static boolean isBinlogPositionUnavailable(Throwable error) {
-    return Causes.first(
-            error,
-            t ->
-                (t instanceof ServerException se
-                        && se.getErrorCode() == SqlErrors.ER_MASTER_FATAL_ERROR_READING_BINLOG)
-                    || (t instanceof SQLException sql
-                        && sql.getErrorCode() == SqlErrors.ER_MASTER_FATAL_ERROR_READING_BINLOG)
-                    || saysPositionPurged(t))
-        != null;
+    return !isServerIdTaken(error)
+        && Causes.first(
+                error,
+                t ->
+                    errorCode(t) == SqlErrors.ER_MASTER_FATAL_ERROR_READING_BINLOG
+                        || saysPositionPurged(t))
+            != null;
+  }
+
+  /** The vendor error code of the binlog client's or a driver's exception, else 0. */
+  private static int errorCode(Throwable t) {
+    if (t instanceof ServerException se) {
+      return se.getErrorCode();
+    }
+    return t instanceof SQLException sql ? sql.getErrorCode() : 0;
   }
 
   /**
@@ -153,7 +162,12 @@ public final class ErrorClassifier {
    * @return true when another reader took the server id
    */
   public static boolean isServerIdTaken(Throwable error) {
-    return Causes.saysSomewhere(error, SERVER_ID_TAKEN);
+    return Causes.first(
+            error,
+            t ->
+                errorCode(t) == SqlErrors.ER_SAME_SERVER_ID_CONNECTED
+                    || (t.getMessage() != null && t.getMessage().contains(SERVER_ID_TAKEN)))
+        != null;
   }
 
   /**

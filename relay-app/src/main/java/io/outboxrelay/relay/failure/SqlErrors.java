@@ -45,6 +45,12 @@ public final class SqlErrors {
    */
   static final int ER_MASTER_FATAL_ERROR_READING_BINLOG = 1236;
 
+  /**
+   * MariaDB: another binlog reader connected with this reader's server id ("A slave with the same
+   * server_uuid/server_id is already connected"). MySQL reports the same with 1236.
+   */
+  static final int ER_SAME_SERVER_ID_CONNECTED = 4052;
+
   /** Error codes that need an operator: purged binlog, refused login, missing grants. */
   static final Set<Integer> STOP_CODES =
       Set.of(

@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransactionRollbackException;
 import java.sql.SQLTransientConnectionException;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.stream.Stream;
 import org.apache.kafka.common.InvalidRecordException;
@@ -210,18 +211,54 @@ class ErrorClassifierTest {
     assertThat(ErrorClassifier.isBinlogPositionUnavailable(new KafkaException("purged"))).isFalse();
   }
 
-  @org.junit.jupiter.api.Test
-  void recognisesAnotherReaderWithTheSameServerIdOnlyByItsWords() {
-    ServerException taken =
-        new ServerException(
-            "A slave with the same server_uuid/server_id is already connected", 1236, "HY000");
+  /** What MariaDB 10.11 sends the first reader when a second connects with its server id. */
+  static final ServerException MARIADB_SERVER_ID_TAKEN =
+      new ServerException(
+          "A slave with the same server_uuid/server_id is already connected; the first event"
+              + " 'mariadb-bin.000001' at 330, the last event read from 'mariadb-bin.000001' at"
+              + " 256, the last byte read from 'mariadb-bin.000001' at 330.",
+          4052,
+          "HY000");
 
-    assertThat(ErrorClassifier.isServerIdTaken(new RuntimeException("binlog client", taken)))
-        .isTrue();
-    assertThat(
-            ErrorClassifier.isServerIdTaken(
-                new ServerException("Could not find first log file name", 1236, "HY000")))
-        .isFalse();
+  /** What MySQL 8.0.26 and later send (sql/rpl_binlog_sender.cc). */
+  static final ServerException MYSQL_SERVER_ID_TAKEN =
+      new ServerException(
+          "A replica with the same server_uuid/server_id as this replica has connected to the"
+              + " source; the first event 'binlog.000017' at 4, the last event read from"
+              + " './binlog.000017' at 96475, the last byte read from './binlog.000017' at 96475.",
+          1236,
+          "HY000");
+
+  /** What MySQL before 8.0.26 sends. */
+  static final ServerException OLD_MYSQL_SERVER_ID_TAKEN =
+      new ServerException(
+          "A slave with the same server_uuid/server_id as this slave has connected to the master;"
+              + " the first event 'binlog.000002' at 119263798, the last event read from"
+              + " './binlog.000002' at 126, the last byte read from './binlog.000002' at"
+              + " 119263798.",
+          1236,
+          "HY000");
+
+  /** What MariaDB 10.11 sends a reader asking for a binlog file it no longer has. */
+  static final ServerException MARIADB_FILE_GONE =
+      new ServerException(
+          "Could not find first log file name in binary log index file", 1236, "HY000");
+
+  @org.junit.jupiter.api.Test
+  void recognisesAnotherReaderWithTheSameServerIdAsTheServersSayIt() {
+    for (ServerException taken :
+        List.of(MARIADB_SERVER_ID_TAKEN, MYSQL_SERVER_ID_TAKEN, OLD_MYSQL_SERVER_ID_TAKEN)) {
+      assertThat(ErrorClassifier.isServerIdTaken(new RuntimeException("binlog client", taken)))
+          .as(taken.getMessage())
+          .isTrue();
+      assertThat(ErrorClassifier.isBinlogPositionUnavailable(taken))
+          .as("not a purged binlog, though MySQL's code is 1236: " + taken.getMessage())
+          .isFalse();
+    }
+    // MariaDB's code alone tells it, whatever the words.
+    assertThat(ErrorClassifier.isServerIdTaken(new ServerException("?", 4052, "HY000"))).isTrue();
+    assertThat(ErrorClassifier.isServerIdTaken(MARIADB_FILE_GONE)).isFalse();
+    assertThat(ErrorClassifier.isBinlogPositionUnavailable(MARIADB_FILE_GONE)).isTrue();
   }
 
   @org.junit.jupiter.api.Test
