@@ -187,6 +187,11 @@ public final class RelayHealth {
   public Readiness readiness() {
     Phase p = phase;
     if (p == Phase.STARTING) {
+      for (Dependency d : Dependency.values()) {
+        if (reachable(d) == 0) {
+          return new Readiness(false, "starting: " + d.reason);
+        }
+      }
       return new Readiness(false, "starting");
     }
     if (p == Phase.STOPPING) {

@@ -3,11 +3,20 @@ package io.outboxrelay.relay.source;
 import io.outboxrelay.relay.RelayFailure;
 import io.outboxrelay.relay.StartupCheckException;
 import io.outboxrelay.relay.config.SourceConfig;
+import io.outboxrelay.relay.failure.ErrorClassifier;
 import io.outboxrelay.relay.failure.SqlErrors;
+import io.outboxrelay.relay.metrics.OutageLog;
+import io.outboxrelay.relay.metrics.RelayHealth;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Opens the relay's first connection to the source database and tells a configuration mistake from
@@ -17,6 +26,8 @@ import java.util.List;
  * is which is decided by {@link SqlErrors#connectFailure}. Stateless.
  */
 public final class SourceConnections {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SourceConnections.class);
 
   private SourceConnections() {}
 
@@ -40,6 +51,58 @@ public final class SourceConnections {
       }
       throw e;
     }
+  }
+
+  /** How often a relay waiting for its database at start tries to connect. */
+  static final Duration START_RETRY = Duration.ofMillis(500);
+
+  /**
+   * Waits at start until the source database accepts a connection as the relay's user. A database
+   * that refuses connections or does not answer is no configuration error: the relay waits for it
+   * (readiness says so, one WARN, again every 30 s) and starts as soon as it answers, instead of
+   * exiting and leaving recovery to the supervisor's restart backoff. A configuration mistake (an
+   * unknown host, a refused login, an unknown database, a missing grant) still fails at once.
+   *
+   * @param source where the database is
+   * @param context the log prefix
+   * @param health where readiness is reported
+   * @param stopping polled between attempts: true when the relay is asked to stop
+   * @return an open connection, or {@code null} when asked to stop first
+   * @throws StartupCheckException when the configuration cannot work
+   * @throws InterruptedException when interrupted while waiting
+   */
+  public static Connection awaitOpen(
+      SourceConfig source, String context, RelayHealth health, BooleanSupplier stopping)
+      throws StartupCheckException, InterruptedException {
+    OutageLog outages =
+        new OutageLog(
+            LOG,
+            context,
+            "source database " + source.describe(),
+            "the relay starts as soon as it accepts connections (retrying every "
+                + START_RETRY.toMillis()
+                + " ms)",
+            OutageLog.REPEAT,
+            Clock.systemUTC());
+    Instant firstFailure = null;
+    while (!stopping.getAsBoolean()) {
+      try {
+        Connection c = open(source);
+        health.up(RelayHealth.Dependency.DATABASE, "start");
+        outages.up("starting");
+        return c;
+      } catch (SQLException e) {
+        if (firstFailure == null) {
+          firstFailure = Instant.now();
+        }
+        String reason = ErrorClassifier.describe(e);
+        health.down(RelayHealth.Dependency.DATABASE, "start", reason);
+        outages.down(firstFailure, reason);
+        Thread.sleep(START_RETRY.toMillis());
+      }
+    }
+    health.up(RelayHealth.Dependency.DATABASE, "start");
+    return null;
   }
 
   /**

@@ -117,6 +117,14 @@ public final class CdcSource implements OutboxSource {
     // The DDL parser warms up while the checks run, so that the engine's first parse is quick.
     DdlParserWarmUp warmUp = DdlParserWarmUp.start(config.source().flavor());
     try {
+      // A database that does not answer yet is waited for, not a reason to exit.
+      Connection reachable =
+          SourceConnections.awaitOpen(
+              config.source(), context, metrics.health(), () -> state.get() != State.RUNNING);
+      if (reachable == null) {
+        return; // stopped while waiting
+      }
+      SourceConnections.closeQuietly(reachable);
       runPreflight(context, cdc);
       warmUp.snapshotAhead(checkStoredPosition(context));
     } finally {

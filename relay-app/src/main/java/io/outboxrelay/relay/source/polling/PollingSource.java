@@ -121,7 +121,13 @@ public final class PollingSource implements OutboxSource {
   public synchronized void start() throws StartupCheckException, InterruptedException {
     PollingConfig polling = config.polling();
     String context = config.logContext();
-    try (Connection c = SourceConnections.open(config.source())) {
+    // A database that does not answer yet is waited for, not a reason to exit.
+    Connection first =
+        SourceConnections.awaitOpen(config.source(), context, metrics.health(), stopped::get);
+    if (first == null) {
+      return; // stopped while waiting
+    }
+    try (Connection c = first) {
       c.setAutoCommit(false);
       List<String> problems = PollingPreflight.check(c, config.source(), polling);
       if (!problems.isEmpty()) {

@@ -146,6 +146,68 @@ class CdcDatabaseFaultIT extends OwnMariaDbFaultTest {
     }
   }
 
+  /**
+   * A relay started while its database is down waits for it (readiness 503 with the reason, one
+   * WARN) and starts as soon as it accepts connections, without a restart: recovery no longer waits
+   * on a supervisor's restart backoff.
+   */
+  @Test
+  void aRelayStartedWhileTheDatabaseIsDownWaitsAndStartsAsSoonAsItAnswers() throws Exception {
+    int httpPort = io.outboxrelay.testsupport.stack.FreePorts.findFreePort();
+    Path config =
+        RelaySettings.cdc(db, bootstrap, name)
+            .with("http.port", String.valueOf(httpPort))
+            .writeTo(dir.resolve("relay.properties"));
+    try (RelayProcess first = RelayProcess.run("relay-1", dir, config)) {
+      write(TestEvent.of("order", "before", 1));
+      awaitPublished(1);
+      first.process().terminate();
+      assertThat(first.waitFor(Duration.ofSeconds(60))).as(first.log()).isZero();
+    }
+    server.stop();
+    try (RelayProcess relay =
+        RelayProcess.start("relay-2", dir, "run", "--config", config.toString())) {
+      relay
+          .process()
+          .awaitLogLine(
+              ".* WARN .*source database .* unreachable since .*the relay starts as soon as it"
+                  + " accepts connections.*",
+              Duration.ofSeconds(60));
+      java.net.http.HttpResponse<String> ready = ready(httpPort);
+      assertThat(ready.statusCode()).isEqualTo(503);
+      assertThat(ready.body()).contains("\"reason\":\"starting: database unreachable\"");
+      assertThat(relay.process().isAlive()).as(relay.log()).isTrue();
+
+      server.start();
+      LOG.info("{}: mariadbd accepts connections again", name);
+      try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2)) {
+        relay.awaitReady();
+        awaitPublished(ledger.size() + 200);
+        writer.stop(Duration.ofSeconds(60));
+      }
+      assertNothingLostOrReordered(awaitAll());
+      assertThat(ready(httpPort).statusCode()).isEqualTo(200);
+      String log = relay.log();
+      assertThat(log.lines().filter(l -> l.contains(" WARN ") && l.contains("unreachable since")))
+          .as(log)
+          .hasSize(1);
+      assertThat(OUTAGE_INFO.matcher(log).find()).as(log).isTrue();
+      assertThat(STACK_FRAME.matcher(log).find()).as(log).isFalse();
+      relay.process().terminate();
+      assertThat(relay.waitFor(Duration.ofSeconds(60))).as(log).isZero();
+    }
+  }
+
+  private static java.net.http.HttpResponse<String> ready(int port) throws Exception {
+    return java.net.http.HttpClient.newHttpClient()
+        .send(
+            java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://127.0.0.1:" + port + "/health/ready"))
+                .timeout(Duration.ofSeconds(5))
+                .build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString());
+  }
+
   private static void assertOutageToldOnceWithoutStackTraces(RelayProcess relay) {
     await().atMost(Duration.ofSeconds(30)).until(() -> OUTAGE_INFO.matcher(relay.log()).find());
     String log = relay.log();

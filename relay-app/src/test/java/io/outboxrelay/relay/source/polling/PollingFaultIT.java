@@ -50,6 +50,33 @@ class PollingFaultIT extends OwnMariaDbFaultTest {
     return OutboxDatabase.on(server).grantPolling();
   }
 
+  /** A polling relay started while its database is down waits for it, then claims at once. */
+  @Test
+  void aRelayStartedWhileTheDatabaseIsDownWaitsAndClaimsAsSoonAsItAnswers() throws Exception {
+    server.stop();
+    Path config =
+        RelaySettings.polling(db, bootstrap, name).writeTo(dir.resolve("waiting.properties"));
+    try (RelayProcess relay =
+        RelayProcess.start("waiting", dir, "run", "--config", config.toString())) {
+      relay
+          .process()
+          .awaitLogLine(
+              ".* WARN .*source database .* unreachable since .*the relay starts as soon as it"
+                  + " accepts connections.*",
+              Duration.ofSeconds(60));
+      server.start();
+      try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2)) {
+        relay.awaitReady();
+        awaitPublished(200);
+        writer.stop(Duration.ofSeconds(60));
+      }
+      assertNothingLostOrReordered(awaitAll());
+      assertThat(STACK_FRAME.matcher(relay.log()).find()).as(relay.log()).isFalse();
+      relay.process().terminate();
+      assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
+    }
+  }
+
   @Test
   void anotherProcessPublishesTheBatchOfAProcessKilledWhileHoldingIt() throws Exception {
     try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2);
