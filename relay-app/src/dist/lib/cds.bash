@@ -18,10 +18,12 @@
 
 # cds_setup HOME JAVA [on|off]: sets cds_classpath, and cds_name to outbox-relay-<key>.jsa (empty
 # with off, or when the key cannot be computed). Opens HOME on descriptor 9 (the class path's
-# /dev/fd/9: fixed, because it is part of the class path). Never fails.
+# /dev/fd/9: fixed, because it is part of the class path), unless the caller left a descriptor 9
+# open (a lock, say), which it keeps: the class path then holds HOME itself. Never fails.
 cds_setup() {
   local home="$1" java="$2" mode="${3:-on}" prefix="$1" jars jar jvm libjvm stats
-  if [[ "$mode" != off ]] && { exec 9<"$home"; } 2>/dev/null && [[ -d /dev/fd/9/lib ]]; then
+  if [[ "$mode" != off && ! -e /dev/fd/9 ]] && { exec 9<"$home"; } 2>/dev/null \
+    && [[ -d /dev/fd/9/lib ]]; then
     prefix=/dev/fd/9
   fi
   jars="$(cd "$home/lib" && LC_ALL=C && printf '%s\n' *.jar)" || jars=""

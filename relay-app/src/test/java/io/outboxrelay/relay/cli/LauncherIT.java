@@ -156,6 +156,36 @@ class LauncherIT {
     }
   }
 
+  @Test
+  void theClassPathGoesThroughDescriptor9UnlessTheCallerLeftOneOpen(@TempDir Path dir)
+      throws Exception {
+    Path launcher = ProjectFiles.relayLauncher();
+    Path home = launcher.getParent().getParent().toAbsolutePath().normalize();
+    Path lock = Files.createFile(dir.resolve("lock"));
+
+    assertThat(classPath(launcher, null)).startsWith("/dev/fd/9/lib/");
+    assertThat(classPath(launcher, lock)).startsWith(home + "/lib/").doesNotContain("/dev/fd/");
+  }
+
+  /** The JVM's class path as the launcher sets it, started with {@code open} on descriptor 9. */
+  private static String classPath(Path launcher, Path open) throws Exception {
+    String script = (open == null ? "" : "exec 9<\"$1\"; ") + "exec \"$0\" --version";
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                "bash", "-c", script, launcher.toString(), open == null ? "" : open.toString())
+            .redirectErrorStream(true);
+    pb.environment().keySet().removeIf(k -> k.startsWith("OUTBOX_RELAY_"));
+    pb.environment().put("JAVA_OPTS", "-XshowSettings:properties");
+    Run run = finish(pb.start());
+    assertThat(run.exitCode()).as(run.output()).isZero();
+    return run.output()
+        .lines()
+        .filter(l -> l.trim().startsWith("java.class.path = "))
+        .map(l -> l.trim().substring("java.class.path = ".length()))
+        .findFirst()
+        .orElseThrow();
+  }
+
   /** The test's copy of {@code dist.tar.gz}, unpacked by tar into {@code dir}. */
   private static Path unpack(Path dir) throws Exception {
     String tarball = System.getProperty("outbox.relay.tarball", "");
