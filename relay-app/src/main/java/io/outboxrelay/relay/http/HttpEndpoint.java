@@ -1,24 +1,21 @@
 package io.outboxrelay.relay.http;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.outboxrelay.relay.StartupCheckException;
 import io.outboxrelay.relay.config.HttpConfig;
 import io.outboxrelay.relay.metrics.RelayHealth;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.BindException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
+import java.nio.channels.UnresolvedAddressException;
+import java.nio.channels.UnsupportedAddressTypeException;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The read-only HTTP endpoint, on the JDK's {@link HttpServer} with one daemon thread:
+ * The read-only HTTP endpoint, served by one thread on non-blocking sockets:
  *
  * <ul>
  *   <li>{@code GET /metrics}: the registry in the Prometheus text format; it reads counters and
@@ -30,7 +27,12 @@ import org.slf4j.LoggerFactory;
  *       unreachable"}}.
  * </ul>
  *
- * Any other method is 405, any other path 404. Thread-safe; {@link #close()} is idempotent.
+ * Any other method is 405, any other path 404. A client cannot hold the endpoint up: a request must
+ * arrive within {@link #REQUEST_DEADLINE} of its connection and its answer be taken within {@link
+ * #RESPONSE_DEADLINE}, and at most {@link #MAX_CONNECTIONS} connections are open at once, more
+ * being answered 503 and closed at once; while fewer are open every request is answered at once,
+ * however many of them stall (see {@link ConnectionLoop}). Thread-safe; {@link #close()} is
+ * idempotent.
  */
 public final class HttpEndpoint implements AutoCloseable {
 
@@ -39,24 +41,21 @@ public final class HttpEndpoint implements AutoCloseable {
   /** The Prometheus text exposition format. */
   static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
-  private final HttpServer server;
-  private final ExecutorService executor;
-  private final RelayMetrics metrics;
-  private final String context;
+  /** Connections open at once; more are answered 503 and closed. */
+  static final int MAX_CONNECTIONS = 32;
 
-  private HttpEndpoint(HttpServer server, RelayMetrics metrics, String context) {
-    this.server = server;
-    this.metrics = metrics;
-    this.context = context;
-    this.executor =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "relay-http");
-              t.setDaemon(true);
-              return t;
-            });
-    server.setExecutor(executor);
-    server.createContext("/", this::handle);
+  /** From a connection's accept to the end of its request's head; then it is closed. */
+  static final Duration REQUEST_DEADLINE = Duration.ofSeconds(5);
+
+  /** For a client to take its answer; then the connection is closed. */
+  static final Duration RESPONSE_DEADLINE = Duration.ofSeconds(10);
+
+  private static final String JSON = "application/json";
+
+  private final ConnectionLoop loop;
+
+  private HttpEndpoint(ConnectionLoop loop) {
+    this.loop = loop;
   }
 
   /**
@@ -70,25 +69,31 @@ public final class HttpEndpoint implements AutoCloseable {
    */
   public static HttpEndpoint start(HttpConfig config, RelayMetrics metrics, String context)
       throws StartupCheckException {
-    HttpServer server;
+    ConnectionLoop.Limits limits =
+        new ConnectionLoop.Limits(MAX_CONNECTIONS, REQUEST_DEADLINE, RESPONSE_DEADLINE);
+    HttpEndpoint endpoint;
     try {
-      server = HttpServer.create(new InetSocketAddress(config.host(), config.port()), 16);
+      endpoint =
+          new HttpEndpoint(
+              ConnectionLoop.start(
+                  new InetSocketAddress(config.host(), config.port()),
+                  limits,
+                  request -> answer(metrics, request),
+                  context));
     } catch (BindException e) {
       throw cannotListen(
           "http.port",
           config,
           e.getMessage(),
           "choose a free port, or an address of this machine for http.host");
-    } catch (IOException e) {
+    } catch (IOException | UnresolvedAddressException | UnsupportedAddressTypeException e) {
       throw cannotListen("http.host", config, e.toString(), "check http.host and http.port");
     }
-    HttpEndpoint endpoint = new HttpEndpoint(server, metrics, context);
-    server.start();
     LOG.info(
         "[{}] serving /metrics, /health/live and /health/ready on http://{}:{}",
         context,
         config.host(),
-        server.getAddress().getPort());
+        endpoint.port());
     return endpoint;
   }
 
@@ -108,72 +113,39 @@ public final class HttpEndpoint implements AutoCloseable {
                 + advice));
   }
 
-  private void handle(HttpExchange exchange) throws IOException {
-    try (exchange) {
-      String path = exchange.getRequestURI().getPath();
-      String method = exchange.getRequestMethod();
-      boolean head = "HEAD".equals(method);
-      if (!"GET".equals(method) && !head) {
-        exchange.getResponseHeaders().set("Allow", "GET, HEAD");
-        send(exchange, 405, "text/plain; charset=utf-8", "read-only: GET only\n", false);
-        return;
-      }
-      switch (path) {
-        case "/metrics" -> send(exchange, 200, PROMETHEUS_TEXT, metrics.registry().scrape(), head);
-        case "/health/live" -> live(exchange, head);
-        case "/health/ready" -> ready(exchange, head);
-        default ->
-            send(
-                exchange,
-                404,
-                "text/plain; charset=utf-8",
-                "not found: /metrics, /health/live, /health/ready\n",
-                head);
-      }
-    } catch (RuntimeException e) {
-      LOG.debug("[{}] HTTP request failed", context, e);
+  /** The answer to one request; on the endpoint's thread. */
+  private static Reply answer(RelayMetrics metrics, RequestHead request) {
+    if (!"GET".equals(request.method()) && !"HEAD".equals(request.method())) {
+      return new Reply(405, "text/plain; charset=utf-8", "read-only: GET only\n", "GET, HEAD");
     }
+    return switch (request.path()) {
+      case "/metrics" -> new Reply(200, PROMETHEUS_TEXT, metrics.registry().scrape(), null);
+      case "/health/live" -> live(metrics.health());
+      case "/health/ready" -> ready(metrics.health());
+      default -> Reply.text(404, "not found: /metrics, /health/live, /health/ready\n");
+    };
   }
 
-  private void live(HttpExchange exchange, boolean head) throws IOException {
-    RelayHealth health = metrics.health();
+  private static Reply live(RelayHealth health) {
     if (health.live()) {
-      send(exchange, 200, "application/json", "{\"status\":\"live\"}\n", head);
-    } else {
-      send(
-          exchange,
-          503,
-          "application/json",
-          "{\"status\":\"wedged\",\"reason\":\"no progress for "
-              + health.secondsSinceBeat()
-              + " s\"}\n",
-          head);
+      return new Reply(200, JSON, "{\"status\":\"live\"}\n", null);
     }
+    return new Reply(
+        503,
+        JSON,
+        "{\"status\":\"wedged\",\"reason\":\"no progress for "
+            + health.secondsSinceBeat()
+            + " s\"}\n",
+        null);
   }
 
-  private void ready(HttpExchange exchange, boolean head) throws IOException {
-    RelayHealth.Readiness r = metrics.health().readiness();
+  private static Reply ready(RelayHealth health) {
+    RelayHealth.Readiness r = health.readiness();
     String body =
         r.ready()
             ? "{\"status\":\"ready\"}\n"
             : "{\"status\":\"not ready\",\"reason\":\"" + r.reason() + "\"}\n";
-    send(exchange, r.ready() ? 200 : 503, "application/json", body, head);
-  }
-
-  private static void send(
-      HttpExchange exchange, int status, String contentType, String body, boolean head)
-      throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    exchange.getResponseHeaders().set("Content-Type", contentType);
-    exchange.getResponseHeaders().set("Cache-Control", "no-store");
-    if (head) {
-      exchange.sendResponseHeaders(status, -1);
-      return;
-    }
-    exchange.sendResponseHeaders(status, bytes.length);
-    try (OutputStream out = exchange.getResponseBody()) {
-      out.write(bytes);
-    }
+    return new Reply(r.ready() ? 200 : 503, JSON, body, null);
   }
 
   /**
@@ -182,13 +154,12 @@ public final class HttpEndpoint implements AutoCloseable {
    * @return the port
    */
   public int port() {
-    return server.getAddress().getPort();
+    return loop.port();
   }
 
-  /** Stops serving. Idempotent. */
+  /** Stops serving and closes every connection. Idempotent. */
   @Override
   public void close() {
-    server.stop(0);
-    executor.shutdownNow();
+    loop.close();
   }
 }

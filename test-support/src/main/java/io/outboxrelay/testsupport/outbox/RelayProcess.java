@@ -43,8 +43,24 @@ public final class RelayProcess implements AutoCloseable {
    */
   public static RelayProcess start(
       String name, Path logDir, Map<String, String> env, String... args) {
+    return start(ProjectFiles.relayLauncher(), name, logDir, env, args);
+  }
+
+  /**
+   * Starts {@code <launcher> <args>} from another copy of the distribution (e.g. {@code
+   * dist.tar.gz} unpacked elsewhere).
+   *
+   * @param launcher that copy's {@code bin/outbox-relay}
+   * @param name a name for the log file
+   * @param logDir where the log goes
+   * @param env environment variables added to the child's
+   * @param args the command-line arguments
+   * @return the running process
+   */
+  public static RelayProcess start(
+      Path launcher, String name, Path logDir, Map<String, String> env, String... args) {
     List<String> command = new java.util.ArrayList<>();
-    command.add(ProjectFiles.relayLauncher().toString());
+    command.add(launcher.toString());
     command.addAll(List.of(args));
     ChildProcess.Builder builder =
         ChildProcess.builder(command)

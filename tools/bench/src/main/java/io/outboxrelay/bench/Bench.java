@@ -24,12 +24,13 @@ import java.util.Set;
  * fault of {@link RecoveryBench#faults()} (or those named) under {@code --recovery-rate} events/s,
  * with {@code --recovery-seconds} of load before and after it, then kills a CDC leader {@code
  * --takeovers} times (0: not at all) for its standby to take over ({@link TakeoverBench}). The cdc
- * group also starts the relay {@code --cdc-starts} more times on a small backlog (3; 0: none) and
- * writes one transaction of {@code --big-transaction} rows (50,000; 0: none). The writer group
- * ({@link WriterBench}) writes {@code --writer-events} events per variant and round (2,000) for
- * {@code --writer-rounds} rounds (15), on the private MariaDB and the local PostgreSQL; it and the
- * claims group need no broker, and none is started when only they run. The relay is the
- * distribution mvn package builds, or the one named by the environment variable {@code
+ * group also starts the relay {@code --cdc-starts} more times on a small backlog (3; 0: none), from
+ * the distribution and from its {@code dist.tar.gz} unpacked in the work directory, alternated
+ * ({@link CdcStarts}), and writes one transaction of {@code --big-transaction} rows (50,000; 0:
+ * none). The writer group ({@link WriterBench}) writes {@code --writer-events} events per variant
+ * and round (2,000) for {@code --writer-rounds} rounds (15), on the private MariaDB and the local
+ * PostgreSQL; it and the claims group need no broker, and none is started when only they run. The
+ * relay is the distribution mvn package builds, or the one named by the environment variable {@code
  * OUTBOX_RELAY_DIST} (an {@code outbox-relay} directory: a saved older build, to run old against
  * new). Run it on a quiet machine: figures of a machine that is also running tests are meaningless.
  */

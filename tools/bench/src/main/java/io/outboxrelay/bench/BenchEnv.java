@@ -50,4 +50,15 @@ record BenchEnv(
   RelayProcess startRelay(String process, Path config) {
     return RelayProcess.start(process, workDir, relayEnv, "run", "--config", config.toString());
   }
+
+  /**
+   * Starts {@code <launcher> run --config <config>}, another copy's launcher, as {@link
+   * #startRelay(String, Path)} does.
+   *
+   * @return the started (not necessarily ready) relay
+   */
+  RelayProcess startRelay(Path launcher, String process, Path config) {
+    return RelayProcess.start(
+        launcher, process, workDir, relayEnv, "run", "--config", config.toString());
+  }
 }

@@ -7,8 +7,6 @@ import io.outboxrelay.testsupport.stack.KafkaBroker;
 import io.outboxrelay.testsupport.stack.MariaDbServer;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,7 +38,7 @@ final class CdcBench {
   static final Duration WINDOW = Duration.ofSeconds(5);
 
   /** A run's outbox database and the topics its events go to, counted by one counter. */
-  private record Outbox(OutboxDatabase db, TopicCounter counter, List<String> topics) {
+  record Outbox(OutboxDatabase db, TopicCounter counter, List<String> topics) {
 
     void awaitCount(long count) throws InterruptedException {
       counter.awaitCount(topics, count);
@@ -55,12 +53,10 @@ final class CdcBench {
     }
   }
 
-  /** The backlog each extra start finds waiting. */
-  private static final int START_BACKLOG = 1_000;
-
   /**
    * @param starts how many more times the relay is stopped and started on a backlog of {@value
-   *     #START_BACKLOG} events, for the spread of the start-to-first-event time (0: none)
+   *     CdcStarts#BACKLOG} events, for the spread of the start-to-first-event time, from the built
+   *     distribution and from an installed copy each (0: none; see {@link CdcStarts})
    * @param bigTransaction rows of the one transaction written while the relay runs (0: none)
    */
   void run(
@@ -171,7 +167,9 @@ final class CdcBench {
       }
       relay.process().terminate();
       relay.waitFor(Duration.ofSeconds(60));
-      restarts(table, outbox, config, name, starts);
+      if (starts > 0) {
+        new CdcStarts(env).run(table, outbox, config, name, starts);
+      }
     }
   }
 
@@ -352,52 +350,5 @@ final class CdcBench {
         String.format("%.1f%% of one core", idleCpu * 100 / 10),
         "-",
         "10 s without events");
-  }
-
-  /**
-   * With the relay stopped, {@code starts} times: writes a backlog, starts the relay, waits for the
-   * backlog in Kafka and stops the relay; reports the median of the times from the process start to
-   * the broker's append of the first event, and each of them.
-   */
-  private void restarts(ResultTable table, Outbox outbox, Path config, String name, int starts)
-      throws Exception {
-    if (starts <= 0) {
-      return;
-    }
-    List<Double> firsts = new ArrayList<>();
-    List<Double> readies = new ArrayList<>();
-    long total = outbox.count();
-    for (int i = 1; i <= starts; i++) {
-      Backlog.write(outbox.db(), total, START_BACKLOG);
-      total += START_BACKLOG;
-      Thread.sleep(1000); // the backlog's binlog written and synced; the machine settles
-      long startedMillis = System.currentTimeMillis();
-      RelayProcess relay = env.startRelay(name + "-start" + i, config);
-      relay.awaitReady();
-      readies.add((System.currentTimeMillis() - startedMillis) / 1e3);
-      outbox.awaitCount(total);
-      TopicCounter.AppendTimes appended = outbox.appendTimes(startedMillis);
-      firsts.add((appended.first() - startedMillis) / 1e3);
-      relay.process().terminate();
-      relay.waitFor(Duration.ofSeconds(60));
-    }
-    table.add(
-        "CDC start to first event, median of " + starts + " starts",
-        String.format("%.2f s", median(firsts)),
-        "<= 1.0 s",
-        String.format(
-            "%,d-event backlog each; first event after %s s; ready after %s s",
-            START_BACKLOG, seconds(firsts), seconds(readies)));
-  }
-
-  private static double median(List<Double> values) {
-    List<Double> sorted = new ArrayList<>(values);
-    Collections.sort(sorted);
-    int n = sorted.size();
-    return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
-  }
-
-  private static String seconds(List<Double> values) {
-    return String.join(", ", values.stream().map(v -> String.format("%.2f", v)).toList());
   }
 }
