@@ -17,24 +17,31 @@ import java.util.Optional;
  * @param files the binlog files the server has, oldest first
  * @param serverId the source's {@code server_id}
  * @param now the database's clock
+ * @param leadership who publishes the table; {@code null} when read for a change (under lock)
  */
 record CdcState(
     Optional<StoredPosition> stored,
     BinlogServer.Position current,
     List<BinlogServer.BinlogFile> files,
     long serverId,
-    Instant now) {
+    Instant now,
+    Leadership leadership) {
 
   static CdcState read(Connection c, RelayConfig config, boolean lock) throws SQLException {
     Optional<StoredPosition> stored =
         StoredPosition.read(c, config.cdc().offsetsTable(), config.name(), lock);
     BinlogServer.Position current = BinlogServer.current(c, config.source().flavor());
     List<BinlogServer.BinlogFile> files = BinlogServer.files(c);
+    long serverId;
+    Instant now;
     try (Statement st = c.createStatement();
         ResultSet rs = st.executeQuery("SELECT @@server_id, CURRENT_TIMESTAMP(6)")) {
       rs.next();
-      return new CdcState(stored, current, files, rs.getLong(1), rs.getTimestamp(2).toInstant());
+      serverId = rs.getLong(1);
+      now = rs.getTimestamp(2).toInstant();
     }
+    Leadership leadership = lock ? null : Leadership.read(c, config);
+    return new CdcState(stored, current, files, serverId, now, leadership);
   }
 
   /** Whether the stored position's binlog file is gone from the server. */

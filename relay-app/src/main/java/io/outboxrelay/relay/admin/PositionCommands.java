@@ -130,6 +130,9 @@ public final class PositionCommands {
     }
     n.put("purged", state.purged());
     n.put("earliest_binlog_file", state.earliestFile());
+    if (state.leadership() != null) {
+      state.leadership().put(n);
+    }
     return n;
   }
 
@@ -166,6 +169,9 @@ public final class PositionCommands {
               + "), so the relay cannot resume: see outbox-relay position reset --to-current");
     } else if (behind >= 0) {
       t.row("behind:", behind + " bytes of binlog");
+    }
+    if (state.leadership() != null) {
+      state.leadership().print(t);
     }
     t.print(out);
   }

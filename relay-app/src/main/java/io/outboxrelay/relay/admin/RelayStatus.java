@@ -3,6 +3,9 @@ package io.outboxrelay.relay.admin;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.SourceConfig;
+import io.outboxrelay.relay.config.SourceFlavor;
+import io.outboxrelay.relay.failure.SqlErrors;
+import io.outboxrelay.relay.source.HandoffRecords;
 import io.outboxrelay.relay.source.SqlDialect;
 import java.io.PrintWriter;
 import java.sql.SQLException;
@@ -16,7 +19,8 @@ import java.util.Optional;
  * CDC: the stored position, the server's, how far apart, and the last position commit. Polling: the
  * rows per open status (PENDING, PROCESSING, DEAD, SKIPPED; PUBLISHED rows are not counted, which
  * on a large table would read them all), the age of the oldest unpublished row by the database's
- * clock, and the latest publish. Read-only. Not thread-safe.
+ * clock, and the latest publish. Both: the table's latest hand-off; CDC also who leads ({@link
+ * Leadership}). Read-only. Not thread-safe.
  */
 public final class RelayStatus {
 
@@ -63,7 +67,8 @@ public final class RelayStatus {
             }
           } else {
             Polling p =
-                Polling.read(new OutboxTable(c, SqlDialect.of(source.flavor()), source.table()));
+                Polling.read(new OutboxTable(c, SqlDialect.of(source.flavor()), source.table()))
+                    .withHandoff(handoff(c));
             c.rollback();
             if (json) {
               Json.print(out, json(p));
@@ -76,12 +81,32 @@ public final class RelayStatus {
     out.flush();
   }
 
+  /** The table's latest hand-off (MariaDB/MySQL), if any and if the user may read it. */
+  private Optional<HandoffRecords.Handoff> handoff(java.sql.Connection c) throws SQLException {
+    if (source.flavor() == SourceFlavor.POSTGRESQL) {
+      return Optional.empty();
+    }
+    try {
+      return HandoffRecords.latest(c, source);
+    } catch (SQLException e) {
+      if (SqlErrors.isTableOrDatabaseDenied(e)) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+  }
+
   /** What the polling table says. */
   private record Polling(
       Map<String, Long> counts,
       Optional<OutboxTable.Oldest> oldest,
       Optional<Instant> lastPublished,
-      Instant now) {
+      Instant now,
+      Optional<HandoffRecords.Handoff> handoff) {
+
+    Polling withHandoff(Optional<HandoffRecords.Handoff> h) {
+      return new Polling(counts, oldest, lastPublished, now, h);
+    }
 
     static Polling read(OutboxTable table) throws SQLException {
       Map<String, Long> counts = table.openCounts();
@@ -94,7 +119,7 @@ public final class RelayStatus {
                       || !processing.get().createdAt().isBefore(pending.get().createdAt())
                   ? pending
                   : processing;
-      return new Polling(counts, oldest, table.lastPublished(), table.now());
+      return new Polling(counts, oldest, table.lastPublished(), table.now(), Optional.empty());
     }
   }
 
@@ -116,6 +141,17 @@ public final class RelayStatus {
       oldest.put("age_seconds", PositionCommands.seconds(Duration.between(o.createdAt(), o.now())));
     } else {
       n.putNull("oldest_pending");
+    }
+    if (p.handoff().isPresent()) {
+      HandoffRecords.Handoff h = p.handoff().get();
+      ObjectNode o = n.putObject("handoff");
+      o.put("to", h.to().name().toLowerCase(java.util.Locale.ROOT));
+      o.put("handed_at", h.handedAt());
+      o.put("seconds_ago", h.secondsAgo());
+      o.put("operator", h.operator());
+      o.put("finished", h.finished());
+    } else {
+      n.putNull("handoff");
     }
     Json.put(n, "last_commit", p.lastPublished().orElse(null));
     if (p.lastPublished().isPresent()) {
@@ -151,6 +187,9 @@ public final class RelayStatus {
         p.lastPublished()
             .map(l -> l + ", " + PositionCommands.ago(Duration.between(l, p.now())))
             .orElse("none"));
+    if (source.flavor() != SourceFlavor.POSTGRESQL) {
+      t.row("hand-off:", p.handoff().map(HandoffRecords.Handoff::describe).orElse("none recorded"));
+    }
     t.print(out);
   }
 }

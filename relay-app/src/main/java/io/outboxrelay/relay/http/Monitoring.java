@@ -90,7 +90,13 @@ public final class Monitoring implements AutoCloseable {
       refresher.every("backlog query", SOURCE_EVERY, polling::refresh);
       stats = polling;
     } else {
-      CdcStats cdc = new CdcStats(config.source(), config.name(), metrics.sourceGauges(), health);
+      CdcStats cdc =
+          new CdcStats(
+              config.source(),
+              config.name(),
+              config.cdc().offsetsTable(),
+              metrics.sourceGauges(),
+              health);
       refresher.every("binlog lag", SOURCE_EVERY, cdc::refresh);
       stats = cdc;
     }

@@ -99,6 +99,16 @@ public final class RelayHealth {
   }
 
   /** The role as the gauge names it: {@code leader}, {@code standby} or {@code active}. */
+  /**
+   * Whether the relay is a CDC standby now: it publishes nothing, but can still read the leader's
+   * committed position.
+   *
+   * @return true for a standby
+   */
+  public boolean standby() {
+    return "standby".equals(role());
+  }
+
   String role() {
     String r = roleSource.get();
     if (r != null && r.startsWith("leader")) {

@@ -15,10 +15,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * Gauges whose values come from the source rather than from the events the relay handles: the age
  * of the oldest unpublished event, the backlog, DEAD rows by event type. A periodic check run by a
  * {@link Refresher} refreshes them, so that a scrape reads a cached value and never queries the
- * database. A gauge appears in the output once it has a value: a polling relay has no binlog gauge.
- * Thread-safe.
+ * database. A gauge appears in the output once it has a value (a polling relay has no binlog
+ * gauge), but for the DEAD gauge, which says 0 (one series with an empty {@code event_type}) while
+ * there is no DEAD event. Thread-safe.
  */
 public final class SourceGauges {
+
+  /** The {@code event_type} of the DEAD gauge's one series while there is no DEAD event. */
+  static final String NO_EVENT_TYPE = "";
 
   /** At most this many event types get a DEAD gauge; the rest are counted under "other". */
   static final int MAX_EVENT_TYPES = 100;
@@ -30,6 +34,9 @@ public final class SourceGauges {
 
   SourceGauges(MeterRegistry registry) {
     this.registry = registry;
+    // A healthy relay exports 0, so that a dashboard shows 0 rather than "no data" and an alert
+    // can tell healthy from missing.
+    publishDead(Map.of());
   }
 
   /**
@@ -110,6 +117,10 @@ public final class SourceGauges {
     List<MultiGauge.Row<?>> rows = new ArrayList<>();
     Map<String, Long> copy = new TreeMap<>(byType);
     copy.forEach((type, n) -> rows.add(MultiGauge.Row.of(Tags.of("event_type", type), n)));
+    if (rows.isEmpty()) {
+      // No DEAD event of any type: one series of 0 (an empty label is no label to Prometheus).
+      rows.add(MultiGauge.Row.of(Tags.of("event_type", NO_EVENT_TYPE), 0));
+    }
     dead.register(rows, true);
   }
 

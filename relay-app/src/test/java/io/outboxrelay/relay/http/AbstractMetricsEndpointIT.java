@@ -123,6 +123,8 @@ abstract class AbstractMetricsEndpointIT {
     started.get();
     HttpResponse<String> readyAtStart = get("/health/ready");
     assertThat(readyAtStart.statusCode()).as(readyAtStart.body()).isEqualTo(200);
+    // A healthy relay says 0 DEAD events, rather than nothing.
+    assertThat(value(metrics(), "outbox_relay_dead_events", "event_type=\"\"")).isZero();
 
     Ledger ledger = ledger(RelaySettings.topicPrefix(name));
     List<TestEvent> events = new ArrayList<>();

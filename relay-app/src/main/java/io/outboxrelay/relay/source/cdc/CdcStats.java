@@ -36,6 +36,8 @@ public final class CdcStats implements AutoCloseable {
   private static final int NETWORK_TIMEOUT_MILLIS = 10_000;
 
   private final SourceConfig source;
+  private final String relayName;
+  private final String offsetsTable;
   private final String pattern;
   private final SourceGauges gauges;
   private final RelayHealth health;
@@ -50,11 +52,19 @@ public final class CdcStats implements AutoCloseable {
    *
    * @param source the source database
    * @param relayName the relay's name (Debezium's logical name)
+   * @param offsetsTable where the relays of this name commit their position
    * @param gauges where the figures go
    * @param health where the database's reachability goes
    */
-  public CdcStats(SourceConfig source, String relayName, SourceGauges gauges, RelayHealth health) {
+  public CdcStats(
+      SourceConfig source,
+      String relayName,
+      String offsetsTable,
+      SourceGauges gauges,
+      RelayHealth health) {
     this.source = source;
+    this.relayName = relayName;
+    this.offsetsTable = offsetsTable;
     this.pattern =
         "debezium."
             + DebeziumProperties.connectorType(source.flavor())
@@ -65,11 +75,17 @@ public final class CdcStats implements AutoCloseable {
     this.health = health;
   }
 
-  /** Reads the streaming metrics and the binlog list and updates the gauges. */
+  /**
+   * Reads the streaming metrics and the binlog list and updates the gauges. A standby, which has no
+   * binlog reader, measures from the leader's committed position instead.
+   */
   public void refresh() {
     Reader reader = reader();
     if (reader == null) {
-      return; // the engine is (re)starting: nothing to say yet
+      if (health.standby()) {
+        refreshFromCommittedPosition();
+      }
+      return; // otherwise the engine is (re)starting: nothing to say yet
     }
     Long behind = reader.file == null ? null : bytesBehind(reader.file, reader.position);
     if (behind != null) {
@@ -135,6 +151,51 @@ public final class CdcStats implements AutoCloseable {
       // not registered (yet)
     }
     return null;
+  }
+
+  /**
+   * A standby's figures, from the leader's committed position: the binlog bytes past it, and, when
+   * there are any, the age of its last event by the database clock. Both include what the leader
+   * has published but not committed yet (at most {@code cdc.commit.interval} of events).
+   */
+  private void refreshFromCommittedPosition() {
+    try {
+      if (connection == null) {
+        connection = SourceConnections.open(source);
+        connection.setNetworkTimeout(Runnable::run, NETWORK_TIMEOUT_MILLIS);
+      }
+      java.util.Optional<com.fasterxml.jackson.databind.JsonNode> offset;
+      long now;
+      try (Statement st = connection.createStatement()) {
+        offset = StoredPosition.offset(st, offsetsTable, relayName);
+        try (ResultSet rs = st.executeQuery("SELECT UNIX_TIMESTAMP(NOW(6))")) {
+          rs.next();
+          now = (long) (rs.getDouble(1) * 1000);
+        }
+      }
+      if (offset.isEmpty() || !offset.get().path("file").isTextual()) {
+        return;
+      }
+      Long behind =
+          bytesBehind(offset.get().path("file").asText(), offset.get().path("pos").asLong());
+      if (behind == null) {
+        return;
+      }
+      gauges.binlogBehind(behind);
+      long eventMillis = offset.get().path("ts_sec").asLong(0) * 1000;
+      gauges.oldestUnpublishedAge(
+          behind == 0 || eventMillis == 0 ? 0 : Math.max(0, now - eventMillis) / 1e3);
+      health.up(RelayHealth.Dependency.DATABASE, REPORTER + "-sql");
+    } catch (SQLException e) {
+      if (ErrorClassifier.classify(e) != Disposition.STOP) {
+        health.down(
+            RelayHealth.Dependency.DATABASE, REPORTER + "-sql", ErrorClassifier.describe(e));
+      }
+      close();
+    } catch (StartupCheckException e) {
+      health.down(
+          RelayHealth.Dependency.DATABASE, REPORTER + "-sql", String.join("; ", e.problems()));
+    }
   }
 
   /** Bytes from the reader's position to the end of the binlog, or null when unknown. */

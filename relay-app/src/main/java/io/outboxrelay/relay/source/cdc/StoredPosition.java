@@ -66,19 +66,11 @@ final class StoredPosition {
       if (!BinlogPreflight.visible(c, source.database() + "." + cdc.offsetsTable())) {
         return Optional.empty(); // a first start: Debezium creates the table
       }
-      JsonNode offset = null;
-      try (ResultSet rs =
-          st.executeQuery("SELECT offset_key, offset_val FROM " + cdc.offsetsTable())) {
-        while (rs.next()) {
-          if (relayName.equals(serverOf(parse(rs.getString(1)).path(1)))) {
-            offset = parse(rs.getString(2));
-          }
-        }
-      }
-      if (offset == null) {
+      Optional<JsonNode> offset = offset(st, cdc.offsetsTable(), relayName);
+      if (offset.isEmpty()) {
         return Optional.empty();
       }
-      return Optional.of(new StoredPosition(offset, history(st, cdc, relayName)));
+      return Optional.of(new StoredPosition(offset.get(), history(st, cdc, relayName)));
     } catch (SQLException e) {
       if (SqlErrors.isNoSuchTableCode(
           e)) { // no such table yet: Debezium creates it at the first start
@@ -86,6 +78,29 @@ final class StoredPosition {
       }
       throw e;
     }
+  }
+
+  /**
+   * The offset a relay stored, as Debezium's JSON ({@code file}, {@code pos}, {@code gtids}, {@code
+   * ts_sec}...), read on the caller's statement.
+   *
+   * @param st a statement on a connection to the source database
+   * @param offsetsTable the offsets table
+   * @param relayName the relay's name
+   * @return the offset, or empty when the relay stored none
+   * @throws SQLException when the table cannot be read
+   */
+  static Optional<JsonNode> offset(Statement st, String offsetsTable, String relayName)
+      throws SQLException {
+    JsonNode offset = null;
+    try (ResultSet rs = st.executeQuery("SELECT offset_key, offset_val FROM " + offsetsTable)) {
+      while (rs.next()) {
+        if (relayName.equals(serverOf(parse(rs.getString(1)).path(1)))) {
+          offset = parse(rs.getString(2));
+        }
+      }
+    }
+    return Optional.ofNullable(offset);
   }
 
   private static History history(Statement st, CdcConfig cdc, String relayName)
