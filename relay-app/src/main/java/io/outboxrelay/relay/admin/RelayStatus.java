@@ -56,6 +56,7 @@ public final class RelayStatus {
         "reading the status of relay " + config.name(),
         NEEDS,
         c -> {
+          requireOutboxTable(c);
           if (config.cdc() != null) {
             CdcState state = CdcState.read(c, config, false);
             c.rollback();
@@ -79,6 +80,34 @@ public final class RelayStatus {
           return null;
         });
     out.flush();
+  }
+
+  /**
+   * Refuses, naming the outbox table, a database without it: the first thing missing on a database
+   * not set up for the relay is its outbox table, whatever else is missing too.
+   */
+  private void requireOutboxTable(java.sql.Connection c) throws SQLException, AdminException {
+    String table =
+        source.flavor() == SourceFlavor.POSTGRESQL
+            ? source.table()
+            : source.database() + "." + source.table();
+    try (java.sql.Statement st = c.createStatement()) {
+      st.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0").close();
+    } catch (SQLException e) {
+      c.rollback();
+      if (SqlErrors.isNoSuchTable(e) || SqlErrors.isUndefinedTable(e)) {
+        throw AdminException.usage(
+            "there is no outbox table "
+                + table
+                + " on "
+                + source.describe()
+                + ": check source.database and source.table, or create it with config/"
+                + (source.flavor() == SourceFlavor.POSTGRESQL ? "postgresql" : "mysql")
+                + "/outbox-schema.sql",
+            e);
+      }
+      throw e;
+    }
   }
 
   /** The table's latest hand-off (MariaDB/MySQL), if any and if the user may read it. */

@@ -33,13 +33,15 @@ public record Since(Duration ago, Instant at) {
     String t = text.strip();
     if (!t.isEmpty() && Character.isDigit(t.charAt(0)) && !t.contains("-")) {
       try {
-        Duration d = ValueType.DURATION_TYPE.parse(t);
+        Duration d = ValueType.optionDuration("--since", t);
         if (d.isZero()) {
           throw AdminException.usage("--since " + t + " is empty: give a longer duration");
         }
         return new Since(d, null);
       } catch (IllegalArgumentException e) {
-        throw AdminException.usage("--since " + e.getMessage());
+        throw AdminException.usage(
+            e.getMessage()
+                + " (or give a time such as 2025-01-31T10:00:00Z; omit --since for all)");
       }
     }
     try {

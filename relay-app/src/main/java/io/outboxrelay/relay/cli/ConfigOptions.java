@@ -52,9 +52,35 @@ final class ConfigOptions {
       err.flush();
       return null;
     } catch (IOException e) {
-      err.println("Cannot read configuration file " + config + ": " + e.getMessage());
+      err.println("Cannot read configuration file " + config + ": " + reason(e));
       err.flush();
       return null;
     }
+  }
+
+  /**
+   * Why a file cannot be read, in words: the JDK's file exceptions carry only the path as their
+   * message, which would repeat the file's name instead of saying what is wrong.
+   */
+  static String reason(IOException e) {
+    if (e instanceof java.nio.file.AccessDeniedException) {
+      return "permission denied: give the relay's user read access to it";
+    }
+    if (e instanceof java.nio.file.FileSystemException fs) {
+      String why = fs.getReason();
+      if (why != null && !why.isBlank()) {
+        return why;
+      }
+    }
+    if (e instanceof java.nio.charset.CharacterCodingException) {
+      return "it is not valid UTF-8 text: save it as UTF-8";
+    }
+    String message = e.getMessage();
+    if (message == null || message.isBlank()) {
+      return e.getClass().getSimpleName();
+    }
+    return e.getClass() == IOException.class
+        ? message
+        : e.getClass().getSimpleName() + ": " + message;
   }
 }

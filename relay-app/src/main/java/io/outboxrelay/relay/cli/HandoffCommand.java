@@ -68,10 +68,9 @@ final class HandoffCommand extends AdminCommand {
 
   private static Duration duration(String option, String value) throws AdminException {
     try {
-      return ValueType.DURATION_TYPE.parse(value.trim());
+      return ValueType.optionDuration(option, value);
     } catch (IllegalArgumentException e) {
-      throw AdminException.usage(
-          option + ": " + e.getMessage() + " (a duration such as 10m or 2h)");
+      throw AdminException.usage(e.getMessage() + " (a duration such as 10m or 2h)");
     }
   }
 

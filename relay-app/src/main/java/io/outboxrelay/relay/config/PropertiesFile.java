@@ -33,8 +33,10 @@ final class PropertiesFile {
    * @param key the key, unescaped
    * @param value the value, unescaped
    * @param line the 1-based line the entry starts on
+   * @param droppedBackslash whether its text held a backslash that starts no escape, which {@link
+   *     Properties#load} drops ({@code pa\ss} reads as {@code pass})
    */
-  record Entry(String key, String value, int line) {}
+  record Entry(String key, String value, int line, boolean droppedBackslash) {}
 
   /**
    * What a file holds.
@@ -67,11 +69,22 @@ final class PropertiesFile {
     }
     Map<String, String> values = new HashMap<>();
     Map<String, List<Integer>> lines = new LinkedHashMap<>();
+    List<String> warnings = new ArrayList<>();
     for (Entry e : entries) {
       values.put(e.key().trim(), e.value());
       lines.computeIfAbsent(e.key().trim(), k -> new ArrayList<>()).add(e.line());
+      if (e.droppedBackslash()) {
+        // Neither the value nor the character after the backslash: it may be a secret.
+        warnings.add(
+            e.key().trim()
+                + " (line "
+                + e.line()
+                + " of "
+                + file
+                + ") holds a backslash that starts no escape (\\t, \\n, \\r, \\f, \\\\,"
+                + " \\uXXXX), so it was dropped from the value: write \\\\ for a backslash");
+      }
     }
-    List<String> warnings = new ArrayList<>();
     lines.forEach(
         (key, at) -> {
           if (at.size() > 1) {
@@ -140,11 +153,35 @@ final class PropertiesFile {
       } catch (IllegalArgumentException e) { // a malformed unicode escape
         throw new IOException("line " + (first + 1) + ": " + e.getMessage(), e);
       }
+      boolean dropped = dropsABackslash(logical);
       for (String key : one.stringPropertyNames()) {
-        entries.add(new Entry(key, one.getProperty(key), first + 1));
+        entries.add(new Entry(key, one.getProperty(key), first + 1, dropped));
       }
     }
     return entries;
+  }
+
+  /**
+   * Whether a logical line holds a backslash that starts none of the escapes a properties file
+   * means on purpose (the escapes of tab, newline, return, form feed, backslash and a Unicode code
+   * unit, an escaped separator, comment sign or space, a continuation at a line's end): {@link
+   * Properties#load} then drops the backslash, and a password such as {@code pa\ss} silently
+   * becomes {@code pass}.
+   */
+  static boolean dropsABackslash(CharSequence logical) {
+    for (int i = 0; i < logical.length(); i++) {
+      if (logical.charAt(i) != '\\') {
+        continue;
+      }
+      if (i + 1 >= logical.length()) {
+        return false; // a continuation of the last line: nothing follows
+      }
+      char next = logical.charAt(++i);
+      if ("tnrfu\\=:#! \n\r".indexOf(next) < 0) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Lines as {@link Properties#load} ends them: at {@code \n}, {@code \r} or {@code \r\n}. */

@@ -86,6 +86,42 @@ public final class ValueType<T> {
           "duration (e.g. 250ms, 30s, 5m, 2h, 7d)", ValueType::parseDuration, ValueType::format);
 
   /**
+   * The longest duration an operator option takes: 100 years, which any computation on it (in
+   * nanoseconds, or subtracted from the database's clock) can hold.
+   */
+  public static final Duration LONGEST_OPTION = Duration.ofDays(36_500);
+
+  /**
+   * Parses an operator command's duration option as the configuration parses its durations, and
+   * bounds it, so that every duration the relay takes is read by one parser and none overflows
+   * later.
+   *
+   * @param option the option, for the message, e.g. {@code --since}
+   * @param text what the operator typed
+   * @return the duration, from zero up to {@link #LONGEST_OPTION}
+   * @throws IllegalArgumentException with one line saying what to write, when the text is not a
+   *     duration or is longer than {@link #LONGEST_OPTION}
+   */
+  public static Duration optionDuration(String option, String text) {
+    Duration d;
+    try {
+      d = DURATION_TYPE.parse(text.strip());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(option + ": " + e.getMessage());
+    }
+    if (d.compareTo(LONGEST_OPTION) > 0) {
+      throw new IllegalArgumentException(
+          option
+              + ": '"
+              + text.strip()
+              + "' is longer than "
+              + format(LONGEST_OPTION)
+              + ", the longest duration an option takes");
+    }
+    return d;
+  }
+
+  /**
    * One of the constants of an enum, written in lower case.
    *
    * @param type the enum class

@@ -190,6 +190,16 @@ public final class SqlErrors {
   }
 
   /**
+   * Whether PostgreSQL said that a table does not exist (SQLState 42P01).
+   *
+   * @param e the failure
+   * @return true for a missing table
+   */
+  public static boolean isUndefinedTable(SQLException e) {
+    return UNDEFINED_TABLE.equals(e.getSQLState());
+  }
+
+  /**
    * Whether MariaDB/MySQL said that a table does not exist, by its error code.
    *
    * @param e the failure

@@ -129,6 +129,26 @@ abstract class AbstractAdminCommandsIT {
         .trim();
   }
 
+  @Test
+  void statusOnADatabaseWithoutTheOutboxTableNamesIt() {
+    db.admin("DROP TABLE outbox_events");
+    String message = refused("status", "--config", config);
+    assertThat(message).contains("there is no outbox table ").contains("outbox_events on ");
+    if (db.flavor() != io.outboxrelay.testsupport.database.Flavor.POSTGRESQL) {
+      // In CDC mode too, whose position table exists or not.
+      db.admin(
+          "DROP TABLE outbox_relay_offsets, outbox_relay_schema_history, outbox_relay_leases,"
+              + " outbox_relay_handoffs");
+      String cdc =
+          RelaySettings.cdc(db, "127.0.0.1:9", "admin-cdc")
+              .writeTo(dir.resolve("cdc.properties"))
+              .toString();
+      assertThat(refused("status", "--config", cdc))
+          .contains("there is no outbox table " + db.name() + ".outbox_events")
+          .doesNotContain("outbox_relay_offsets");
+    }
+  }
+
   protected Cli.Result ok(String... args) {
     Cli.Result r = Cli.run(args);
     assertThat(r.exitCode()).as(r.toString()).isZero();

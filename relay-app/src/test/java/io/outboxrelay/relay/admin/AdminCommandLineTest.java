@@ -57,6 +57,26 @@ class AdminCommandLineTest {
     assertOneLineUsageError(
         Cli.run("dead", "list", "--config", config, "--since", "yesterday"),
         "dead list: --since 'yesterday' is neither a duration");
+    // Durations are read by the configuration's parser and bounded: none overflows later.
+    assertOneLineUsageError(
+        Cli.run("dead", "list", "--config", config, "--since", "99999999999d"),
+        "dead list: --since: '99999999999d' is longer than 36500d, the longest duration an option"
+            + " takes (or give a time");
+    assertOneLineUsageError(
+        Cli.run("dead", "list", "--config", config, "--since", "9999999999999999999d"),
+        "dead list: --since: '9999999999999999999d' is out of range");
+    assertOneLineUsageError(
+        Cli.run(
+            "handoff",
+            "--config",
+            config,
+            "--mode",
+            "cdc",
+            "--to",
+            "cdc",
+            "--timeout",
+            "99999999999d"),
+        "--timeout: '99999999999d' is longer than 36500d");
     assertOneLineUsageError(
         Cli.run("dead", "list", "--config", config, "--limit", "0"),
         "--limit '0' is not a whole number from 1 to 100000");

@@ -72,7 +72,7 @@ class DeadFilterTest {
             "--since 'yesterday' is neither a duration (2h, 30m, 7d) nor a time"
                 + " (2025-01-31T10:00:00Z, 2025-01-31 10:00 in the local zone, 2025-01-31)");
     assertThat(usageError(() -> filter(null, "2 weeks", null)))
-        .startsWith("--since '2 weeks' is not a duration: write a whole number and a unit");
+        .startsWith("--since: '2 weeks' is not a duration: write a whole number and a unit");
     assertThat(usageError(() -> filter(null, "0s", null))).contains("is empty");
     assertThat(usageError(() -> filter(null, "2025-13-01", null))).contains("is neither");
   }

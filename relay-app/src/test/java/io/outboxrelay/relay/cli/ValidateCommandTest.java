@@ -47,6 +47,28 @@ class ValidateCommandTest {
   }
 
   @Test
+  void aConfigurationFileThatCannotBeReadIsNamedWithTheReason() throws IOException {
+    Path directory = Files.createDirectories(dir.resolve("conf.d"));
+    StringWriter err = new StringWriter();
+    CommandLine cli = OutboxRelayCli.commandLine();
+    cli.setOut(new PrintWriter(new StringWriter()));
+    cli.setErr(new PrintWriter(err));
+
+    int exit = cli.execute("validate", "--config", directory.toString());
+
+    assertThat(exit).isEqualTo(ExitCodes.CONFIG);
+    assertThat(err.toString().strip())
+        .isEqualTo("Cannot read configuration file " + directory + ": Is a directory");
+  }
+
+  @Test
+  void theReasonOfAnUnreadableFileIsSaidInWords() {
+    assertThat(
+            ConfigOptions.reason(new java.nio.file.AccessDeniedException("/etc/relay.properties")))
+        .isEqualTo("permission denied: give the relay's user read access to it");
+  }
+
+  @Test
   void overflowingValuesExitWith2AndOneLineEach() throws IOException {
     Result r =
         validate(

@@ -68,4 +68,33 @@ class PropertiesFileTest {
         .isInstanceOf(IOException.class)
         .hasMessageStartingWith("line 2: ");
   }
+
+  @Test
+  void noEscapeOfTheTrickyLinesCountsAsADroppedBackslash() throws IOException {
+    assertThat(PropertiesFile.entries(TRICKY))
+        .allSatisfy(e -> assertThat(e.droppedBackslash()).as(e.key()).isFalse());
+  }
+
+  @Test
+  void aBackslashBeforeAnOrdinaryCharacterIsSaidToBeDroppedNamingTheKeyNotTheValue(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    java.nio.file.Path file = dir.resolve("relay.properties");
+    java.nio.file.Files.writeString(
+        file, "source.password=x7\\qz9\nsource.user=ok\\\\fine\nsource.host=db\\.internal\n");
+
+    PropertiesFile.Contents contents = PropertiesFile.read(file);
+
+    assertThat(contents.entries()).containsEntry("source.password", "x7qz9");
+    assertThat(contents.warnings())
+        .containsExactly(
+            "source.password (line 1 of "
+                + file
+                + ") holds a backslash that starts no escape (\\t, \\n, \\r, \\f, \\\\,"
+                + " \\uXXXX), so it was dropped from the value: write \\\\ for a backslash",
+            "source.host (line 3 of "
+                + file
+                + ") holds a backslash that starts no escape (\\t, \\n, \\r, \\f, \\\\,"
+                + " \\uXXXX), so it was dropped from the value: write \\\\ for a backslash");
+    assertThat(String.join("\n", contents.warnings())).doesNotContain("x7").doesNotContain("qz9");
+  }
 }
