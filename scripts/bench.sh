@@ -3,8 +3,12 @@
 # it starts a private MariaDB and a Kafka broker, and the relay as a child process.
 #   scripts/bench.sh                 # everything
 #   scripts/bench.sh --only cdc      # one group; see tools/bench/src/main/java/io/outboxrelay/bench/Bench.java
+#   scripts/bench.sh --only peers    # the relay beside Kafka Connect + Debezium + EventRouter
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/ensure-prereqs.sh >/dev/null
 mvn -B -q -ntp install -DskipTests -DskipITs
-exec java -Doutbox.relay.dist="$PWD/relay-app/target/dist/outbox-relay" -Xmx1g -cp "tools/bench/target/classes:$(cat tools/bench/target/bench.classpath)" io.outboxrelay.bench.Bench "$@"
+exec java -Doutbox.relay.dist="$PWD/relay-app/target/dist/outbox-relay" \
+  -Doutbox.bench.connect.classpath="$PWD/tools/bench/peers/target/connect-worker.classpath" \
+  -Doutbox.bench.connect.plugins="$PWD/tools/bench/peers/target/connect-plugins" \
+  -Xmx1g -cp "tools/bench/target/classes:$(cat tools/bench/target/bench.classpath)" io.outboxrelay.bench.Bench "$@"

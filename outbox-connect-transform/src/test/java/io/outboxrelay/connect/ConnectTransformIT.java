@@ -10,6 +10,7 @@ import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
 import io.outboxrelay.testsupport.stack.ConsumedRecord;
+import io.outboxrelay.testsupport.stack.KafkaConnectWorker;
 import io.outboxrelay.testsupport.stack.LocalStack;
 import io.outboxrelay.testsupport.stack.TopicReader;
 import java.io.IOException;
@@ -49,7 +50,7 @@ class ConnectTransformIT {
   @TempDir Path dir;
   private OutboxDatabase db;
   private RelayProcess relay;
-  private StandaloneWorker worker;
+  private KafkaConnectWorker worker;
 
   @AfterEach
   void tearDown() {
@@ -86,18 +87,17 @@ class ConnectTransformIT {
                 .writeTo(dir.resolve("relay.properties"))
                 .toString());
     worker =
-        StandaloneWorker.start(
-            name + "-connect",
-            Files.createDirectories(dir.resolve("worker")),
-            logDir,
-            workerClasspath(),
-            List.of(unpackPlugin(), debeziumPluginPath()),
-            bootstrap,
-            connector(name, connectPrefix + "${aggregate_type}", bootstrap));
+        KafkaConnectWorker.builder(name + "-connect", dir.resolve("worker"), workerClasspath())
+            .logDir(logDir)
+            .heap("384m")
+            .jvmOptions(List.of("-XX:+UseSerialGC"))
+            .pluginPath(List.of(unpackPlugin(), debeziumPluginPath()))
+            .bootstrapServers(bootstrap)
+            .workerProperty("offset.flush.interval.ms", "1000")
+            .connector(connector(name, connectPrefix + "${aggregate_type}", bootstrap))
+            .start();
     relay.awaitReady();
-    worker
-        .process()
-        .awaitLogLine("Connected to (MySQL |MariaDB )?binlog at", Duration.ofSeconds(90));
+    worker.process().awaitLogLine(KafkaConnectWorker.BINLOG_CONNECTED, Duration.ofSeconds(90));
     JsonNode plugin = transformPlugin();
     assertThat(plugin).as("the transform, found in plugin.path by service_load").isNotNull();
     assertThat(plugin.path("version").asText()).isNotIn("", "unknown", "undefined");

@@ -16,6 +16,10 @@ final class ResultTable {
         "  -> " + benchmark + ": " + figure + (note.isEmpty() ? "" : " (" + note + ")"));
   }
 
+  boolean isEmpty() {
+    return rows.isEmpty();
+  }
+
   String render() {
     StringBuilder sb =
         new StringBuilder("| benchmark | result | target | notes |\n|---|---|---|---|\n");

@@ -1,0 +1,276 @@
+package io.outboxrelay.testsupport.stack;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * A real Kafka Connect worker ({@code connect-runtime}) in standalone mode with one connector, as a
+ * child JVM ({@code org.apache.kafka.connect.cli.ConnectStandalone}): Connect and its libraries on
+ * the classpath, plugins only from {@code plugin.path}, found with {@code
+ * plugin.discovery=service_load}; the REST API on a free port of 127.0.0.1; offsets in a file of
+ * the worker's directory. Whoever starts it provides the classpath and the plugin directories (the
+ * build writes them). Not thread-safe.
+ */
+public final class KafkaConnectWorker implements AutoCloseable {
+
+  /** The log line of Debezium's MariaDB or MySQL connector once it reads the binlog. */
+  public static final String BINLOG_CONNECTED = "Connected to (MySQL |MariaDB )?binlog at";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final ChildProcess process;
+  private final URI rest;
+  private final HttpClient http = HttpClient.newHttpClient();
+
+  private KafkaConnectWorker(ChildProcess process, URI rest) {
+    this.process = process;
+    this.rest = rest;
+  }
+
+  /**
+   * Starts building a worker.
+   *
+   * @param name a name for the process and its log file
+   * @param dir the worker's own directory (its configuration and offsets), created if missing
+   * @param classpath the worker's classpath, entries separated by {@code :}: Connect, its libraries
+   *     and an slf4j-1 binding, no plugins
+   * @return a builder
+   */
+  public static Builder builder(String name, Path dir, String classpath) {
+    return new Builder(name, dir, classpath);
+  }
+
+  /** The child process (its pid, log and signals). */
+  public ChildProcess process() {
+    return process;
+  }
+
+  /**
+   * A GET on the REST API.
+   *
+   * @param path e.g. {@code /connectors/x/status}
+   * @return the parsed JSON answer
+   * @throws IllegalStateException when the answer is not 200, or the thread was interrupted
+   * @throws UncheckedIOException when the worker cannot be reached
+   */
+  public JsonNode get(String path) {
+    try {
+      HttpResponse<String> response =
+          http.send(
+              HttpRequest.newBuilder(rest.resolve(path)).timeout(Duration.ofSeconds(10)).build(),
+              HttpResponse.BodyHandlers.ofString());
+      if (response.statusCode() != 200) {
+        throw new IllegalStateException(
+            "GET " + path + " answered " + response.statusCode() + ": " + response.body());
+      }
+      return JSON.readTree(response.body());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Stops the worker (SIGTERM, then SIGKILL after 15 s). Idempotent. */
+  @Override
+  public void close() {
+    process.close();
+  }
+
+  /** Configures and starts a {@link KafkaConnectWorker}. Not thread-safe. */
+  public static final class Builder {
+
+    private final String name;
+    private final Path dir;
+    private final String classpath;
+    private final Map<String, String> worker = new TreeMap<>();
+    private final List<String> jvmOptions = new ArrayList<>();
+    private List<Path> pluginPath = List.of();
+    private Map<String, Object> connector;
+    private Path logDir;
+    private String heap = "384m";
+
+    private Builder(String name, Path dir, String classpath) {
+      this.name = Objects.requireNonNull(name, "name");
+      this.dir = Objects.requireNonNull(dir, "dir");
+      this.classpath = Objects.requireNonNull(classpath, "classpath");
+      worker.put("key.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+      worker.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+      worker.put("plugin.discovery", "service_load");
+    }
+
+    /**
+     * Sets the broker (required).
+     *
+     * @param bootstrapServers the worker's {@code bootstrap.servers}
+     * @return this builder
+     */
+    public Builder bootstrapServers(String bootstrapServers) {
+      return workerProperty("bootstrap.servers", bootstrapServers);
+    }
+
+    /**
+     * Sets the {@code plugin.path} directories (required).
+     *
+     * @param directories directories whose subdirectories are plugins
+     * @return this builder
+     */
+    public Builder pluginPath(List<Path> directories) {
+      this.pluginPath = List.copyOf(directories);
+      return this;
+    }
+
+    /**
+     * Sets the connector (required).
+     *
+     * @param connector the connector as the JSON body of {@code POST /connectors}: {@code name} and
+     *     {@code config}
+     * @return this builder
+     */
+    public Builder connector(Map<String, Object> connector) {
+      this.connector = Objects.requireNonNull(connector, "connector");
+      return this;
+    }
+
+    /**
+     * Sets a worker property, e.g. {@code offset.flush.interval.ms} (Connect's defaults apply to
+     * the others; the converters are {@code ByteArrayConverter} unless set here).
+     *
+     * @param key the property
+     * @param value its value
+     * @return this builder
+     */
+    public Builder workerProperty(String key, String value) {
+      worker.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+      return this;
+    }
+
+    /**
+     * Sets the maximum heap (default {@code 384m}).
+     *
+     * @param maxHeap the {@code -Xmx} value
+     * @return this builder
+     */
+    public Builder heap(String maxHeap) {
+      this.heap = Objects.requireNonNull(maxHeap, "maxHeap");
+      return this;
+    }
+
+    /**
+     * Adds JVM options, e.g. {@code -XX:+UseSerialGC}.
+     *
+     * @param options the options
+     * @return this builder
+     */
+    public Builder jvmOptions(List<String> options) {
+      jvmOptions.addAll(options);
+      return this;
+    }
+
+    /**
+     * Sets where the log file {@code <name>.log} goes (default: the worker's directory).
+     *
+     * @param logDir the directory
+     * @return this builder
+     */
+    public Builder logDir(Path logDir) {
+      this.logDir = Objects.requireNonNull(logDir, "logDir");
+      return this;
+    }
+
+    /**
+     * Writes the worker's and the connector's configuration into its directory and starts the
+     * worker. It runs the connector once it has started; nothing here waits for that.
+     *
+     * @return the started worker
+     * @throws IllegalStateException when the broker, the plugin path or the connector is not set
+     * @throws UncheckedIOException when the configuration cannot be written
+     * @throws LocalStackException when the JVM cannot be started
+     */
+    public KafkaConnectWorker start() {
+      if (!worker.containsKey("bootstrap.servers") || pluginPath.isEmpty() || connector == null) {
+        throw new IllegalStateException(
+            "a Connect worker needs bootstrapServers, pluginPath and connector");
+      }
+      int port = FreePorts.findFreePort();
+      Map<String, String> properties = new TreeMap<>(worker);
+      properties.putIfAbsent(
+          "offset.storage.file.filename", dir.resolve("connect.offsets").toString());
+      properties.put(
+          "plugin.path",
+          pluginPath.stream()
+              .map(p -> p.toAbsolutePath().toString())
+              .collect(Collectors.joining(",")));
+      properties.put("listeners", "http://127.0.0.1:" + port);
+      try {
+        Files.createDirectories(dir);
+        Path workerFile = dir.resolve("worker.properties");
+        Files.writeString(
+            workerFile,
+            properties.entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue().replace("\\", "\\\\"))
+                .collect(Collectors.joining("\n", "", "\n")));
+        Path connectorFile = dir.resolve("connector.json");
+        JSON.writerWithDefaultPrettyPrinter().writeValue(connectorFile.toFile(), connector);
+        Path log4j = dir.resolve("log4j2.xml");
+        Files.writeString(log4j, LOG4J2_XML, StandardCharsets.UTF_8);
+        List<String> options = new ArrayList<>();
+        options.add("-Dlog4j2.configurationFile=" + log4j);
+        options.addAll(jvmOptions);
+        List<String> command =
+            ChildProcess.javaCommand(
+                heap,
+                options,
+                classpath,
+                "org.apache.kafka.connect.cli.ConnectStandalone",
+                List.of(workerFile.toString(), connectorFile.toString()));
+        ChildProcess process =
+            ChildProcess.builder(command)
+                .name(name)
+                .directory(dir)
+                .logFile((logDir == null ? dir : logDir).resolve(name + ".log"))
+                .start();
+        return new KafkaConnectWorker(process, URI.create("http://127.0.0.1:" + port));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
+  private static final String LOG4J2_XML =
+      """
+      <?xml version="1.0" encoding="UTF-8"?>
+      <Configuration status="WARN">
+        <Appenders>
+          <Console name="stdout" target="SYSTEM_OUT">
+            <PatternLayout pattern="[%d] %p %m (%c)%n"/>
+          </Console>
+        </Appenders>
+        <Loggers>
+          <Logger name="org.apache.kafka.clients" level="WARN"/>
+          <Logger name="org.apache.kafka.common" level="WARN"/>
+          <Logger name="org.reflections" level="ERROR"/>
+          <Root level="INFO">
+            <AppenderRef ref="stdout"/>
+          </Root>
+        </Loggers>
+      </Configuration>
+      """;
+}

@@ -1,0 +1,131 @@
+package io.outboxrelay.bench;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The benchmark's command line, parsed once (see {@link Bench} for what each option does). Not
+ * thread-safe; read-only after {@link #parse}.
+ */
+final class BenchOptions {
+
+  Set<String> only = Set.copyOf(Bench.GROUPS);
+  int events = 100_000;
+  List<Integer> drainWorkers = PollingDrainBench.WORKERS;
+  int claimEvents = 20_000;
+  int consumerEvents = 10_000;
+  int writerEvents = 2_000;
+  int writerRounds = 15;
+  int rate = 2_000;
+  int seconds = 30;
+  List<RecoveryBench.Fault> recoveryFaults = RecoveryBench.faults();
+  int recoveryRate = 1_000;
+  int recoverySeconds = 20;
+  int takeovers = 5;
+  int cdcStarts = 3;
+  int bigTransaction = 50_000;
+  String rowImage = "FULL";
+  List<Peer> peers = Peer.ALL;
+  int peerRounds = 2;
+  String connectHeap = "1g";
+  final Map<String, String> relayEnv = new HashMap<>();
+  final Map<String, String> relaySettings = new HashMap<>();
+  final Map<String, String> connectSettings = new HashMap<>();
+
+  private BenchOptions() {}
+
+  /** The peers group's settings of the pipelines beside the relay. */
+  PeerOptions peerOptions() {
+    return new PeerOptions(connectHeap, connectSettings);
+  }
+
+  /**
+   * @throws IllegalArgumentException on an unknown option, group, fault or pipeline
+   */
+  static BenchOptions parse(String[] args) {
+    BenchOptions o = new BenchOptions();
+    for (int i = 0; i < args.length; i++) {
+      String value = i + 1 < args.length ? args[i + 1] : null;
+      if (!o.set(args[i], value)) {
+        throw new IllegalArgumentException("unknown option " + args[i]);
+      }
+      i++; // every option takes a value
+    }
+    if (!Bench.GROUPS.containsAll(o.only)) {
+      throw new IllegalArgumentException(
+          "unknown group in --only " + o.only + "; groups: " + Bench.GROUPS);
+    }
+    return o;
+  }
+
+  private boolean set(String option, String value) {
+    if (value == null) {
+      throw new IllegalArgumentException(option + " needs a value");
+    }
+    switch (option) {
+      case "--only" -> only = Set.of(value.split(","));
+      case "--events" -> events = Integer.parseInt(value);
+      case "--drain-workers" ->
+          drainWorkers = Arrays.stream(value.split(",")).map(Integer::valueOf).toList();
+      case "--claim-events" -> claimEvents = Integer.parseInt(value);
+      case "--consumer-events" -> consumerEvents = Integer.parseInt(value);
+      case "--writer-events" -> writerEvents = Integer.parseInt(value);
+      case "--writer-rounds" -> writerRounds = Integer.parseInt(value);
+      case "--rate" -> rate = Integer.parseInt(value);
+      case "--seconds" -> seconds = Integer.parseInt(value);
+      case "--recovery-faults" -> recoveryFaults = faults(value);
+      case "--recovery-rate" -> recoveryRate = Integer.parseInt(value);
+      case "--recovery-seconds" -> recoverySeconds = Integer.parseInt(value);
+      case "--takeovers" -> takeovers = Integer.parseInt(value);
+      case "--cdc-starts" -> cdcStarts = Integer.parseInt(value);
+      case "--big-transaction" -> bigTransaction = Integer.parseInt(value);
+      case "--binlog-row-image" -> rowImage = value.toUpperCase(Locale.ROOT);
+      case "--peers" -> peers = Peer.named(value);
+      case "--peer-rounds" -> peerRounds = Integer.parseInt(value);
+      case "--connect-heap" -> connectHeap = value;
+      case "--connect-set" -> put(connectSettings, value);
+      case "--relay-heap" -> relayEnv.put("OUTBOX_RELAY_HEAP", value);
+      case "--relay-java-opts" -> relayEnv.put("JAVA_OPTS", value);
+      case "--relay-env" -> put(relayEnv, value);
+      case "--relay-set" -> put(relaySettings, value);
+      case "--profile" ->
+          relayEnv.put(
+              "JAVA_OPTS",
+              "-XX:StartFlightRecording=filename="
+                  + Path.of(value).toAbsolutePath()
+                  + ",settings=profile");
+      default -> {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static void put(Map<String, String> into, String keyValue) {
+    String[] kv = keyValue.split("=", 2);
+    if (kv.length != 2) {
+      throw new IllegalArgumentException("expected KEY=VALUE, got " + keyValue);
+    }
+    into.put(kv[0], kv[1]);
+  }
+
+  /** The faults named in {@code --recovery-faults}: ids, or {@code none} for only the takeovers. */
+  private static List<RecoveryBench.Fault> faults(String arg) {
+    Set<String> ids = Set.of(arg.split(","));
+    List<RecoveryBench.Fault> faults =
+        RecoveryBench.faults().stream().filter(f -> ids.contains(f.id())).toList();
+    if (!ids.equals(Set.of("none")) && faults.size() != ids.size()) {
+      throw new IllegalArgumentException(
+          "unknown fault in --recovery-faults "
+              + ids
+              + "; faults: "
+              + RecoveryBench.faults().stream().map(RecoveryBench.Fault::id).toList());
+    }
+    return faults;
+  }
+}

@@ -1,0 +1,165 @@
+package io.outboxrelay.bench;
+
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.stack.KafkaConnectWorker;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Kafka Connect 4.1.1 in standalone mode (a child JVM) with Debezium's MariaDB connector and
+ * Debezium's outbox {@code EventRouter} transform, 3.5.0.Final, configured as a user would: the
+ * relay's table with the router's fields mapped to its columns, so that the rows, the topics, the
+ * key ({@code aggregate_id}) and the headers ({@code id} and the three others the relay writes) are
+ * the relay's; the raw payload as the value. Connect's and Debezium's defaults otherwise (among
+ * them Debezium's {@code poll.interval.ms}, 500 ms), unless {@code --connect-set} changes a
+ * connector setting; offsets in a file. The JVM runs with the options {@code connect-standalone.sh}
+ * gives it ({@link #JVM_OPTIONS}) and the heap given to the benchmark.
+ */
+final class ConnectPipeline implements Pipeline {
+
+  /** The system property naming the worker's classpath file ({@code bench-peers} writes it). */
+  static final String CLASSPATH_PROPERTY = "outbox.bench.connect.classpath";
+
+  /** The system property naming the plugin.path directory ({@code bench-peers} fills it). */
+  static final String PLUGINS_PROPERTY = "outbox.bench.connect.plugins";
+
+  /** {@code kafka-run-class.sh}'s performance options; the heap comes on top. */
+  static final List<String> JVM_OPTIONS =
+      List.of(
+          "-Xms256m",
+          "-server",
+          "-XX:+UseG1GC",
+          "-XX:MaxGCPauseMillis=20",
+          "-XX:InitiatingHeapOccupancyPercent=35",
+          "-XX:+ExplicitGCInvokesConcurrent",
+          "-Djava.awt.headless=true");
+
+  private final Path dir;
+  private final Path logDir;
+  private final String bootstrap;
+  private final String heap;
+  private final Map<String, Object> connector;
+
+  ConnectPipeline(
+      BenchEnv env, OutboxDatabase db, String name, String topicPrefix, PeerOptions options) {
+    this.dir = env.workDir().resolve(name);
+    this.logDir = env.workDir();
+    this.bootstrap = env.bootstrapServers();
+    this.heap = options.connectHeap();
+    this.connector = connector(db, name, topicPrefix, bootstrap, options.connectSettings());
+  }
+
+  @Override
+  public Started start(String process) {
+    KafkaConnectWorker worker =
+        KafkaConnectWorker.builder(process, dir, classpath())
+            .logDir(logDir)
+            .heap(heap)
+            .jvmOptions(JVM_OPTIONS)
+            .pluginPath(List.of(pluginPath()))
+            .bootstrapServers(bootstrap)
+            .connector(connector)
+            .start();
+    return new Started() {
+      @Override
+      public long pid() {
+        return worker.process().pid();
+      }
+
+      @Override
+      public void awaitCapturing() {
+        worker.process().awaitLogLine(KafkaConnectWorker.BINLOG_CONNECTED, Duration.ofSeconds(120));
+      }
+
+      @Override
+      public void stop() {
+        worker.process().stop(Duration.ofSeconds(60));
+      }
+    };
+  }
+
+  private static Map<String, Object> connector(
+      OutboxDatabase db,
+      String name,
+      String topicPrefix,
+      String bootstrap,
+      Map<String, String> overrides) {
+    Map<String, String> c = new LinkedHashMap<>();
+    c.put("connector.class", "io.debezium.connector.mariadb.MariaDbConnector");
+    c.put("tasks.max", "1");
+    c.put("database.hostname", db.host());
+    c.put("database.port", String.valueOf(db.port()));
+    c.put("database.user", db.relayUser());
+    c.put("database.password", db.password());
+    c.put(
+        "database.server.id",
+        String.valueOf(ThreadLocalRandom.current().nextInt(1_000_000, 2_000_000)));
+    c.put("topic.prefix", name);
+    c.put("database.include.list", db.name());
+    c.put("table.include.list", db.name() + ".outbox_events");
+    c.put(
+        "column.include.list",
+        db.name()
+            + "\\.outbox_events\\.(id|event_id|aggregate_type|aggregate_id|event_type|payload)");
+    c.put("snapshot.mode", "no_data");
+    c.put("snapshot.locking.mode", "none");
+    c.put("include.schema.changes", "false");
+    c.put("schema.history.internal.kafka.bootstrap.servers", bootstrap);
+    c.put("schema.history.internal.kafka.topic", name + ".schema-history");
+    // The router's key, value and headers are strings: their UTF-8 bytes, the payload unchanged.
+    c.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
+    c.put("value.converter", "org.apache.kafka.connect.storage.StringConverter");
+    c.put("header.converter", "org.apache.kafka.connect.storage.StringConverter");
+    c.put("transforms", "outbox");
+    c.put("transforms.outbox.type", "io.debezium.transforms.outbox.EventRouter");
+    c.put("transforms.outbox.table.field.event.id", "event_id");
+    c.put("transforms.outbox.table.field.event.key", "aggregate_id");
+    c.put("transforms.outbox.table.field.event.payload", "payload");
+    c.put("transforms.outbox.route.by.field", "aggregate_type");
+    c.put("transforms.outbox.route.topic.replacement", topicPrefix + "${routedByValue}");
+    c.put(
+        "transforms.outbox.table.fields.additional.placement",
+        "event_type:header:event_type,aggregate_type:header:aggregate_type,"
+            + "aggregate_id:header:aggregate_id");
+    c.putAll(overrides);
+    return Map.of("name", name, "config", c);
+  }
+
+  private static String classpath() {
+    Path file = Path.of(required(CLASSPATH_PROPERTY));
+    try {
+      return Files.readString(file).strip();
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "cannot read the Connect worker's classpath " + file + ": run mvn package first", e);
+    }
+  }
+
+  private static Path pluginPath() {
+    Path dir = Path.of(required(PLUGINS_PROPERTY));
+    if (!Files.isDirectory(dir.resolve("debezium-connector-mariadb"))) {
+      throw new IllegalStateException(
+          dir + " holds no debezium-connector-mariadb plugin: run mvn package first");
+    }
+    return dir;
+  }
+
+  private static String required(String property) {
+    String value = System.getProperty(property);
+    if (value == null || value.isBlank()) {
+      throw new IllegalStateException(
+          "-D"
+              + property
+              + " is not set: run the benchmark with scripts/bench.sh, which passes it (the files"
+              + " tools/bench/peers builds)");
+    }
+    return value;
+  }
+}

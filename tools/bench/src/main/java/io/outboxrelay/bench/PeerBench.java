@@ -1,0 +1,183 @@
+package io.outboxrelay.bench;
+
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.outbox.TestEvent;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The peers group: the relay beside what a user would run instead, each on its own fresh outbox
+ * database of the shared MariaDB and its own topics (three partitions, {@code LogAppendTime}), with
+ * the same backlog rows and the same steady load. Per pipeline and round: the first start records
+ * the binlog position (one event written and published proves it), the pipeline is stopped, the
+ * backlog written, the pipeline started again and timed from its process start to the broker's
+ * append of the backlog's first and last event; then a steady load at a fixed rate for its latency.
+ * The pipeline JVM's CPU and peak RSS come from /proc. Every event is then looked up by id on the
+ * topics: a pipeline that lost one has no figures. Rounds alternate the pipelines' order.
+ */
+final class PeerBench {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PeerBench.class);
+
+  private final BenchEnv env;
+  private final PeerOptions options;
+
+  PeerBench(BenchEnv env, PeerOptions options) {
+    this.env = env;
+    this.options = options;
+  }
+
+  void run(PeerTable table, List<Peer> peers, int rounds, int events, int rate, Duration duration)
+      throws Exception {
+    List<TestEvent> backlog = BenchEvents.batch(0, events);
+    table.conditions(events, rate, duration.toSeconds());
+    for (Peer peer : peers) {
+      table.setup(peer, peer.setup(env, options));
+    }
+    for (int round = 1; round <= rounds; round++) {
+      List<Peer> order = new ArrayList<>(peers);
+      if (round % 2 == 0) {
+        Collections.reverse(order);
+      }
+      for (Peer peer : order) {
+        Quiet.await(env.mariaDb(), "peers: " + peer.id() + ", round " + round);
+        PeerResult result = runOne(peer, round, backlog, rate, duration);
+        LOG.info("{} round {}: {}", peer.id(), round, result.audit().describe());
+        table.add(result);
+      }
+    }
+  }
+
+  private PeerResult runOne(
+      Peer peer, int round, List<TestEvent> backlog, int rate, Duration duration) throws Exception {
+    String name = "peer-" + peer.id() + "-" + Long.toHexString(System.nanoTime() & 0xffff);
+    String prefix = RelaySettings.topicPrefix(name);
+    List<String> topics = BenchEvents.AGGREGATE_TYPES.stream().map(t -> prefix + t).toList();
+    try (OutboxDatabase db = OutboxDatabase.on(env.mariaDb());
+        TopicCounter counter = new TopicCounter(env.bootstrapServers())) {
+      counter.createLogAppendTimeTopics(topics, 3);
+      Pipeline pipeline = peer.create(env, db, name, prefix, options);
+      Set<String> expected = new HashSet<>();
+      expected.add(prime(pipeline, name, db, counter, topics));
+
+      Backlog.write(db, backlog);
+      backlog.forEach(e -> expected.add(e.eventId()));
+      Quiet.await(env.mariaDb(), "the " + peer.id() + " drain");
+      long startedMillis = System.currentTimeMillis();
+      Pipeline.Started started = pipeline.start(name + "-r" + round);
+      try {
+        long pid = started.pid();
+        double[] cpu = drain(counter, topics, pid, 1L + backlog.size());
+        TopicCounter.AppendTimes appended = counter.appendTimes(topics, startedMillis);
+        double firstEvent = (appended.first() - startedMillis) / 1e3;
+        double drainSeconds = (appended.last() - appended.first()) / 1e3;
+        double withStart = (appended.last() - startedMillis) / 1e3;
+
+        Map<String, Long> commits = Map.of();
+        double steadySeconds = Double.NaN;
+        double steadyCpu = Double.NaN;
+        if (!duration.isZero()) {
+          double cpu0 = ProcessStats.cpuSeconds(pid);
+          long t0 = System.nanoTime();
+          commits = SteadyLoad.run(db, rate, duration);
+          steadySeconds = (System.nanoTime() - t0) / 1e9;
+          awaitCount(counter, topics, 1L + backlog.size() + commits.size(), Duration.ofSeconds(60));
+          steadyCpu = ProcessStats.cpuSeconds(pid) - cpu0;
+          expected.addAll(commits.keySet());
+        }
+        double rss = ProcessStats.statusMiB(pid, "VmHWM");
+        TopicAudit audit = TopicAudit.read(env.bootstrapServers(), topics, expected, commits);
+        return new PeerResult(
+            peer,
+            round,
+            backlog.size(),
+            firstEvent,
+            backlog.size() / drainSeconds,
+            backlog.size() / withStart,
+            cpu[0],
+            cpu[1] - cpu[0],
+            commits.size(),
+            steadySeconds,
+            steadyCpu,
+            rss,
+            audit);
+      } finally {
+        started.stop();
+      }
+    }
+  }
+
+  /**
+   * The pipeline's first start: it records where the binlog ends, publishes one event written after
+   * that, and stores its position when stopped.
+   *
+   * @return the event's id
+   */
+  private static String prime(
+      Pipeline pipeline, String name, OutboxDatabase db, TopicCounter counter, List<String> topics)
+      throws Exception {
+    Pipeline.Started first = pipeline.start(name + "-init");
+    try {
+      first.awaitCapturing();
+      TestEvent event = BenchEvents.next(0);
+      try (Connection c = db.app()) {
+        OutboxWriter.writeTransaction(c, List.of(event));
+      }
+      if (!awaitCount(counter, topics, 1, Duration.ofSeconds(120))) {
+        throw new IllegalStateException(
+            name + " did not publish its first event within 120 s: see its log");
+      }
+      return event.eventId();
+    } finally {
+      first.stop();
+    }
+  }
+
+  /**
+   * Waits for {@code expected} records, polling every 10 ms, and reads the pipeline JVM's CPU when
+   * the first record beyond the primed one arrives and when the last does.
+   *
+   * @return the CPU seconds at the first and at the last event ({@code NaN} if they never came)
+   */
+  private static double[] drain(TopicCounter counter, List<String> topics, long pid, long expected)
+      throws InterruptedException {
+    double atFirst = Double.NaN;
+    long deadline = System.nanoTime() + Duration.ofSeconds(60 + expected / 1_000).toNanos();
+    while (System.nanoTime() < deadline) {
+      long count = counter.count(topics);
+      if (count > 1 && Double.isNaN(atFirst)) {
+        atFirst = ProcessStats.cpuSeconds(pid);
+      }
+      if (count >= expected) {
+        return new double[] {atFirst, ProcessStats.cpuSeconds(pid)};
+      }
+      Thread.sleep(10);
+    }
+    LOG.warn("the drain did not complete: {} of {} records", counter.count(topics), expected);
+    return new double[] {atFirst, Double.NaN};
+  }
+
+  /** Waits until the topics hold {@code expected} records; false after {@code timeout}. */
+  private static boolean awaitCount(
+      TopicCounter counter, List<String> topics, long expected, Duration timeout)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (counter.count(topics) < expected) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      Thread.sleep(10);
+    }
+    return true;
+  }
+}

@@ -1,0 +1,51 @@
+package io.outboxrelay.bench;
+
+/**
+ * The figures of one pipeline in one round of the peers group. A figure that could not be taken
+ * (the pipeline never got that far) is {@code NaN}; all of them count only when the audit found
+ * every event ({@link TopicAudit#complete()}).
+ *
+ * @param peer the pipeline
+ * @param round 1, 2, ...
+ * @param backlog the events of the backlog
+ * @param firstEventSeconds process start to the broker's append of the backlog's first event
+ * @param drainRate backlog events per second from the first event's append to the last one's
+ * @param drainWithStartRate backlog events per second from the process start to the last append
+ * @param startCpuSeconds the pipeline JVM's CPU from its start to the first event
+ * @param drainCpuSeconds the pipeline JVM's CPU from the first event to the last
+ * @param steadyEvents events written by the steady load
+ * @param steadySeconds how long the steady load wrote
+ * @param steadyCpuSeconds the pipeline JVM's CPU from the steady load's start to its last event
+ * @param peakRssMiB the pipeline JVM's peak RSS (VmHWM) through the start, the drain and the load
+ * @param audit what the topics hold
+ */
+record PeerResult(
+    Peer peer,
+    int round,
+    int backlog,
+    double firstEventSeconds,
+    double drainRate,
+    double drainWithStartRate,
+    double startCpuSeconds,
+    double drainCpuSeconds,
+    int steadyEvents,
+    double steadySeconds,
+    double steadyCpuSeconds,
+    double peakRssMiB,
+    TopicAudit audit) {
+
+  /** CPU seconds per 100,000 events of the drain. */
+  double drainCpuPer100k() {
+    return drainCpuSeconds * 100_000 / backlog;
+  }
+
+  /** CPU seconds per 100,000 events of the steady load. */
+  double steadyCpuPer100k() {
+    return steadyEvents == 0 ? Double.NaN : steadyCpuSeconds * 100_000 / steadyEvents;
+  }
+
+  /** The steady load's achieved rate, events/s. */
+  double steadyRate() {
+    return steadyEvents / steadySeconds;
+  }
+}
