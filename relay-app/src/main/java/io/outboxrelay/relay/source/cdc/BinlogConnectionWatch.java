@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,6 +38,9 @@ final class BinlogConnectionWatch implements AutoCloseable {
   /** How long the client must stay disconnected before the loss is reported. */
   static final Duration GRACE = Duration.ofSeconds(1);
 
+  /** The longest the check whether the database answers may take. */
+  static final Duration ANSWER_TIMEOUT = Duration.ofMillis(1500);
+
   /** The cause under which this watch reports to a shared {@link OutageLog}. */
   static final String CAUSE = "binlog";
 
@@ -44,6 +48,8 @@ final class BinlogConnectionWatch implements AutoCloseable {
   private final OutageLog outages;
   private final Duration keepalive;
   private final Clock clock;
+  private final BooleanSupplier databaseAnswers;
+  private Instant answeredAt; // when the database last answered during this disconnection
   private ScheduledExecutorService timer;
   private Instant disconnectedAt; // first reading without a connection, null while connected
   private long silentSeconds; // how long nothing had been received at that reading
@@ -60,11 +66,13 @@ final class BinlogConnectionWatch implements AutoCloseable {
       Supplier<Optional<StreamingProbe.Sample>> probe,
       OutageLog outages,
       Duration keepalive,
-      Clock clock) {
+      Clock clock,
+      BooleanSupplier databaseAnswers) {
     this.probe = probe;
     this.outages = outages;
     this.keepalive = keepalive;
     this.clock = clock;
+    this.databaseAnswers = databaseAnswers;
   }
 
   /**
@@ -75,8 +83,35 @@ final class BinlogConnectionWatch implements AutoCloseable {
    * @param keepalive the binlog client's keepalive interval
    * @return the watch, not started
    */
-  static BinlogConnectionWatch of(StreamingProbe probe, OutageLog outages, Duration keepalive) {
-    return new BinlogConnectionWatch(probe::sample, outages, keepalive, Clock.systemDefaultZone());
+  static BinlogConnectionWatch of(
+      StreamingProbe probe, OutageLog outages, Duration keepalive, SourceConfig source) {
+    return new BinlogConnectionWatch(
+        probe::sample, outages, keepalive, Clock.systemDefaultZone(), () -> answers(source));
+  }
+
+  /**
+   * Whether the source database accepts a connection within {@link #ANSWER_TIMEOUT}: a binlog
+   * reader the server dropped while it answers (its position purged, another reader with its server
+   * id) has lost no database, and the engine reports why it stopped.
+   */
+  static boolean answers(SourceConfig source) {
+    String url =
+        source.flavor().jdbcPrefix()
+            + source.host()
+            + ":"
+            + source.port()
+            + "/"
+            + source.database()
+            + "?connectTimeout="
+            + ANSWER_TIMEOUT.toMillis()
+            + "&socketTimeout="
+            + ANSWER_TIMEOUT.toMillis();
+    try (java.sql.Connection c =
+        java.sql.DriverManager.getConnection(url, source.user(), source.password().reveal())) {
+      return true;
+    } catch (java.sql.SQLException e) {
+      return false;
+    }
   }
 
   /**
@@ -126,6 +161,7 @@ final class BinlogConnectionWatch implements AutoCloseable {
     Instant now = clock.instant();
     if (sample.connected()) {
       disconnectedAt = null;
+      answeredAt = null;
       outages.up(CAUSE, "publishing resumes from where it stopped");
       return;
     }
@@ -140,6 +176,17 @@ final class BinlogConnectionWatch implements AutoCloseable {
     if (Duration.between(disconnectedAt, now).compareTo(GRACE) < 0) {
       return;
     }
+    // A database that answers is not unreachable: the server dropped the reader for a reason the
+    // engine reports itself (a purged position, another reader with its server id), or the
+    // client is reconnecting. Asked again at most every keepalive interval.
+    if (answeredAt != null && Duration.between(answeredAt, now).compareTo(keepalive) < 0) {
+      return;
+    }
+    if (databaseAnswers.getAsBoolean()) {
+      answeredAt = clock.instant();
+      return;
+    }
+    answeredAt = null;
     // A closed connection is seen at once; a silent one only when the client gives up on it, after
     // at least the keepalive interval without anything received: date that outage from the silence.
     boolean silent = silentSeconds >= keepalive.toSeconds();

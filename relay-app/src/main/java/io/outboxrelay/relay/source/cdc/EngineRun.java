@@ -163,7 +163,8 @@ final class EngineRun {
         return;
       }
       watch =
-          BinlogConnectionWatch.of(probe, sourceOutages, DebeziumProperties.keepalive(properties));
+          BinlogConnectionWatch.of(
+              probe, sourceOutages, DebeziumProperties.keepalive(properties), config.source());
       watch.start();
     }
     LOG.info(

@@ -17,12 +17,18 @@ class BinlogConnectionWatchTest {
   private final MutableClock clock = new MutableClock(Instant.parse("2026-01-05T10:00:00Z"));
   private final RecordingLogger log = new RecordingLogger();
   private Optional<StreamingProbe.Sample> sample = Optional.empty();
+  private boolean databaseAnswers;
+  private int asked;
   private final BinlogConnectionWatch watch =
       new BinlogConnectionWatch(
           () -> sample,
           new OutageLog(log.logger(), "relay", "db", "reconnecting", OutageLog.REPEAT, clock),
           KEEPALIVE,
-          clock);
+          clock,
+          () -> {
+            asked++;
+            return databaseAnswers;
+          });
 
   private void observe(boolean connected, boolean queueFull, long silentSeconds, Duration then) {
     sample = Optional.of(new StreamingProbe.Sample(connected, queueFull, silentSeconds));
@@ -88,5 +94,22 @@ class BinlogConnectionWatchTest {
     watch.check();
 
     assertThat(log.lines()).isEmpty();
+  }
+
+  @Test
+  void saysNothingOfAnOutageWhileTheDatabaseAnswersAndAsksAgainOnlyEveryKeepalive() {
+    // The server dropped the reader (a purged position, another reader with its server id) but
+    // answers: no "unreachable" warning; the engine reports why it stopped.
+    databaseAnswers = true;
+    for (int i = 0; i < 20; i++) {
+      observe(false, false, i / 4, Duration.ofMillis(250));
+    }
+    assertThat(log.lines()).isEmpty();
+    assertThat(asked).as("asked at the grace period, then once per keepalive").isEqualTo(2);
+
+    databaseAnswers = false; // now it is really gone
+    clock.advance(KEEPALIVE);
+    observe(false, false, 9, Duration.ZERO);
+    assertThat(log.lines()).singleElement().asString().contains("db unreachable since");
   }
 }
