@@ -75,6 +75,30 @@ public record SourceConfig(
         Set.of());
   }
 
+  /**
+   * This source with other column settings.
+   *
+   * @param columns which columns hold what
+   * @param sequenceColumn the sequence column
+   * @param requiredOptionalColumns the optional columns the table must have
+   * @return the changed copy
+   */
+  public SourceConfig withColumns(
+      ColumnMapping columns, String sequenceColumn, Set<String> requiredOptionalColumns) {
+    return new SourceConfig(
+        flavor,
+        host,
+        port,
+        database,
+        user,
+        password,
+        table,
+        connectTimeout,
+        columns,
+        sequenceColumn,
+        requiredOptionalColumns);
+  }
+
   /** Reads the {@code source.*} keys; the port defaults to the flavor's. */
   static SourceConfig from(ConfigValues v) {
     SourceFlavor flavor = v.get(RelayConfigKeys.SOURCE_FLAVOR);

@@ -125,7 +125,17 @@ final class PlacedColumn {
    * @throws SQLException when the value cannot be read
    */
   String text(ResultSet rs, int index, SourceFlavor flavor) throws SQLException {
-    String v = rs.getString(index);
+    return text(rs.getString(index), flavor);
+  }
+
+  /**
+   * The header's text from what {@link #select} gave as text.
+   *
+   * @param v the selected value as text, or {@code null}
+   * @param flavor the database
+   * @return the header's text, or {@code null} for NULL
+   */
+  String text(String v, SourceFlavor flavor) {
     if (v == null || kind == Kind.TEXT) {
       return v;
     }
