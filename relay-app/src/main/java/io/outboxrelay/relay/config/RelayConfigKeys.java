@@ -241,10 +241,8 @@ public final class RelayConfigKeys {
           .check(
               v -> {
                 try {
-                  HeaderPlacement.parseList(v);
-                  for (String column :
-                      HeaderPlacement.parseList(v).stream().map(HeaderPlacement::column).toList()) {
-                    String problem = Checks.identifier().apply(column);
+                  for (HeaderPlacement p : HeaderPlacement.parseList(v)) {
+                    String problem = Checks.identifier().apply(p.column());
                     if (problem != null) {
                       return problem;
                     }

@@ -102,19 +102,6 @@ public final class OutboxColumns {
   private static final Set<String> PG_TIME =
       Set.of("timestamp without time zone", "timestamp with time zone");
 
-  /**
-   * The default name of the optional column both modes publish as the header {@code
-   * aggregate_version}.
-   */
-  public static final String AGGREGATE_VERSION = ColumnMapping.DEFAULT.aggregateVersion();
-
-  /**
-   * The columns of the relay's own layout that both modes read into an event for the router, in
-   * table order.
-   */
-  public static final List<String> EVENT_COLUMNS =
-      List.of("id", "event_id", "aggregate_type", "aggregate_id", "event_type", "payload");
-
   private OutboxColumns() {}
 
   /**
@@ -246,16 +233,6 @@ public final class OutboxColumns {
    */
   public static boolean hasStatus(Connection c, SourceConfig source) throws SQLException {
     return read(c, source).containsKey("status");
-  }
-
-  /**
-   * Whether the table has the relay's default aggregate version column.
-   *
-   * @param columns the table's columns, from {@link #read}
-   * @return true when the column is there
-   */
-  public static boolean hasAggregateVersion(Map<String, Column> columns) {
-    return columns.containsKey(AGGREGATE_VERSION);
   }
 
   /**
