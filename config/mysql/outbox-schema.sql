@@ -13,6 +13,11 @@ CREATE TABLE outbox_events (
   -- its aggregate to, 1, 2, 3... per aggregate; published as the header "aggregate_version"
   -- (decimal text), which consumer-idempotency's version check reads.
   aggregate_version BIGINT         NULL,
+  -- Optional (leave it out, or NULL, for events without): application headers, a JSON object of
+  -- string values, e.g. {"tenant":"acme"}, published as Kafka headers after the relay's own, in
+  -- member order. The contract (reserved names, sizes): README.md, "Application headers". MySQL's
+  -- JSON reorders members; declare LONGTEXT with a JSON_VALID check where their order matters.
+  headers          JSON            NULL,
   -- Polling mode bookkeeping (CDC mode ignores these columns; the application never sets them).
   -- status, claim_token and processing_until are fixed-width and NOT NULL so that a claim
   -- overwrites them in place: InnoDB rewrites a record whose size changes (a NULL filled or

@@ -12,6 +12,12 @@ CREATE TABLE outbox_events (
   -- its aggregate to, 1, 2, 3... per aggregate; published as the header "aggregate_version"
   -- (decimal text), which consumer-idempotency's version check reads.
   aggregate_version bigint      NULL,
+  -- Optional (leave it out, or NULL, for events without): application headers, a JSON object of
+  -- string values, e.g. {"tenant":"acme"}, published as Kafka headers after the relay's own. The
+  -- contract (reserved names, sizes): README.md, "Application headers". jsonb orders an object's
+  -- members its own way (shorter names first) and keeps the last of duplicate names: declare
+  -- "headers text NULL CHECK (headers::jsonb IS NOT NULL)" where the order is yours to choose.
+  headers          jsonb        NULL,
   -- Polling bookkeeping (the application never sets these).
   status           varchar(16)  NOT NULL DEFAULT 'PENDING'
                    CHECK (status IN ('PENDING', 'PROCESSING', 'PUBLISHED', 'DEAD', 'SKIPPED')),

@@ -1,10 +1,16 @@
 package io.outboxrelay.change;
 
+import io.outboxrelay.router.ColumnMapping;
+import io.outboxrelay.router.HeaderPlacement;
 import io.outboxrelay.router.OutboxEvent;
+import io.outboxrelay.router.RecordHeader;
 import io.outboxrelay.router.RoutingException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
 import org.apache.kafka.connect.connector.ConnectRecord;
 import org.apache.kafka.connect.data.Field;
@@ -23,34 +29,62 @@ import org.apache.kafka.connect.data.Struct;
  * converts them: text columns as UTF-8, binary ones as their bytes, a {@code BINARY(16)} event id
  * as a UUID.
  *
- * <p>The optional {@code aggregate_version} column is looked up in each row image's schema, so a
- * column added while a reader streams is read from the first row written after it.
+ * <p>The columns are those of a {@link ColumnMapping} (names compared without regard to case, as
+ * the databases compare them). The optional ones (aggregate version, application headers, trace
+ * context) and the row id are looked up in each row image's schema, so a column added while a
+ * reader streams is read from the first row written after it. A placed column ({@link
+ * HeaderPlacement}) is published as its value's text: Debezium's value for the column, a string or
+ * a number ({@code String.valueOf}), which is what a worker's header converter writes for it; a
+ * NULL publishes no header.
  *
- * <p>Column lookups are cached per row schema, which only changes with DDL. Not thread-safe: one
+ * <p>Column lookups are made once per row schema, which only changes with DDL. Not thread-safe: one
  * instance per thread (the relay's engine thread, a Connect task).
  */
 public final class ChangeRecordReader {
 
   private static final String ENVELOPE_SUFFIX = ".Envelope";
 
+  private final ColumnMapping columns;
+  private final String rowIdColumn;
+
   private Schema cachedSchema;
-  private Field id;
+  private Field id; // null: the table has no row id column
   private Field eventId;
   private Field aggregateType;
   private Field aggregateId;
   private Field eventType;
   private Field payload;
-  private Field aggregateVersion; // null: the table has no aggregate_version column
+  private Field aggregateVersion; // null: the table has no aggregate version column
+  private Field headers; // null: no headers column
+  private Field traceContext; // null: no trace context column
+  private Field[] placed; // one per placement
 
-  /** Creates a reader; it learns the columns from the first row it reads. */
-  public ChangeRecordReader() {}
+  /** Creates a reader of the relay's own table layout ({@link ColumnMapping#DEFAULT}). */
+  public ChangeRecordReader() {
+    this(ColumnMapping.DEFAULT, "id");
+  }
+
+  /**
+   * Creates a reader of a table laid out as {@code columns} says; it learns where the columns are
+   * from the first row it reads.
+   *
+   * @param columns which columns hold what
+   * @param rowIdColumn the column whose integer value is the event's row id ({@link
+   *     OutboxEvent#id()}, only for messages here); optional: -1 when the table has none or it is
+   *     not an integer
+   */
+  public ChangeRecordReader(ColumnMapping columns, String rowIdColumn) {
+    this.columns = Objects.requireNonNull(columns, "columns");
+    this.rowIdColumn = Objects.requireNonNull(rowIdColumn, "rowIdColumn");
+  }
 
   /**
    * Reads one record.
    *
    * @param record a record from a Debezium connector
    * @return the event, or {@code null} when the record publishes nothing
-   * @throws RoutingException when the row lacks a required column or value
+   * @throws RoutingException when the row lacks a required column or value, or a placed column
+   *     holds a value that cannot be a header
    * @throws ClassCastException when a text column is not text (e.g. VARBINARY), which the relay
    *     also refuses
    */
@@ -69,7 +103,7 @@ public final class ChangeRecordReader {
     if (after.schema() != cachedSchema) {
       resolve(after.schema());
     }
-    Object rowId = after.get(id);
+    Object rowId = id == null ? null : after.get(id);
     String eventIdText = text(after.get(eventId));
     try {
       return new OutboxEvent(
@@ -80,17 +114,45 @@ public final class ChangeRecordReader {
           (String) after.get(eventType),
           bytes(after.get(payload)),
           sourceTimestamp(envelope),
-          aggregateVersion == null ? null : version(after.get(aggregateVersion)));
+          aggregateVersion == null ? null : version(aggregateVersion, after.get(aggregateVersion)),
+          headers == null ? null : text(after.get(headers)),
+          traceContext == null ? null : text(after.get(traceContext)),
+          placed.length == 0 ? List.of() : placedHeaders(after, eventIdText));
     } catch (NullPointerException e) {
       throw new RoutingException(
-          "outbox row id="
-              + rowId
-              + " event_id="
+          "outbox row "
+              + (rowId == null ? "" : "id=" + rowId + " ")
+              + "event_id="
               + eventIdText
               + " has a null "
               + e.getMessage()
               + ": make the column NOT NULL");
     }
+  }
+
+  private List<RecordHeader> placedHeaders(Struct after, String eventIdText) {
+    List<RecordHeader> out = new ArrayList<>(placed.length);
+    List<HeaderPlacement> placements = columns.placements();
+    for (int i = 0; i < placed.length; i++) {
+      Object value = after.get(placed[i]);
+      if (value == null) {
+        continue; // NULL: no header
+      }
+      if (!(value instanceof String) && !(value instanceof Number) && !(value instanceof Boolean)) {
+        throw new RoutingException(
+            "column "
+                + placed[i].name()
+                + " of event_id="
+                + eventIdText
+                + " holds "
+                + value.getClass().getSimpleName()
+                + " values, which cannot be published as the header "
+                + placements.get(i).header()
+                + ": place a text, integer or timestamp column");
+      }
+      out.add(RecordHeader.utf8(placements.get(i).header(), String.valueOf(value)));
+    }
+    return out;
   }
 
   private static boolean isEnvelope(Schema schema) {
@@ -115,31 +177,57 @@ public final class ChangeRecordReader {
   }
 
   private void resolve(Schema schema) {
-    id = required(schema, "id");
-    eventId = required(schema, "event_id");
-    aggregateType = required(schema, "aggregate_type");
-    aggregateId = required(schema, "aggregate_id");
-    eventType = required(schema, "event_type");
-    payload = required(schema, "payload");
-    // Optional, as in the relay: a row with it publishes the header aggregate_version.
-    aggregateVersion = schema.field("aggregate_version");
+    eventId = required(schema, columns.eventId(), "event id");
+    aggregateType = required(schema, columns.aggregateType(), "aggregate type");
+    aggregateId = required(schema, columns.aggregateId(), "aggregate id");
+    eventType = required(schema, columns.eventType(), "event type");
+    payload = required(schema, columns.payload(), "payload");
+    // Optional, as in the relay: a row with them publishes their headers.
+    id = field(schema, rowIdColumn);
+    aggregateVersion = field(schema, columns.aggregateVersion());
+    headers = field(schema, columns.headers());
+    traceContext = field(schema, columns.traceContext());
+    List<HeaderPlacement> placements = columns.placements();
+    placed = new Field[placements.size()];
+    for (int i = 0; i < placed.length; i++) {
+      placed[i] =
+          required(
+              schema, placements.get(i).column(), "placed as header " + placements.get(i).header());
+    }
     cachedSchema = schema;
   }
 
-  private static Field required(Schema schema, String column) {
-    Field f = schema.field(column);
+  /** The field of a column, its name compared without regard to case; null when there is none. */
+  private static Field field(Schema schema, String column) {
+    Field exact = schema.field(column);
+    if (exact != null) {
+      return exact;
+    }
+    for (Field f : schema.fields()) {
+      if (f.name().equalsIgnoreCase(column)) {
+        return f;
+      }
+    }
+    return null;
+  }
+
+  private static Field required(Schema schema, String column, String what) {
+    Field f = field(schema, column);
     if (f == null) {
       throw new RoutingException(
           "the outbox table has no column "
               + column
-              + ": create it as in config/mysql/outbox-schema.sql (with Kafka Connect, also name"
-              + " it in the connector's column.include.list)");
+              + " ("
+              + what
+              + "): create it as in config/mysql/outbox-schema.sql, or name the column that holds"
+              + " it in the column settings (with Kafka Connect, also name it in the connector's"
+              + " column.include.list)");
     }
     return f;
   }
 
   /** An integer column's value: Short, Integer or Long (BigDecimal if precise), as the relay. */
-  private static Long version(Object v) {
+  private static Long version(Field column, Object v) {
     if (v == null) {
       return null;
     }
@@ -150,7 +238,9 @@ public final class ChangeRecordReader {
       return n.longValue();
     }
     throw new RoutingException(
-        "column aggregate_version holds "
+        "column "
+            + column.name()
+            + " holds "
             + v.getClass().getSimpleName()
             + " values: make it BIGINT NULL as in config/mysql/outbox-schema.sql");
   }

@@ -38,9 +38,13 @@ import org.slf4j.LoggerFactory;
  *   <li>key: the router's key, {@code aggregate_id} as UTF-8 bytes ({@link Schema#BYTES_SCHEMA});
  *   <li>value: the payload's bytes as stored ({@link Schema#BYTES_SCHEMA});
  *   <li>headers: exactly the router's headers, in its order and nothing else (Debezium's own
- *       headers are dropped), each as a {@link Schema#STRING_SCHEMA} value, so that a header the
- *       router adds later flows through unchanged.
+ *       headers are dropped), each as a {@link Schema#STRING_SCHEMA} value: the trace headers, the
+ *       relay's own ({@code router.headers}), the placed columns' and the application headers, as
+ *       {@link EventRouter} describes them.
  * </ul>
+ *
+ * <p>The columns it reads are named by the relay's column settings ({@code source.column.*}, the
+ * same keys and defaults), so a table laid out as Debezium's outbox table is read too.
  *
  * <p>The bytes reach Kafka unchanged only with {@code key.converter} and {@code value.converter}
  * set to {@code org.apache.kafka.connect.converters.ByteArrayConverter} and {@code
@@ -64,7 +68,7 @@ public final class OutboxRouterTransform<R extends ConnectRecord<R>>
 
   private static final Logger LOG = LoggerFactory.getLogger(OutboxRouterTransform.class);
 
-  private final ChangeRecordReader reader = new ChangeRecordReader();
+  private ChangeRecordReader reader;
   private EventRouter router;
   private TransformConfig.PoisonAction poisonAction;
 
@@ -80,15 +84,23 @@ public final class OutboxRouterTransform<R extends ConnectRecord<R>>
   @Override
   public void configure(Map<String, ?> props) {
     TransformConfig config = TransformConfig.parse(props);
-    router = EventRouter.withTopicTemplate(config.topicTemplate());
+    router =
+        EventRouter.builder()
+            .topicTemplate(config.topicTemplate())
+            .headers(config.routerHeaders())
+            .build();
+    reader = new ChangeRecordReader(config.columns(), config.rowIdColumn());
     poisonAction = config.poisonAction();
     LOG.info(
-        "[outbox-transform] version {}: {}={}, {}={}",
+        "[outbox-transform] version {}: {}={}, {}={}, {}={}, columns {}",
         version(),
         TransformConfig.TOPIC_TEMPLATE,
         config.topicTemplate(),
+        TransformConfig.ROUTER_HEADERS,
+        String.join(",", config.routerHeaders()),
         TransformConfig.POISON_ACTION,
-        poisonAction.name().toLowerCase(Locale.ROOT));
+        poisonAction.name().toLowerCase(Locale.ROOT),
+        config.columns());
   }
 
   /**
@@ -186,7 +198,8 @@ public final class OutboxRouterTransform<R extends ConnectRecord<R>>
   }
 
   /**
-   * The declared settings: {@code router.topic.template} and {@code poison.action}.
+   * The declared settings: {@code router.topic.template}, {@code router.headers}, {@code
+   * poison.action} and the column settings.
    *
    * @return the settings' definitions, with their docs
    */

@@ -107,6 +107,13 @@ class ConnectTransformIT {
     for (List<TestEvent> tx : transactions()) {
       write(tx, relayLedger, connectLedger);
     }
+    // Application headers: after the relay's own, in member order, byte for byte.
+    TestEvent withHeaders = TestEvent.of("order", "o-headers", 1);
+    writeWithHeaders(
+        withHeaders,
+        "{\"tenant\": \"acme\", \"note\": \"caf\\u00e9 \\ud83d\\ude00\", \"empty\": \"\"}",
+        relayLedger,
+        connectLedger);
     // Updates and deletes of outbox rows (and the deletes' tombstones) publish nothing.
     db.admin(
         "UPDATE outbox_events SET payload = '{\"changed\":true}', event_type = 'Changed'"
@@ -133,6 +140,15 @@ class ConnectTransformIT {
     assertThat(fromConnect)
         .extracting(ConsumedRecord::valueAsString)
         .noneMatch(v -> v.contains("changed"));
+    assertThat(
+            fromConnect.stream()
+                .filter(r -> withHeaders.eventId().equals(r.header("id")))
+                .findFirst()
+                .orElseThrow()
+                .headers()
+                .keySet())
+        .containsExactly(
+            "id", "event_type", "aggregate_type", "aggregate_id", "tenant", "note", "empty");
     String status = "/connectors/" + name + "/status";
     assertThat(worker.get(status).path("tasks").path(0).path("state").asText())
         .as("the task after the updates and deletes: %s", worker.get(status))
@@ -186,6 +202,26 @@ class ConnectTransformIT {
     }
     for (Ledger ledger : ledgers) {
       ledger.expect(tx);
+    }
+  }
+
+  private void writeWithHeaders(TestEvent e, String headers, Ledger... ledgers) throws Exception {
+    try (Connection c = db.app();
+        java.sql.PreparedStatement ps =
+            c.prepareStatement(
+                "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type,"
+                    + " payload, headers) VALUES (?, ?, ?, ?, ?, ?)")) {
+      ps.setString(1, e.eventId());
+      ps.setString(2, e.aggregateType());
+      ps.setString(3, e.aggregateId());
+      ps.setString(4, e.eventType());
+      ps.setString(5, e.payload());
+      ps.setString(6, headers);
+      ps.executeUpdate();
+      c.commit();
+    }
+    for (Ledger ledger : ledgers) {
+      ledger.expect(e);
     }
   }
 
@@ -243,7 +279,8 @@ class ConnectTransformIT {
     config.put(
         "column.include.list",
         db.name()
-            + "\\.outbox_events\\.(id|event_id|aggregate_type|aggregate_id|event_type|payload)");
+            + "\\.outbox_events\\.(id|event_id|aggregate_type|aggregate_id|event_type|payload"
+            + "|aggregate_version|headers|tracingspancontext)");
     config.put("snapshot.mode", "no_data");
     config.put("snapshot.locking.mode", "none");
     config.put("include.schema.changes", "false");

@@ -107,6 +107,145 @@ class OutboxRouterTransformTest {
   }
 
   @Test
+  void publishesTheHeadersColumnAfterTheRelaysOwnHeadersInMemberOrder() {
+    transform.configure(Map.of());
+    Struct row =
+        OutboxChangeFixtures.row(withHeaders(), 7L, EVENT_ID, "order", "o-1", "OrderPaid", PAYLOAD)
+            .put("headers", "{\"tenant\":\"acme\",\"channel\":\"caf\\u00e9\"}");
+
+    assertThat(headers(transform.apply(change("c", row))))
+        .containsExactly(
+            "id=" + EVENT_ID,
+            "event_type=OrderPaid",
+            "aggregate_type=order",
+            "aggregate_id=o-1",
+            "tenant=acme",
+            "channel=caf\u00e9");
+    assertThat(headers(transform.apply(change("c", row.put("headers", "{}"))))).hasSize(4);
+    assertThat(headers(transform.apply(change("c", row.put("headers", null))))).hasSize(4);
+  }
+
+  @Test
+  void stopsAtInvalidApplicationHeadersNamingTheHeaderButNotItsValue() {
+    transform.configure(Map.of());
+    Struct row =
+        OutboxChangeFixtures.row(withHeaders(), 7L, EVENT_ID, "order", "o-1", "OrderPaid", PAYLOAD)
+            .put("headers", "{\"email\":\"alice@example.com\",\"aggregate_id\":\"x\"}");
+
+    assertThatThrownBy(() -> transform.apply(change("c", row)))
+        .isInstanceOf(DataException.class)
+        .hasMessageStartingWith("cannot publish event_id=" + EVENT_ID)
+        .hasMessageContaining("header name 'aggregate_id' is reserved")
+        .hasMessageContaining("poison.action=skip")
+        .hasMessageNotContaining("alice");
+    transform.configure(Map.of("poison.action", "skip"));
+    assertThat(transform.apply(change("c", row))).isNull();
+  }
+
+  @Test
+  void readsDebeziumsOutboxTableWithTheColumnSettings() {
+    transform.configure(DEBEZIUM_LAYOUT);
+    Struct row =
+        new Struct(DEBEZIUM_ROW)
+            .put("id", EVENT_ID)
+            .put("aggregatetype", "order")
+            .put("aggregateid", "o-1")
+            .put("type", "OrderPaid")
+            .put("timestamp", "2026-03-11T10:00:00.123456Z")
+            .put("payload", PAYLOAD)
+            .put(
+                "tracingspancontext",
+                "#Wed Mar 11 10:00:00 UTC 2026\ntraceparent="
+                    + "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01\n");
+
+    SourceRecord out = transform.apply(debeziumChange(row));
+
+    assertThat(out.topic()).isEqualTo("outbox.event.order");
+    assertThat(new String((byte[]) out.key(), StandardCharsets.UTF_8)).isEqualTo("o-1");
+    assertThat(new String((byte[]) out.value(), StandardCharsets.UTF_8)).isEqualTo(PAYLOAD);
+    assertThat(headers(out))
+        .containsExactly(
+            "traceparent=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+            "id=" + EVENT_ID,
+            "eventTimestamp=2026-03-11T10:00:00.123456Z",
+            "eventType=OrderPaid");
+  }
+
+  @Test
+  void publishesAPlacedNumberAsItsDecimalTextAndANullAsNoHeader() {
+    Map<String, String> settings = new HashMap<>(DEBEZIUM_LAYOUT);
+    settings.put("source.column.additional.placement", "timestamp:header,seq:header:sequence");
+    transform.configure(settings);
+    Schema schema =
+        SchemaBuilder.struct()
+            .name(TABLE + ".Value")
+            .field("id", Schema.STRING_SCHEMA)
+            .field("aggregatetype", Schema.STRING_SCHEMA)
+            .field("aggregateid", Schema.STRING_SCHEMA)
+            .field("type", Schema.STRING_SCHEMA)
+            .field("payload", Schema.STRING_SCHEMA)
+            .field("TimeStamp", Schema.OPTIONAL_INT64_SCHEMA) // names compared without case
+            .field("seq", Schema.OPTIONAL_INT32_SCHEMA)
+            .optional()
+            .build();
+    Struct row =
+        new Struct(schema)
+            .put("id", EVENT_ID)
+            .put("aggregatetype", "order")
+            .put("aggregateid", "o-1")
+            .put("type", "OrderPaid")
+            .put("payload", PAYLOAD)
+            .put("TimeStamp", 1_773_223_200_123_456L)
+            .put("seq", null);
+
+    assertThat(headers(transform.apply(debeziumChange(row))))
+        .containsExactly("id=" + EVENT_ID, "timestamp=1773223200123456");
+  }
+
+  @Test
+  void stopsAtAPlacedColumnTheTableLacksOrWhoseValueCannotBeAHeader() {
+    Map<String, String> settings = new HashMap<>(DEBEZIUM_LAYOUT);
+    settings.put("source.column.additional.placement", "blob:header");
+    transform.configure(settings);
+    Schema schema =
+        SchemaBuilder.struct()
+            .name(TABLE + ".Value")
+            .field("id", Schema.STRING_SCHEMA)
+            .field("aggregatetype", Schema.STRING_SCHEMA)
+            .field("aggregateid", Schema.STRING_SCHEMA)
+            .field("type", Schema.STRING_SCHEMA)
+            .field("payload", Schema.STRING_SCHEMA)
+            .field("blob", Schema.OPTIONAL_BYTES_SCHEMA)
+            .optional()
+            .build();
+    Struct row =
+        new Struct(schema)
+            .put("id", EVENT_ID)
+            .put("aggregatetype", "order")
+            .put("aggregateid", "o-1")
+            .put("type", "OrderPaid")
+            .put("payload", PAYLOAD)
+            .put("blob", new byte[] {1, 2});
+    assertThatThrownBy(() -> transform.apply(debeziumChange(row)))
+        .isInstanceOf(DataException.class)
+        .hasMessageContaining("column blob of event_id=" + EVENT_ID + " holds byte[] values")
+        .hasMessageContaining("place a text, integer or timestamp column");
+
+    assertThatThrownBy(
+            () ->
+                transform.apply(
+                    debeziumChange(
+                        new Struct(DEBEZIUM_ROW)
+                            .put("id", EVENT_ID)
+                            .put("aggregatetype", "order")
+                            .put("aggregateid", "o-1")
+                            .put("type", "T")
+                            .put("payload", "{}"))))
+        .isInstanceOf(DataException.class)
+        .hasMessageContaining("no column blob (placed as header blob)");
+  }
+
+  @Test
   void publishesSnapshotReadsLikeInserts() {
     transform.configure(Map.of());
     SourceRecord out = transform.apply(change("r", textRow(1, EVENT_ID, PAYLOAD)));
@@ -226,7 +365,20 @@ class OutboxRouterTransformTest {
   @Test
   void declaresEverySettingWithADoc() {
     assertThat(transform.config().configKeys())
-        .containsOnlyKeys("router.topic.template", "poison.action");
+        .containsOnlyKeys(
+            "router.topic.template",
+            "router.headers",
+            "poison.action",
+            "source.column.event.id",
+            "source.column.aggregate.type",
+            "source.column.aggregate.id",
+            "source.column.event.type",
+            "source.column.payload",
+            "source.column.aggregate.version",
+            "source.column.headers",
+            "source.column.tracing.span.context",
+            "source.column.sequence",
+            "source.column.additional.placement");
     transform.config().configKeys().values().forEach(k -> assertThat(k.documentation).isNotBlank());
   }
 
@@ -237,6 +389,69 @@ class OutboxRouterTransformTest {
       list.add(h.key() + "=" + h.value());
     }
     return list;
+  }
+
+  /** The relay's column settings for Debezium's outbox table, as config/examples sets them. */
+  private static final Map<String, String> DEBEZIUM_LAYOUT =
+      Map.of(
+          "router.headers", "id",
+          "source.column.event.id", "id",
+          "source.column.aggregate.type", "aggregatetype",
+          "source.column.aggregate.id", "aggregateid",
+          "source.column.event.type", "type",
+          "source.column.additional.placement",
+              "timestamp:header:eventTimestamp,type:header:eventType");
+
+  /** Debezium's documented outbox table, as the MariaDB connector emits its rows. */
+  private static final Schema DEBEZIUM_ROW =
+      SchemaBuilder.struct()
+          .name(TABLE + ".Value")
+          .field("id", Schema.STRING_SCHEMA)
+          .field("aggregatetype", Schema.STRING_SCHEMA)
+          .field("aggregateid", Schema.STRING_SCHEMA)
+          .field("type", Schema.STRING_SCHEMA)
+          .field("timestamp", Schema.OPTIONAL_STRING_SCHEMA)
+          .field("payload", Schema.OPTIONAL_STRING_SCHEMA)
+          .field("tracingspancontext", Schema.OPTIONAL_STRING_SCHEMA)
+          .optional()
+          .build();
+
+  private static Schema withHeaders() {
+    return OutboxChangeFixtures.rowSchema(
+            TABLE, Schema.STRING_SCHEMA, Schema.OPTIONAL_STRING_SCHEMA)
+        .field("headers", Schema.OPTIONAL_STRING_SCHEMA)
+        .optional()
+        .build();
+  }
+
+  /** An insert into Debezium's table: keyed by its text id. */
+  private static SourceRecord debeziumChange(Struct row) {
+    SourceRecord change = change("c", textRow(1, EVENT_ID, PAYLOAD));
+    Struct envelope = (Struct) change.value();
+    Schema envelopeSchema =
+        SchemaBuilder.struct()
+            .name(TABLE + ".Envelope")
+            .field("before", row.schema())
+            .field("after", row.schema())
+            .field("source", envelope.schema().field("source").schema())
+            .field("op", Schema.STRING_SCHEMA)
+            .build();
+    Struct value =
+        new Struct(envelopeSchema)
+            .put("after", row)
+            .put("source", envelope.getStruct("source"))
+            .put("op", "c");
+    return new SourceRecord(
+        change.sourcePartition(),
+        change.sourceOffset(),
+        TABLE,
+        null,
+        Schema.STRING_SCHEMA,
+        row.get("id"),
+        envelopeSchema,
+        value,
+        null,
+        new ConnectHeaders());
   }
 
   private static Schema rowSchema(Schema eventIdSchema, Schema payloadSchema) {

@@ -58,4 +58,51 @@ class TransformConfigTest {
         .asString()
         .contains("use only a-z A-Z 0-9 . _ -");
   }
+
+  @Test
+  void defaultsToTheRelaysColumnsAndEveryOwnHeader() {
+    TransformConfig config = TransformConfig.parse(Map.of());
+    assertThat(config.columns()).isEqualTo(io.outboxrelay.router.ColumnMapping.DEFAULT);
+    assertThat(config.routerHeaders())
+        .containsExactly("id", "event_type", "aggregate_type", "aggregate_id", "aggregate_version");
+    assertThat(config.rowIdColumn()).isEqualTo("id");
+  }
+
+  @Test
+  void readsTheColumnSettingsAndPlacements() {
+    TransformConfig config =
+        TransformConfig.parse(
+            Map.of(
+                "router.headers", "id",
+                "source.column.event.id", "id",
+                "source.column.aggregate.type", "aggregatetype",
+                "source.column.aggregate.id", "aggregateid",
+                "source.column.event.type", "type",
+                "source.column.additional.placement", "timestamp:header:eventTimestamp"));
+    assertThat(config.routerHeaders()).containsExactly("id");
+    assertThat(config.columns().requiredColumns())
+        .containsExactly("id", "aggregatetype", "aggregateid", "type", "payload", "timestamp");
+    assertThat(config.columns().placements().get(0).header()).isEqualTo("eventTimestamp");
+  }
+
+  @Test
+  void refusesUnsupportedPlacementsOwnHeaderListsWithoutIdAndEmptyColumnNames() {
+    assertThatThrownBy(
+            () ->
+                TransformConfig.parse(
+                    Map.of(
+                        "router.headers", "event_type",
+                        "source.column.additional.placement", "type:envelope:eventType",
+                        "source.column.payload", " ")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("3 problems")
+        .hasMessageContaining("router.headers: id is missing")
+        .hasMessageContaining("envelope placement, which is not supported")
+        .hasMessageContaining("source.column.payload: a column name cannot be empty");
+    assertThatThrownBy(
+            () ->
+                TransformConfig.parse(
+                    Map.of("source.column.additional.placement", "type:header:id")))
+        .hasMessageContaining("header id is also one of router.headers");
+  }
 }

@@ -2,13 +2,15 @@ package io.outboxrelay.router;
 
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 
 /**
  * One row of the outbox table, as the relay read it from the database or the binlog.
  *
  * <p>Immutable apart from the payload array, which is not copied: callers must not modify it after
- * construction. {@link #toString()} never prints the payload (payloads are never logged).
+ * construction. {@link #toString()} never prints the payload, the headers or the trace context
+ * (payloads and header values are never logged).
  *
  * @param id the row's primary key (monotonic per insert, not per commit)
  * @param eventId the event's unique id (a UUID in text form); never null
@@ -23,6 +25,13 @@ import java.util.Objects;
  *     aggregate_version} column), published as the header {@link OutboxHeaders#AGGREGATE_VERSION};
  *     {@code null} when the table has no such column or the row's value is NULL, and then no such
  *     header is published
+ * @param headers the application headers: the optional {@code headers} column's text as stored,
+ *     checked and parsed by {@link EventRouter#route} ({@link ApplicationHeaders}); {@code null}
+ *     when the table has no such column or the row's value is NULL
+ * @param traceContext the optional trace context column's text as stored ({@link TraceContext}),
+ *     parsed by {@link EventRouter#route}; {@code null} when there is none
+ * @param placedHeaders the headers of the columns placed as headers ({@link HeaderPlacement}), in
+ *     their configured order, values already as text; never null (empty when none)
  */
 public record OutboxEvent(
     long id,
@@ -32,19 +41,60 @@ public record OutboxEvent(
     String eventType,
     byte[] payload,
     Instant createdAt,
-    Long aggregateVersion) {
+    Long aggregateVersion,
+    String headers,
+    String traceContext,
+    List<RecordHeader> placedHeaders) {
 
   /**
-   * Checks the required fields.
+   * Checks the required fields and freezes the placed headers.
    *
-   * @throws NullPointerException if {@code eventId}, {@code aggregateType}, {@code aggregateId} or
-   *     {@code eventType} is null
+   * @throws NullPointerException if {@code eventId}, {@code aggregateType}, {@code aggregateId},
+   *     {@code eventType} or {@code placedHeaders} is null
    */
   public OutboxEvent {
     Objects.requireNonNull(eventId, "event_id");
     Objects.requireNonNull(aggregateType, "aggregate_type");
     Objects.requireNonNull(aggregateId, "aggregate_id");
     Objects.requireNonNull(eventType, "event_type");
+    placedHeaders = placedHeaders.isEmpty() ? List.of() : List.copyOf(placedHeaders);
+  }
+
+  /**
+   * An event of a table without application headers, trace context or placed columns.
+   *
+   * @param id see {@link OutboxEvent}
+   * @param eventId see {@link OutboxEvent}
+   * @param aggregateType see {@link OutboxEvent}
+   * @param aggregateId see {@link OutboxEvent}
+   * @param eventType see {@link OutboxEvent}
+   * @param payload see {@link OutboxEvent}
+   * @param createdAt see {@link OutboxEvent}
+   * @param aggregateVersion see {@link OutboxEvent}
+   * @throws NullPointerException if {@code eventId}, {@code aggregateType}, {@code aggregateId} or
+   *     {@code eventType} is null
+   */
+  public OutboxEvent(
+      long id,
+      String eventId,
+      String aggregateType,
+      String aggregateId,
+      String eventType,
+      byte[] payload,
+      Instant createdAt,
+      Long aggregateVersion) {
+    this(
+        id,
+        eventId,
+        aggregateType,
+        aggregateId,
+        eventType,
+        payload,
+        createdAt,
+        aggregateVersion,
+        null,
+        null,
+        List.of());
   }
 
   /**
@@ -69,7 +119,7 @@ public record OutboxEvent(
       String eventType,
       byte[] payload,
       Instant createdAt) {
-    this(id, eventId, aggregateType, aggregateId, eventType, payload, createdAt, null);
+    this(id, eventId, aggregateType, aggregateId, eventType, payload, createdAt, (Long) null);
   }
 
   @Override
@@ -82,18 +132,33 @@ public record OutboxEvent(
         && eventType.equals(other.eventType)
         && Arrays.equals(payload, other.payload)
         && Objects.equals(createdAt, other.createdAt)
-        && Objects.equals(aggregateVersion, other.aggregateVersion);
+        && Objects.equals(aggregateVersion, other.aggregateVersion)
+        && Objects.equals(headers, other.headers)
+        && Objects.equals(traceContext, other.traceContext)
+        && placedHeaders.equals(other.placedHeaders);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(
-                id, eventId, aggregateType, aggregateId, eventType, createdAt, aggregateVersion)
+                id,
+                eventId,
+                aggregateType,
+                aggregateId,
+                eventType,
+                createdAt,
+                aggregateVersion,
+                headers,
+                traceContext,
+                placedHeaders)
             * 31
         + Arrays.hashCode(payload);
   }
 
-  /** Describes the event without its payload, which may hold personal data. */
+  /**
+   * Describes the event without its payload, headers, trace context or placed values, which may
+   * hold personal data.
+   */
   @Override
   public String toString() {
     return "OutboxEvent[id="
@@ -109,6 +174,11 @@ public record OutboxEvent(
         + (aggregateVersion == null ? "" : ", aggregateVersion=" + aggregateVersion)
         + ", payloadBytes="
         + (payload == null ? "null" : payload.length)
+        + (headers == null ? "" : ", headersChars=" + headers.length())
+        + (traceContext == null ? "" : ", traceContext=present")
+        + (placedHeaders.isEmpty()
+            ? ""
+            : ", placedHeaders=" + placedHeaders.stream().map(RecordHeader::name).toList())
         + "]";
   }
 }

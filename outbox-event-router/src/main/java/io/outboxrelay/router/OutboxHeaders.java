@@ -1,9 +1,13 @@
 package io.outboxrelay.router;
 
+import java.util.List;
+
 /**
- * Names of the headers the router puts on records: every record has the first four, records of
- * versioned events also {@link #AGGREGATE_VERSION}. {@link #ID} matches Debezium's outbox router,
- * so consumers written for Debezium deduplicate on the same header.
+ * Names of the relay's own headers: by default every record has the first four, records of
+ * versioned events also {@link #AGGREGATE_VERSION} ({@link #ALL}, in that order; {@link
+ * EventRouter.Builder#headers} publishes a subset). {@link #ID} matches Debezium's outbox router,
+ * so consumers written for Debezium deduplicate on the same header. These names are also the ones
+ * an application header may not have ({@link ApplicationHeaders#RESERVED}).
  */
 public final class OutboxHeaders {
 
@@ -25,6 +29,10 @@ public final class OutboxHeaders {
    * check reads. Only on records of events that have a version.
    */
   public static final String AGGREGATE_VERSION = "aggregate_version";
+
+  /** Every one of the relay's own headers, in the order the router puts them on a record. */
+  public static final List<String> ALL =
+      List.of(ID, EVENT_TYPE, AGGREGATE_TYPE, AGGREGATE_ID, AGGREGATE_VERSION);
 
   private OutboxHeaders() {}
 }

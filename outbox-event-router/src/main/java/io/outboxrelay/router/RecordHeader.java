@@ -5,7 +5,8 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * One Kafka record header. The value array is not copied; callers must not modify it.
+ * One Kafka record header. The value array is not copied; callers must not modify it. {@link
+ * #toString()} never prints the value.
  *
  * @param name the header name; never null
  * @param value the header value bytes; never null
@@ -54,8 +55,12 @@ public record RecordHeader(String name, byte[] value) {
     return name.hashCode() * 31 + Arrays.hashCode(value);
   }
 
+  /**
+   * Names the header and the size of its value, never the value: application headers may hold
+   * personal data.
+   */
   @Override
   public String toString() {
-    return name + "=" + valueAsString();
+    return name + "(" + value.length + " bytes)";
   }
 }

@@ -19,7 +19,14 @@ public final class RoutingException extends RuntimeException {
     /** The payload is NULL: its record would be a tombstone. */
     NULL_PAYLOAD,
     /** The row itself is not an outbox event: a required column or value is missing. */
-    MALFORMED_ROW
+    MALFORMED_ROW,
+    /** The application headers break the headers column's contract ({@link ApplicationHeaders}). */
+    INVALID_HEADERS,
+    /**
+     * The trace context column is not a W3C trace context in properties text ({@link
+     * TraceContext}).
+     */
+    INVALID_TRACE_CONTEXT
   }
 
   private final Reason reason;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class EventRouterTest {
@@ -155,5 +156,112 @@ class EventRouterTest {
     assertThat(event("order", "X", a)).hasSameHashCodeAs(event("order", "X", b));
     assertThat(EventRouter.withDefaults().route(event("order", "X", a)))
         .isEqualTo(EventRouter.withDefaults().route(event("order", "X", b)));
+  }
+
+  private static OutboxEvent full(String headers, String traceContext) {
+    return new OutboxEvent(
+        7L,
+        "5f0c6b8e-6f7a-4a52-9d4e-0d1b8c7f1a01",
+        "order",
+        "order-42",
+        "OrderPaid",
+        "{}".getBytes(StandardCharsets.UTF_8),
+        null,
+        3L,
+        headers,
+        traceContext,
+        List.of(RecordHeader.utf8("eventTimestamp", "2026-03-11T10:00:00.123456Z")));
+  }
+
+  private static final String PARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+
+  @Test
+  void ordersTraceHeadersThenOwnThenPlacedThenApplicationHeaders() {
+    RoutedRecord record =
+        EventRouter.withDefaults()
+            .route(
+                full(
+                    "{\"tenant\":\"acme\",\"channel\":\"web\"}",
+                    "traceparent=" + PARENT + "\ntracestate=a\\=1"));
+
+    assertThat(record.headers())
+        .extracting(RecordHeader::name)
+        .containsExactly(
+            "traceparent",
+            "tracestate",
+            "id",
+            "event_type",
+            "aggregate_type",
+            "aggregate_id",
+            "aggregate_version",
+            "eventTimestamp",
+            "tenant",
+            "channel");
+    assertThat(record.header("tenant")).isEqualTo("acme");
+    assertThat(record.header("traceparent")).isEqualTo(PARENT);
+    assertThat(record.header("tracestate")).isEqualTo("a=1");
+  }
+
+  @Test
+  void publishesOnlyTheOwnHeadersAskedForInTheirOrder() {
+    EventRouter idOnly = EventRouter.builder().headers(List.of("id")).build();
+    EventRouter reordered =
+        EventRouter.builder().headers(List.of("aggregate_version", "id", "event_type")).build();
+
+    assertThat(idOnly.route(full(null, null)).headers())
+        .extracting(RecordHeader::name)
+        .containsExactly("id", "eventTimestamp");
+    assertThat(reordered.route(full("{}", "")).headers())
+        .extracting(RecordHeader::name)
+        .containsExactly("aggregate_version", "id", "event_type", "eventTimestamp");
+    assertThat(idOnly.headers()).containsExactly("id");
+  }
+
+  @Test
+  void refusesOwnHeaderListsWithoutIdOrWithUnknownOrRepeatedNames() {
+    assertThatThrownBy(() -> EventRouter.builder().headers(List.of("event_type")))
+        .hasMessageContaining("id is missing: consumers deduplicate on it");
+    assertThatThrownBy(() -> EventRouter.builder().headers(List.of("id", "type")))
+        .hasMessageContaining("'type' is not one of the relay's headers");
+    assertThatThrownBy(() -> EventRouter.builder().headers(List.of("id", "id")))
+        .hasMessageContaining("'id' is listed twice");
+  }
+
+  @Test
+  void makesAnEventWithInvalidHeadersPoisonNamingTheEventAndTheHeaderNotItsValue() {
+    assertThatThrownBy(
+            () ->
+                EventRouter.withDefaults()
+                    .route(full("{\"email\":\"alice@example.com\",\"id\":\"x\"}", null)))
+        .isInstanceOf(RoutingException.class)
+        .hasMessageStartingWith("the headers of event_id=5f0c6b8e-6f7a-4a52-9d4e-0d1b8c7f1a01")
+        .hasMessageContaining("header name 'id' is reserved")
+        .hasMessageNotContaining("alice")
+        .extracting(e -> ((RoutingException) e).reason())
+        .isEqualTo(RoutingException.Reason.INVALID_HEADERS);
+  }
+
+  @Test
+  void makesAnEventWithAMalformedTraceContextPoison() {
+    assertThatThrownBy(
+            () -> EventRouter.withDefaults().route(full(null, "traceparent=00-not-a-context")))
+        .isInstanceOf(RoutingException.class)
+        .hasMessageStartingWith("the trace context of event_id=5f0c6b8e")
+        .hasMessageContaining("traceparent has 16 characters")
+        .extracting(e -> ((RoutingException) e).reason())
+        .isEqualTo(RoutingException.Reason.INVALID_TRACE_CONTEXT);
+  }
+
+  @Test
+  void neverPrintsHeaderValuesInToString() {
+    OutboxEvent event = full("{\"email\":\"alice@example.com\"}", "traceparent=" + PARENT);
+    RoutedRecord record = EventRouter.withDefaults().route(event);
+
+    assertThat(event.toString()).doesNotContain("alice").doesNotContain(PARENT);
+    assertThat(record.toString())
+        .doesNotContain("alice")
+        .doesNotContain(PARENT)
+        .doesNotContain("2026-03-11")
+        .contains("email(17 bytes)");
   }
 }

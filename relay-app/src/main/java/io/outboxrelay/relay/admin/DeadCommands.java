@@ -74,8 +74,7 @@ public final class DeadCommands {
             "reading DEAD events from " + where,
             NEEDS,
             c -> {
-              List<OutboxRow> read =
-                  new OutboxTable(c, dialect, source.table()).dead(filter, false);
+              List<OutboxRow> read = OutboxTable.checked(c, dialect, source).dead(filter, false);
               c.rollback();
               return read;
             });
@@ -125,8 +124,7 @@ public final class DeadCommands {
             "reading " + ref + " from " + where,
             NEEDS,
             c -> {
-              OutboxRow found =
-                  find(new OutboxTable(c, dialect, source.table()), ref, payload, false);
+              OutboxRow found = find(OutboxTable.checked(c, dialect, source), ref, payload, false);
               c.rollback();
               return found;
             });
@@ -272,7 +270,7 @@ public final class DeadCommands {
   private List<OutboxRow> changeIn(
       Connection c, DeadSelection selection, boolean dryRun, Change change)
       throws SQLException, AdminException {
-    OutboxTable table = new OutboxTable(c, dialect, source.table());
+    OutboxTable table = OutboxTable.checked(c, dialect, source);
     List<OutboxRow> rows = select(table, selection, !dryRun);
     if (rows.isEmpty() || dryRun) {
       c.rollback();

@@ -10,6 +10,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 
@@ -68,7 +69,13 @@ final class Handoff {
   Set<String> requirePollingColumns(Connection c) throws SQLException, AdminException {
     Set<String> columns = OutboxColumns.read(c, source).keySet();
     c.rollback();
-    List<String> missing = new ArrayList<>(List.of("id", "status", "published_at", "created_at"));
+    List<String> missing =
+        new ArrayList<>(
+            List.of(
+                source.sequenceColumn().toLowerCase(Locale.ROOT),
+                "status",
+                "published_at",
+                "created_at"));
     missing.removeAll(columns);
     if (!missing.isEmpty()) {
       throw AdminException.usage(

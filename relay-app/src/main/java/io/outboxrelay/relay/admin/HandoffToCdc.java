@@ -76,7 +76,7 @@ final class HandoffToCdc {
     BinlogServer.Position at;
     long dead;
     try {
-      rows = RowCopy.lockUnpublished(c, h.table);
+      rows = RowCopy.lockUnpublished(c, h.table, h.source.sequenceColumn());
       at = BinlogServer.current(c, SourceFlavor.MARIADB);
       rows.reinsert(c, h.table, Handoff.BATCH);
       dead = countDeadOrSkipped(c);

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -65,7 +66,8 @@ final class HandoffToPolling {
       throws SQLException, AdminException {
     Set<String> columns = h.requirePollingColumns(c);
     // The binlog's row images list the columns in table order.
-    int idColumn = new ArrayList<>(columns).indexOf("id");
+    int idColumn =
+        new ArrayList<>(columns).indexOf(h.source.sequenceColumn().toLowerCase(Locale.ROOT));
     RelayPresence.requireNone(c, h.config, "handing the table to polling");
     ModeOwnership.TableState state = h.state(c, columns);
     Handoff.refuse(ModeOwnership.handoffToPollingProblem(state));
@@ -215,9 +217,15 @@ final class HandoffToPolling {
     List<long[]> rows = new ArrayList<>();
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT id, created_at < FROM_UNIXTIME(?) FROM "
+            "SELECT "
+                + h.source.sequenceColumn()
+                + ", created_at < FROM_UNIXTIME(?) FROM "
                 + h.table
-                + " WHERE status = 'PENDING' AND id > ? ORDER BY id LIMIT "
+                + " WHERE status = 'PENDING' AND "
+                + h.source.sequenceColumn()
+                + " > ? ORDER BY "
+                + h.source.sequenceColumn()
+                + " LIMIT "
                 + Handoff.BATCH * 10)) {
       ps.setLong(1, cutoff.getEpochSecond());
       ps.setLong(2, after);
@@ -237,6 +245,7 @@ final class HandoffToPolling {
             "UPDATE "
                 + h.table
                 + " SET status = 'PUBLISHED', published_at = NOW(6) WHERE status = 'PENDING' AND ",
+            h.source.sequenceColumn(),
             ids);
     c.commit();
     return n;

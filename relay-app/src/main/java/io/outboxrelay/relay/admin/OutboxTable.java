@@ -1,6 +1,11 @@
 package io.outboxrelay.relay.admin;
 
+import io.outboxrelay.relay.config.RelayMode;
+import io.outboxrelay.relay.config.SourceConfig;
+import io.outboxrelay.relay.config.SourceFlavor;
+import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.SqlDialect;
+import io.outboxrelay.router.ColumnMapping;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -14,11 +19,12 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The operator statements over the outbox table, in the polling relay's conventions: the dialect's
- * clock, id lists and claim token, and a released row's {@code claim_token} and {@code
- * processing_until} (see {@code OutboxStore}). Every change is conditional on {@code status =
- * 'DEAD'}: polling workers never claim or finish a DEAD row, so a change here cannot race one. The
- * caller owns the connection and its transaction. Not thread-safe.
+ * The operator statements over the outbox table, in the polling relay's conventions: the columns as
+ * {@code source.column.*} names them (rows named by the sequence column), the dialect's clock, id
+ * lists and claim token, and a released row's {@code claim_token} and {@code processing_until} (see
+ * {@code OutboxStore}). Every change is conditional on {@code status = 'DEAD'}: polling workers
+ * never claim or finish a DEAD row, so a change here cannot race one. The caller owns the
+ * connection and its transaction. Not thread-safe.
  */
 final class OutboxTable {
 
@@ -31,16 +37,71 @@ final class OutboxTable {
   private final Connection connection;
   private final SqlDialect dialect;
   private final String table;
+  private final String id;
+  private final ColumnMapping mapping;
   private final String columns;
 
+  /** The table of the relay's own layout. */
   OutboxTable(Connection connection, SqlDialect dialect, String table) {
+    this(connection, dialect, table, "id", ColumnMapping.DEFAULT);
+  }
+
+  /** The source's table, its columns as {@code source.column.*} names them. */
+  OutboxTable(Connection connection, SqlDialect dialect, SourceConfig source) {
+    this(connection, dialect, source.table(), source.sequenceColumn(), source.columns());
+  }
+
+  /**
+   * The source's table, after checking that it has every column the settings name: a column the
+   * mapping names but the table lacks is one line naming the key and the column (exit code 2)
+   * rather than the database's error in the middle of a command. A table that is not there at all
+   * is left to the command's own statements, which say so.
+   *
+   * @param connection the command's connection
+   * @param dialect the database's dialect
+   * @param source the source settings
+   * @return the table
+   * @throws SQLException when the catalog cannot be read
+   * @throws AdminException (usage) when a mapped column is missing
+   */
+  static OutboxTable checked(Connection connection, SqlDialect dialect, SourceConfig source)
+      throws SQLException, AdminException {
+    Map<String, OutboxColumns.Column> columns = OutboxColumns.read(connection, source);
+    if (!columns.isEmpty()) {
+      List<String> missing =
+          OutboxColumns.missingProblems(
+              columns,
+              source,
+              RelayMode.POLLING,
+              source.table(),
+              source.flavor() == SourceFlavor.POSTGRESQL
+                  ? "config/postgresql/outbox-schema.sql"
+                  : "config/mysql/outbox-schema.sql");
+      if (!missing.isEmpty()) {
+        throw AdminException.usage(String.join("; ", missing) + "; nothing was changed");
+      }
+    }
+    return new OutboxTable(connection, dialect, source);
+  }
+
+  private OutboxTable(
+      Connection connection, SqlDialect dialect, String table, String id, ColumnMapping mapping) {
     this.connection = connection;
     this.dialect = dialect;
     this.table = table;
+    this.id = id;
+    this.mapping = mapping;
     this.columns =
-        "id, "
-            + dialect.eventIdText()
-            + ", event_type, aggregate_type, aggregate_id, status, attempts, created_at,"
+        id
+            + ", "
+            + dialect.text(mapping.eventId())
+            + ", "
+            + mapping.eventType()
+            + ", "
+            + mapping.aggregateType()
+            + ", "
+            + mapping.aggregateId()
+            + ", status, attempts, created_at,"
             + " next_attempt_at, processing_until, published_at, last_error";
   }
 
@@ -57,15 +118,15 @@ final class OutboxTable {
             .append(" WHERE status = 'DEAD'");
     List<Object> params = new ArrayList<>();
     if (filter.eventType() != null) {
-      sql.append(" AND event_type = ?");
+      sql.append(" AND ").append(mapping.eventType()).append(" = ?");
       params.add(filter.eventType());
     }
     if (filter.aggregateType() != null) {
-      sql.append(" AND aggregate_type = ?");
+      sql.append(" AND ").append(mapping.aggregateType()).append(" = ?");
       params.add(filter.aggregateType());
     }
     if (filter.aggregateId() != null) {
-      sql.append(" AND aggregate_id = ?");
+      sql.append(" AND ").append(mapping.aggregateId()).append(" = ?");
       params.add(filter.aggregateId());
     }
     Since since = filter.since();
@@ -76,7 +137,7 @@ final class OutboxTable {
       sql.append(" AND created_at >= ?");
       params.add(Timestamp.from(since.at()));
     }
-    sql.append(" ORDER BY id LIMIT ?");
+    sql.append(" ORDER BY ").append(id).append(" LIMIT ?");
     params.add(filter.limit() + 1);
     if (lock) {
       sql.append(" FOR UPDATE");
@@ -103,10 +164,12 @@ final class OutboxTable {
     String sql =
         "SELECT "
             + columns
-            + (payload ? ", " + dialect.payloadText() : "")
+            + (payload ? ", " + dialect.text(mapping.payload()) : "")
             + " FROM "
             + table
-            + (ref.id() != null ? " WHERE id = ?" : " WHERE event_id = ?")
+            + " WHERE "
+            + (ref.id() != null ? id : mapping.eventId())
+            + " = ?"
             + (lock ? " FOR UPDATE" : "");
     try (PreparedStatement ps = connection.prepareStatement(sql)) {
       if (ref.id() != null) {
@@ -137,7 +200,7 @@ final class OutboxTable {
                   + ", "
                   + released()
                   + " WHERE "
-                  + dialect.idIn(chunk.size())
+                  + dialect.in(id, chunk.size())
                   + " AND status = 'DEAD'")) {
         dialect.bindIds(connection, ps, 1, chunk);
         changed += ps.executeUpdate();
@@ -159,7 +222,9 @@ final class OutboxTable {
                 + table
                 + " SET status = 'SKIPPED', "
                 + released()
-                + ", last_error = ? WHERE id = ? AND status = 'DEAD'")) {
+                + ", last_error = ? WHERE "
+                + id
+                + " = ? AND status = 'DEAD'")) {
       for (Map.Entry<Long, String> e : lastErrors.entrySet()) {
         ps.setString(1, e.getValue());
         ps.setLong(2, e.getKey());
@@ -198,13 +263,17 @@ final class OutboxTable {
   Optional<Oldest> oldest(String status) throws SQLException {
     try (PreparedStatement ps =
             connection.prepareStatement(
-                "SELECT id, created_at, "
+                "SELECT "
+                    + id
+                    + ", created_at, "
                     + dialect.now()
                     + " FROM "
                     + table
                     + " WHERE status = '"
                     + status
-                    + "' ORDER BY id LIMIT 1");
+                    + "' ORDER BY "
+                    + id
+                    + " LIMIT 1");
         ResultSet rs = ps.executeQuery()) {
       return rs.next()
           ? Optional.of(
@@ -228,7 +297,9 @@ final class OutboxTable {
             connection.prepareStatement(
                 "SELECT MAX(r.published_at) FROM (SELECT published_at FROM "
                     + table
-                    + " WHERE status = 'PUBLISHED' ORDER BY id DESC LIMIT "
+                    + " WHERE status = 'PUBLISHED' ORDER BY "
+                    + id
+                    + " DESC LIMIT "
                     + LAST_PUBLISHED_WINDOW
                     + ") r");
         ResultSet rs = ps.executeQuery()) {

@@ -330,15 +330,27 @@ public final class PositionCommands {
             + maxId
             + " (the newest now; later rows are published after the reset):");
     out.println(
-        "  SELECT id, event_id, aggregate_type, aggregate_id, event_type, created_at FROM "
+        "  SELECT "
+            + String.join(
+                ", ",
+                source.sequenceColumn(),
+                source.columns().eventId(),
+                source.columns().aggregateType(),
+                source.columns().aggregateId(),
+                source.columns().eventType())
+            + ", created_at FROM "
             + source.database()
             + "."
             + source.table()
-            + " WHERE id <= "
+            + " WHERE "
+            + source.sequenceColumn()
+            + " <= "
             + maxId
             + " AND created_at >= FROM_UNIXTIME("
             + cutoff
-            + ") ORDER BY id;");
+            + ") ORDER BY "
+            + source.sequenceColumn()
+            + ";");
     out.println(
         "Some of them may have been published before the relay stopped (consumers deduplicate on"
             + " the event id). To publish them instead of skipping them, use 'outbox-relay handoff"
@@ -346,7 +358,9 @@ public final class PositionCommands {
   }
 
   private long maxId(Connection c) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT MAX(id) FROM " + source.table());
+    try (PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT MAX(" + source.sequenceColumn() + ") FROM " + source.table());
         ResultSet rs = ps.executeQuery()) {
       return rs.next() ? rs.getLong(1) : 0;
     }

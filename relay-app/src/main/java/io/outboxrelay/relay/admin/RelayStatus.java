@@ -68,7 +68,7 @@ public final class RelayStatus {
             }
           } else {
             Polling p =
-                Polling.read(new OutboxTable(c, SqlDialect.of(source.flavor()), source.table()))
+                Polling.read(OutboxTable.checked(c, SqlDialect.of(source.flavor()), source))
                     .withHandoff(handoff(c));
             c.rollback();
             if (json) {

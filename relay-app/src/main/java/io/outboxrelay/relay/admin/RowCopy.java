@@ -20,11 +20,14 @@ final class RowCopy {
   private final List<String> columns;
   private final List<Boolean> binary;
   private final List<Object[]> rows;
+  private final String idColumn;
 
-  private RowCopy(List<String> columns, List<Boolean> binary, List<Object[]> rows) {
+  private RowCopy(
+      List<String> columns, List<Boolean> binary, List<Object[]> rows, String idColumn) {
     this.columns = columns;
     this.binary = binary;
     this.rows = rows;
+    this.idColumn = idColumn;
   }
 
   /**
@@ -34,9 +37,10 @@ final class RowCopy {
    *
    * @param c a connection in a REPEATABLE READ transaction
    * @param table the outbox table, qualified
+   * @param idColumn the sequence column, which orders the rows ({@code source.column.sequence})
    * @return the rows
    */
-  static RowCopy lockUnpublished(Connection c, String table) throws SQLException {
+  static RowCopy lockUnpublished(Connection c, String table, String idColumn) throws SQLException {
     try (PreparedStatement ps =
             c.prepareStatement(
                 "SELECT * FROM "
@@ -65,9 +69,9 @@ final class RowCopy {
       }
       // Sorted here, not by the query: ORDER BY id could make it scan (and lock) the whole table
       // through the primary key instead of the (status, id) index.
-      int id = indexOf(columns, "id");
+      int id = indexOf(columns, idColumn);
       rows.sort(java.util.Comparator.comparingLong(r -> Long.parseLong((String) r[id])));
-      return new RowCopy(columns, binary, rows);
+      return new RowCopy(columns, binary, rows, idColumn);
     }
   }
 
@@ -93,10 +97,11 @@ final class RowCopy {
    * @param batch rows per statement
    */
   void reinsert(Connection c, String table, int batch) throws SQLException {
-    int id = indexOf(columns, "id");
+    int id = indexOf(columns, idColumn);
     for (int from = 0; from < rows.size(); from += batch) {
       List<Object[]> part = rows.subList(from, Math.min(rows.size(), from + batch));
-      StringBuilder delete = new StringBuilder("DELETE FROM " + table + " WHERE id IN (");
+      StringBuilder delete =
+          new StringBuilder("DELETE FROM " + table + " WHERE " + idColumn + " IN (");
       for (int i = 0; i < part.size(); i++) {
         delete.append(i == 0 ? "?" : ",?");
       }

@@ -122,6 +122,7 @@ public final class ConfigLoader {
         values.get(RelayConfigKeys.SHUTDOWN_TIMEOUT),
         source,
         TopicTemplate.parse(values.get(RelayConfigKeys.TOPIC_TEMPLATE)),
+        RelayConfigKeys.list(values.get(RelayConfigKeys.ROUTER_HEADERS)),
         VersionCheckConfig.from(values),
         producer,
         CdcConfig.from(values, debeziumOverrides),
@@ -161,15 +162,19 @@ public final class ConfigLoader {
   private static ConfigValues values(
       Map<String, String> resolved, RelayMode mode, List<String> problems) {
     Map<ConfigKey<?>, Object> values = new HashMap<>();
+    java.util.Set<ConfigKey<?>> given = new java.util.HashSet<>();
     for (ConfigKey<?> key : RelayConfigKeys.ALL) {
       if (key != RelayConfigKeys.MODE) {
         Object v = read(key, resolved.get(key.name()), mode, problems);
         if (v != null) {
           values.put(key, v);
         }
+        if (resolved.containsKey(key.name())) {
+          given.add(key);
+        }
       }
     }
-    return new ConfigValues(mode, values);
+    return new ConfigValues(mode, values, given);
   }
 
   private static boolean isPassThrough(String key) {

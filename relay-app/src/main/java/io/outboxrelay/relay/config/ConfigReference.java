@@ -158,7 +158,9 @@ public final class ConfigReference {
     if (key.type().isSecret()) {
       return "(empty)";
     }
-    return key.defaultText() == null ? "(none)" : "`" + key.defaultText() + "`";
+    return key.defaultText() == null
+        ? "(none)"
+        : key.defaultText().isEmpty() ? "(empty)" : "`" + key.defaultText() + "`";
   }
 
   private static String modesRequired(ConfigKey<?> key) {

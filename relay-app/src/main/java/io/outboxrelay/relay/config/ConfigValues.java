@@ -1,6 +1,7 @@
 package io.outboxrelay.relay.config;
 
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The parsed value of every declared key, for one mode: what the cross-field checks and the
@@ -11,10 +12,24 @@ final class ConfigValues {
 
   private final RelayMode mode;
   private final Map<ConfigKey<?>, Object> values;
+  private final Set<ConfigKey<?>> given;
 
   ConfigValues(RelayMode mode, Map<ConfigKey<?>, Object> values) {
+    this(mode, values, Set.of());
+  }
+
+  /**
+   * @param given the keys the file sets (the others hold their defaults)
+   */
+  ConfigValues(RelayMode mode, Map<ConfigKey<?>, Object> values, Set<ConfigKey<?>> given) {
     this.mode = mode;
     this.values = Map.copyOf(values);
+    this.given = Set.copyOf(given);
+  }
+
+  /** Whether the file sets the key, rather than leaving it at its default. */
+  boolean isGiven(ConfigKey<?> key) {
+    return given.contains(key);
   }
 
   /** The mode in effect (the file's, or the {@code --mode} option's). */

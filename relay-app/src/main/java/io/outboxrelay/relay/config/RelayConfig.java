@@ -1,5 +1,6 @@
 package io.outboxrelay.relay.config;
 
+import io.outboxrelay.router.EventRouter;
 import io.outboxrelay.router.TopicTemplate;
 import java.time.Duration;
 import java.util.Collections;
@@ -17,6 +18,7 @@ import java.util.TreeMap;
  * @param shutdownTimeout how long SIGTERM waits for in-flight acknowledgements
  * @param source the source database
  * @param topicTemplate the topic template
+ * @param routerHeaders the relay's own headers to publish, in order ({@code router.headers})
  * @param versionCheck the per-aggregate version check
  * @param producer the Kafka producer settings
  * @param cdc CDC settings, or {@code null} in polling mode
@@ -35,6 +37,7 @@ public record RelayConfig(
     Duration shutdownTimeout,
     SourceConfig source,
     TopicTemplate topicTemplate,
+    List<String> routerHeaders,
     VersionCheckConfig versionCheck,
     ProducerSettings producer,
     CdcConfig cdc,
@@ -46,9 +49,19 @@ public record RelayConfig(
 
   /** Freezes the printable settings and messages. */
   public RelayConfig {
+    routerHeaders = List.copyOf(routerHeaders);
     effective = Collections.unmodifiableSortedMap(new TreeMap<>(effective));
     notices = List.copyOf(notices);
     warnings = List.copyOf(warnings);
+  }
+
+  /**
+   * A router for these settings: the topic template and the relay's own headers.
+   *
+   * @return a new router
+   */
+  public EventRouter eventRouter() {
+    return EventRouter.builder().topicTemplate(topicTemplate).headers(routerHeaders).build();
   }
 
   /**

@@ -4,6 +4,10 @@ import static io.outboxrelay.relay.config.ConfigKey.define;
 
 import io.outboxrelay.relay.config.ConfigKey.Group;
 import io.outboxrelay.relay.failure.Backoff;
+import io.outboxrelay.router.ColumnMapping;
+import io.outboxrelay.router.EventRouter;
+import io.outboxrelay.router.HeaderPlacement;
+import io.outboxrelay.router.OutboxHeaders;
 import io.outboxrelay.router.TopicTemplate;
 import java.time.Duration;
 import java.util.List;
@@ -147,6 +151,119 @@ public final class RelayConfigKeys {
           .doc("Name of the outbox table.")
           .build();
 
+  /** Declares a column key: an SQL identifier whose default is the relay's own layout's. */
+  private static ConfigKey<String> column(String name, String defaultValue, String doc) {
+    return define(name, ValueType.STRING)
+        .group(Group.SOURCE)
+        .defaultValue(defaultValue)
+        .check(Checks.identifier())
+        .doc(doc)
+        .build();
+  }
+
+  private static final String OPTIONAL_COLUMN =
+      " Optional: read when the table has the column (checked at start in polling mode, from each"
+          + " row in CDC mode); when this key is set, the table must have it.";
+
+  public static final ConfigKey<String> COLUMN_EVENT_ID =
+      column(
+          "source.column.event.id",
+          ColumnMapping.DEFAULT.eventId(),
+          "Column holding the event id: the header id, on which consumers deduplicate (id in"
+              + " Debezium's outbox table).");
+
+  public static final ConfigKey<String> COLUMN_AGGREGATE_TYPE =
+      column(
+          "source.column.aggregate.type",
+          ColumnMapping.DEFAULT.aggregateType(),
+          "Column holding the aggregate type: ${aggregate_type} in router.topic.template and the"
+              + " header aggregate_type (aggregatetype in Debezium's outbox table).");
+
+  public static final ConfigKey<String> COLUMN_AGGREGATE_ID =
+      column(
+          "source.column.aggregate.id",
+          ColumnMapping.DEFAULT.aggregateId(),
+          "Column holding the aggregate id: the record key, and the header aggregate_id"
+              + " (aggregateid in Debezium's outbox table).");
+
+  public static final ConfigKey<String> COLUMN_EVENT_TYPE =
+      column(
+          "source.column.event.type",
+          ColumnMapping.DEFAULT.eventType(),
+          "Column holding the event type: ${event_type} in router.topic.template and the header"
+              + " event_type (type in Debezium's outbox table).");
+
+  public static final ConfigKey<String> COLUMN_PAYLOAD =
+      column(
+          "source.column.payload",
+          ColumnMapping.DEFAULT.payload(),
+          "Column holding the payload, published as the record value, its text's bytes.");
+
+  public static final ConfigKey<String> COLUMN_AGGREGATE_VERSION =
+      column(
+          "source.column.aggregate.version",
+          ColumnMapping.DEFAULT.aggregateVersion(),
+          "Column holding the version the event brings its aggregate to (an integer), published as"
+              + " the header aggregate_version."
+              + OPTIONAL_COLUMN);
+
+  public static final ConfigKey<String> COLUMN_HEADERS =
+      column(
+          "source.column.headers",
+          ColumnMapping.DEFAULT.headers(),
+          "Column holding the application headers: NULL, or a JSON object of string values"
+              + " published as headers after the relay's own, in member order (the contract:"
+              + " README, Application headers)."
+              + OPTIONAL_COLUMN);
+
+  public static final ConfigKey<String> COLUMN_TRACING_SPAN_CONTEXT =
+      column(
+          "source.column.tracing.span.context",
+          ColumnMapping.DEFAULT.traceContext(),
+          "Column holding the W3C trace context as java.util.Properties text, as Debezium's"
+              + " tracingspancontext: published as the headers traceparent and tracestate, first"
+              + " among the headers."
+              + OPTIONAL_COLUMN);
+
+  public static final ConfigKey<String> COLUMN_SEQUENCE =
+      column(
+          "source.column.sequence",
+          "id",
+          "Integer column that orders the rows, assigned at insert (AUTO_INCREMENT, identity):"
+              + " polling claims, retention and the operator commands go by it, and messages name"
+              + " rows by it. Debezium's outbox table has none: its migration adds relay_seq"
+              + " (docs/migrating-from-debezium.md).");
+
+  public static final ConfigKey<String> COLUMN_ADDITIONAL_PLACEMENT =
+      define("source.column.additional.placement", ValueType.STRING)
+          .group(Group.SOURCE)
+          .defaultValue("")
+          .check(
+              v -> {
+                try {
+                  for (HeaderPlacement p : HeaderPlacement.parseList(v)) {
+                    String problem = Checks.identifier().apply(p.column());
+                    if (problem != null) {
+                      return problem;
+                    }
+                  }
+                  return null;
+                } catch (IllegalArgumentException e) {
+                  return e.getMessage();
+                }
+              })
+          .doc(
+              "More columns to publish as headers, after the relay's own and before the"
+                  + " application headers: a comma-separated list of column:header[:alias], as"
+                  + " Debezium's table.fields.additional.placement (only its header placement),"
+                  + " e.g. timestamp:header:eventTimestamp. The header's value is the column's"
+                  + " value as text, as Debezium and a worker's header converter write it: text as"
+                  + " is, an integer in decimal, a TIMESTAMP as ISO-8601 UTC with the column's"
+                  + " fractional digits (2026-03-11T10:15:30.123456Z), a DATETIME as milliseconds"
+                  + " (precision 0-3) or microseconds (4-6) since the epoch. A NULL value"
+                  + " publishes no header; the table must have the columns.")
+          .build();
+
   public static final ConfigKey<Duration> SOURCE_CONNECT_TIMEOUT =
       define("source.connect.timeout", ValueType.DURATION_TYPE)
           .group(Group.SOURCE)
@@ -171,10 +288,51 @@ public final class RelayConfigKeys {
           .doc(
               "Topic of each event; ${aggregate_type} and ${event_type} are replaced by the"
                   + " event's columns. An event whose values make an illegal topic name is poison."
-                  + " The key is always aggregate_id; headers id, event_type, aggregate_type and"
-                  + " aggregate_id are always set, and aggregate_version for rows that have"
-                  + " one.")
+                  + " The key is always the aggregate id; router.headers says which of the relay's"
+                  + " own headers are set.")
           .build();
+
+  public static final ConfigKey<String> ROUTER_HEADERS =
+      define("router.headers", ValueType.STRING)
+          .group(Group.ROUTER)
+          .defaultValue(String.join(",", OutboxHeaders.ALL))
+          .check(v -> EventRouter.problemWithHeaders(list(v)))
+          .doc(
+              "The relay's own headers, in this order: a comma-separated list of "
+                  + String.join(", ", OutboxHeaders.ALL)
+                  + " that includes id (aggregate_version only for events that have one). id"
+                  + " alone is what Debezium's outbox EventRouter publishes."
+                  + " Application headers may not take these names in any case.")
+          .build();
+
+  /** Every placed column's header differs from the relay's own headers. */
+  static final CrossCheck PLACEMENTS_AVOID_OWN_HEADERS =
+      CrossCheck.of(
+          v -> {
+            List<String> own = list(v.get(ROUTER_HEADERS));
+            for (HeaderPlacement p :
+                HeaderPlacement.parseList(v.get(COLUMN_ADDITIONAL_PLACEMENT))) {
+              if (own.contains(p.header())) {
+                return COLUMN_ADDITIONAL_PLACEMENT.name()
+                    + ": header "
+                    + p.header()
+                    + " is also one of "
+                    + ROUTER_HEADERS.name()
+                    + ": give the placement another alias";
+              }
+            }
+            return null;
+          },
+          ROUTER_HEADERS,
+          COLUMN_ADDITIONAL_PLACEMENT);
+
+  /** A comma-separated list, blanks around its entries removed, empty entries dropped. */
+  static List<String> list(String text) {
+    return java.util.Arrays.stream(text.split(","))
+        .map(String::trim)
+        .filter(s -> !s.isEmpty())
+        .toList();
+  }
 
   public static final ConfigKey<VersionCheck> VERSION_CHECK =
       define("router.version.check", ValueType.oneOf(VersionCheck.class))
@@ -660,7 +818,18 @@ public final class RelayConfigKeys {
           SOURCE_PASSWORD,
           SOURCE_TABLE,
           SOURCE_CONNECT_TIMEOUT,
+          COLUMN_EVENT_ID,
+          COLUMN_AGGREGATE_TYPE,
+          COLUMN_AGGREGATE_ID,
+          COLUMN_EVENT_TYPE,
+          COLUMN_PAYLOAD,
+          COLUMN_AGGREGATE_VERSION,
+          COLUMN_HEADERS,
+          COLUMN_TRACING_SPAN_CONTEXT,
+          COLUMN_SEQUENCE,
+          COLUMN_ADDITIONAL_PLACEMENT,
           TOPIC_TEMPLATE,
+          ROUTER_HEADERS,
           VERSION_CHECK,
           VERSION_CHECK_AGGREGATES,
           KAFKA_BOOTSTRAP_SERVERS,
@@ -701,6 +870,7 @@ public final class RelayConfigKeys {
   /** Every check that relates keys, in the order their problems are listed. */
   static final List<CrossCheck> CROSS_CHECKS =
       List.of(
+          PLACEMENTS_AVOID_OWN_HEADERS,
           CLAIM_WINDOW_HOLDS_A_BATCH,
           POLLING_BACKOFF_ORDER,
           FLAVOR_SUPPORTS_CDC,

@@ -1,6 +1,10 @@
 package io.outboxrelay.relay.config;
 
+import io.outboxrelay.router.ColumnMapping;
+import io.outboxrelay.router.HeaderPlacement;
 import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.Set;
 
 /**
  * Where the outbox table is and how to reach it. Immutable.
@@ -13,6 +17,10 @@ import java.time.Duration;
  * @param password that user's password
  * @param table the outbox table's name
  * @param connectTimeout how long one connection attempt may take
+ * @param columns which columns of the table hold what the router reads ({@code source.column.*})
+ * @param sequenceColumn the integer column that orders the rows ({@code source.column.sequence})
+ * @param requiredOptionalColumns the optional columns whose key the file sets: the table must have
+ *     them
  */
 public record SourceConfig(
     SourceFlavor flavor,
@@ -22,7 +30,74 @@ public record SourceConfig(
     String user,
     Secret password,
     String table,
-    Duration connectTimeout) {
+    Duration connectTimeout,
+    ColumnMapping columns,
+    String sequenceColumn,
+    Set<String> requiredOptionalColumns) {
+
+  /** Freezes the set. */
+  public SourceConfig {
+    requiredOptionalColumns = Set.copyOf(requiredOptionalColumns);
+  }
+
+  /**
+   * A source of the relay's own table layout.
+   *
+   * @param flavor see {@link SourceConfig}
+   * @param host see {@link SourceConfig}
+   * @param port see {@link SourceConfig}
+   * @param database see {@link SourceConfig}
+   * @param user see {@link SourceConfig}
+   * @param password see {@link SourceConfig}
+   * @param table see {@link SourceConfig}
+   * @param connectTimeout see {@link SourceConfig}
+   */
+  public SourceConfig(
+      SourceFlavor flavor,
+      String host,
+      int port,
+      String database,
+      String user,
+      Secret password,
+      String table,
+      Duration connectTimeout) {
+    this(
+        flavor,
+        host,
+        port,
+        database,
+        user,
+        password,
+        table,
+        connectTimeout,
+        ColumnMapping.DEFAULT,
+        "id",
+        Set.of());
+  }
+
+  /**
+   * This source with other column settings.
+   *
+   * @param columns which columns hold what
+   * @param sequenceColumn the sequence column
+   * @param requiredOptionalColumns the optional columns the table must have
+   * @return the changed copy
+   */
+  public SourceConfig withColumns(
+      ColumnMapping columns, String sequenceColumn, Set<String> requiredOptionalColumns) {
+    return new SourceConfig(
+        flavor,
+        host,
+        port,
+        database,
+        user,
+        password,
+        table,
+        connectTimeout,
+        columns,
+        sequenceColumn,
+        requiredOptionalColumns);
+  }
 
   /** Reads the {@code source.*} keys; the port defaults to the flavor's. */
   static SourceConfig from(ConfigValues v) {
@@ -36,7 +111,34 @@ public record SourceConfig(
         v.get(RelayConfigKeys.SOURCE_USER),
         new Secret(v.get(RelayConfigKeys.SOURCE_PASSWORD)),
         v.get(RelayConfigKeys.SOURCE_TABLE),
-        v.get(RelayConfigKeys.SOURCE_CONNECT_TIMEOUT));
+        v.get(RelayConfigKeys.SOURCE_CONNECT_TIMEOUT),
+        new ColumnMapping(
+            v.get(RelayConfigKeys.COLUMN_EVENT_ID),
+            v.get(RelayConfigKeys.COLUMN_AGGREGATE_TYPE),
+            v.get(RelayConfigKeys.COLUMN_AGGREGATE_ID),
+            v.get(RelayConfigKeys.COLUMN_EVENT_TYPE),
+            v.get(RelayConfigKeys.COLUMN_PAYLOAD),
+            v.get(RelayConfigKeys.COLUMN_AGGREGATE_VERSION),
+            v.get(RelayConfigKeys.COLUMN_HEADERS),
+            v.get(RelayConfigKeys.COLUMN_TRACING_SPAN_CONTEXT),
+            HeaderPlacement.parseList(v.get(RelayConfigKeys.COLUMN_ADDITIONAL_PLACEMENT))),
+        v.get(RelayConfigKeys.COLUMN_SEQUENCE),
+        givenOptional(v));
+  }
+
+  /** The optional columns whose key the file sets. */
+  private static Set<String> givenOptional(ConfigValues v) {
+    Set<String> given = new LinkedHashSet<>();
+    for (ConfigKey<String> key :
+        java.util.List.of(
+            RelayConfigKeys.COLUMN_AGGREGATE_VERSION,
+            RelayConfigKeys.COLUMN_HEADERS,
+            RelayConfigKeys.COLUMN_TRACING_SPAN_CONTEXT)) {
+      if (v.isGiven(key)) {
+        given.add(v.get(key));
+      }
+    }
+    return given;
   }
 
   /**

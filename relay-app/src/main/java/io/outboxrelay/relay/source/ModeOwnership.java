@@ -111,7 +111,9 @@ public final class ModeOwnership {
                       + " WHERE status = 'PROCESSING' AND processing_until > NOW(6) LIMIT 1000)"
                       + " leased), (SELECT TIMESTAMPDIFF(MICROSECOND, published_at, NOW(6)) FROM "
                       + table
-                      + " WHERE status = 'PUBLISHED' ORDER BY id DESC LIMIT 1)");
+                      + " WHERE status = 'PUBLISHED' ORDER BY "
+                      + source.sequenceColumn()
+                      + " DESC LIMIT 1)");
           ResultSet rs = ps.executeQuery()) {
         rs.next();
         leasedNow = rs.getLong(1);

@@ -1,13 +1,17 @@
 package io.outboxrelay.relay.source;
 
+import io.outboxrelay.relay.config.RelayConfigKeys;
 import io.outboxrelay.relay.config.RelayMode;
 import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.config.SourceFlavor;
+import io.outboxrelay.router.ColumnMapping;
+import io.outboxrelay.router.HeaderPlacement;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -16,50 +20,208 @@ import java.util.Set;
 
 /**
  * The outbox table's columns and their types, and whether the router can read the columns it needs.
- * A column of the wrong type passes every privilege check and fails only at the first row (in CDC a
- * {@code ClassCastException}, and with {@code cdc.poison.action=skip} every row would be dropped),
- * so both modes check the types at start.
+ * Which column holds what is the {@link ColumnMapping} of {@code source.column.*} ({@link
+ * SourceConfig#columns()}); {@link #mapped} lists the columns a mode reads with the key that names
+ * each. A column of the wrong type passes every privilege check and fails only at the first row (in
+ * CDC a {@code ClassCastException}, and with {@code cdc.poison.action=skip} every row would be
+ * dropped), so both modes check the types at start, and a mapped column missing from the table is
+ * one line naming the key and the column ({@link #missingProblems}).
  *
  * <p>What each mode can read: the router takes the event id, aggregate type, aggregate id and event
  * type as text, and publishes the payload's text as its bytes. CDC gets these values from Debezium,
  * which gives text only for text and {@code ENUM} columns (and raw bytes for {@code BINARY(16)}
- * event ids, read as a UUID); polling reads the values as text and the row id as a number. Binary
- * payloads are refused in both modes: polling would decode them as UTF-8, and CDC's bytes would
- * depend on Debezium's {@code binary.handling.mode}, so the two modes would publish different
- * bytes. The optional {@value #AGGREGATE_VERSION} column must be an integer when present.
- * Stateless.
+ * event ids, read as a UUID); polling reads the values as text and the sequence column as a number.
+ * Binary payloads are refused in both modes: polling would decode them as UTF-8, and CDC's bytes
+ * would depend on Debezium's {@code binary.handling.mode}, so the two modes would publish different
+ * bytes. The optional aggregate version column must be an integer, the application headers column
+ * text or JSON, the trace context column text; a placed column text, an integer, or a {@code
+ * DATETIME}/{@code TIMESTAMP} (PostgreSQL: {@code timestamp}, {@code timestamptz}), the types whose
+ * text both modes write alike. Stateless.
  */
 public final class OutboxColumns {
 
   /** One column: its name (lower case), its base type and its full declared type. */
   public record Column(String name, String dataType, String declaredType) {}
 
+  /** What a column the relay reads holds. */
+  public enum Role {
+    /** The integer column that orders the rows (polling's claims, retention, operator commands). */
+    SEQUENCE("the row sequence"),
+    /** The event id. */
+    EVENT_ID("the event id"),
+    /** The aggregate type. */
+    AGGREGATE_TYPE("the aggregate type"),
+    /** The aggregate id. */
+    AGGREGATE_ID("the aggregate id"),
+    /** The event type. */
+    EVENT_TYPE("the event type"),
+    /** The payload. */
+    PAYLOAD("the payload"),
+    /** The optional aggregate version. */
+    AGGREGATE_VERSION("the aggregate version"),
+    /** The optional application headers. */
+    HEADERS("the application headers"),
+    /** The optional trace context. */
+    TRACE_CONTEXT("the trace context"),
+    /** A column placed as a header. */
+    PLACED("a header");
+
+    private final String what;
+
+    Role(String what) {
+      this.what = what;
+    }
+
+    /**
+     * What the column holds, for messages.
+     *
+     * @return e.g. {@code the aggregate type}
+     */
+    public String what() {
+      return what;
+    }
+  }
+
+  /**
+   * A column the relay reads in a mode.
+   *
+   * @param role what it holds
+   * @param key the configuration key that names it
+   * @param column its name
+   * @param required whether the table must have it (otherwise it is read when present)
+   */
+  public record Mapped(Role role, String key, String column, boolean required) {}
+
   private static final Set<String> MY_TEXT =
       Set.of("char", "varchar", "tinytext", "text", "mediumtext", "longtext");
   private static final Set<String> MY_INTEGER =
       Set.of("tinyint", "smallint", "mediumint", "int", "bigint");
+  private static final Set<String> MY_TIME = Set.of("datetime", "timestamp");
   private static final Set<String> PG_TEXT = Set.of("text", "character varying", "character");
   private static final Set<String> PG_INTEGER = Set.of("smallint", "integer", "bigint");
-
-  /** The optional column whose value both modes publish as the header {@code aggregate_version}. */
-  public static final String AGGREGATE_VERSION = "aggregate_version";
-
-  /**
-   * The columns every outbox table has and both modes read into an event for the router, in table
-   * order.
-   */
-  public static final List<String> EVENT_COLUMNS =
-      List.of("id", "event_id", "aggregate_type", "aggregate_id", "event_type", "payload");
+  private static final Set<String> PG_TIME =
+      Set.of("timestamp without time zone", "timestamp with time zone");
 
   private OutboxColumns() {}
 
   /**
-   * Whether the table has the optional {@value #AGGREGATE_VERSION} column, so that its rows'
-   * versions are published.
+   * The columns a mode reads, in the order of the keys: the sequence (required in polling mode; CDC
+   * reads it when present, for messages), the five required columns, the three optional ones
+   * (required when their key is set, see {@link SourceConfig#requiredOptionalColumns()}), then the
+   * placed columns.
+   *
+   * @param source the source settings
+   * @param mode the relay's mode
+   * @return the columns
+   */
+  public static List<Mapped> mapped(SourceConfig source, RelayMode mode) {
+    ColumnMapping m = source.columns();
+    Set<String> given = source.requiredOptionalColumns();
+    List<Mapped> list = new ArrayList<>();
+    list.add(
+        new Mapped(
+            Role.SEQUENCE,
+            RelayConfigKeys.COLUMN_SEQUENCE.name(),
+            source.sequenceColumn(),
+            mode == RelayMode.POLLING));
+    list.add(new Mapped(Role.EVENT_ID, RelayConfigKeys.COLUMN_EVENT_ID.name(), m.eventId(), true));
+    list.add(
+        new Mapped(
+            Role.AGGREGATE_TYPE,
+            RelayConfigKeys.COLUMN_AGGREGATE_TYPE.name(),
+            m.aggregateType(),
+            true));
+    list.add(
+        new Mapped(
+            Role.AGGREGATE_ID, RelayConfigKeys.COLUMN_AGGREGATE_ID.name(), m.aggregateId(), true));
+    list.add(
+        new Mapped(Role.EVENT_TYPE, RelayConfigKeys.COLUMN_EVENT_TYPE.name(), m.eventType(), true));
+    list.add(new Mapped(Role.PAYLOAD, RelayConfigKeys.COLUMN_PAYLOAD.name(), m.payload(), true));
+    list.add(
+        new Mapped(
+            Role.AGGREGATE_VERSION,
+            RelayConfigKeys.COLUMN_AGGREGATE_VERSION.name(),
+            m.aggregateVersion(),
+            given.contains(m.aggregateVersion())));
+    list.add(
+        new Mapped(
+            Role.HEADERS,
+            RelayConfigKeys.COLUMN_HEADERS.name(),
+            m.headers(),
+            given.contains(m.headers())));
+    list.add(
+        new Mapped(
+            Role.TRACE_CONTEXT,
+            RelayConfigKeys.COLUMN_TRACING_SPAN_CONTEXT.name(),
+            m.traceContext(),
+            given.contains(m.traceContext())));
+    for (HeaderPlacement p : m.placements()) {
+      list.add(
+          new Mapped(
+              Role.PLACED, RelayConfigKeys.COLUMN_ADDITIONAL_PLACEMENT.name(), p.column(), true));
+    }
+    return list;
+  }
+
+  /**
+   * The required columns the table lacks, one line each naming the column and the key that names
+   * it.
    *
    * @param columns the table's columns, from {@link #read}
-   * @return true when the column is there
+   * @param source the source settings
+   * @param mode the relay's mode
+   * @param table the table, as messages name it
+   * @param ddl the DDL file to point to
+   * @return the problems, empty when every required column is there
    */
+  public static List<String> missingProblems(
+      Map<String, Column> columns, SourceConfig source, RelayMode mode, String table, String ddl) {
+    List<String> problems = new ArrayList<>();
+    Set<String> reported = new HashSet<>();
+    for (Mapped m : mapped(source, mode)) {
+      if (!m.required() || has(columns, m.column()) || !reported.add(m.column() + m.key())) {
+        continue;
+      }
+      problems.add(
+          "table "
+              + table
+              + " has no column "
+              + m.column()
+              + " ("
+              + m.key()
+              + ", "
+              + m.role().what()
+              + "): create it as in "
+              + ddl
+              + (m.role() == Role.PLACED
+                  ? ", or remove it from " + m.key()
+                  : ", or set " + m.key() + " to the column that holds " + m.role().what()));
+    }
+    return problems;
+  }
+
+  /**
+   * The column's entry, its name compared without regard to case.
+   *
+   * @param columns the table's columns, from {@link #read}
+   * @param name a column name
+   * @return the column, or {@code null} when the table has none of that name
+   */
+  public static Column find(Map<String, Column> columns, String name) {
+    return columns.get(name.toLowerCase(Locale.ROOT));
+  }
+
+  /**
+   * Whether the table has the column.
+   *
+   * @param columns the table's columns, from {@link #read}
+   * @param name a column name
+   * @return true when it is there
+   */
+  public static boolean has(Map<String, Column> columns, String name) {
+    return find(columns, name) != null;
+  }
+
   /**
    * Whether the outbox table has polling's {@code status} column (a CDC table may have it, when it
    * was polled before or is handed over).
@@ -71,10 +233,6 @@ public final class OutboxColumns {
    */
   public static boolean hasStatus(Connection c, SourceConfig source) throws SQLException {
     return read(c, source).containsKey("status");
-  }
-
-  public static boolean hasAggregateVersion(Map<String, Column> columns) {
-    return columns.containsKey(AGGREGATE_VERSION);
   }
 
   /**
@@ -115,8 +273,7 @@ public final class OutboxColumns {
   }
 
   /**
-   * The columns the router reads whose type it cannot read, one line each naming the column, its
-   * type and the type to give it. Missing columns are not reported here.
+   * The type problems of the relay's own layout ({@link ColumnMapping#DEFAULT}).
    *
    * @param columns the table's columns, from {@link #read}
    * @param flavor the database
@@ -126,13 +283,35 @@ public final class OutboxColumns {
    */
   public static List<String> typeProblems(
       Map<String, Column> columns, SourceFlavor flavor, RelayMode mode, String table) {
+    return typeProblems(columns, flavor, ColumnMapping.DEFAULT, "id", mode, table);
+  }
+
+  /**
+   * The columns the router reads whose type it cannot read, one line each naming the column, its
+   * type and the type to give it. Missing columns are not reported here.
+   *
+   * @param columns the table's columns, from {@link #read}
+   * @param flavor the database
+   * @param mapping which columns hold what
+   * @param sequence the sequence column
+   * @param mode the relay's mode
+   * @param table the table, as messages name it
+   * @return the problems, empty when every present column fits
+   */
+  public static List<String> typeProblems(
+      Map<String, Column> columns,
+      SourceFlavor flavor,
+      ColumnMapping mapping,
+      String sequence,
+      RelayMode mode,
+      String table) {
     boolean pg = flavor == SourceFlavor.POSTGRESQL;
     String ddl = pg ? "config/postgresql/outbox-schema.sql" : "config/mysql/outbox-schema.sql";
     List<String> problems = new ArrayList<>();
     if (mode == RelayMode.POLLING) {
-      // Polling claims in id order and reads the id as a number; CDC only names it in messages.
+      // Polling claims in sequence order and reads it as a number; CDC only names it in messages.
       check(
-          columns.get("id"),
+          find(columns, sequence),
           pg ? PG_INTEGER : MY_INTEGER,
           "an integer",
           pg ? "bigint GENERATED ALWAYS AS IDENTITY" : "BIGINT UNSIGNED AUTO_INCREMENT",
@@ -140,7 +319,7 @@ public final class OutboxColumns {
           ddl,
           problems);
     }
-    Column eventId = columns.get("event_id");
+    Column eventId = find(columns, mapping.eventId());
     boolean uuidBytes =
         mode == RelayMode.CDC && eventId != null && "binary(16)".equals(eventId.declaredType());
     if (!uuidBytes) {
@@ -153,9 +332,10 @@ public final class OutboxColumns {
           ddl,
           problems);
     }
-    for (String name : List.of("aggregate_type", "aggregate_id", "event_type")) {
+    for (String name :
+        List.of(mapping.aggregateType(), mapping.aggregateId(), mapping.eventType())) {
       check(
-          columns.get(name),
+          find(columns, name),
           pg ? PG_TEXT : union(MY_TEXT, Set.of("enum")),
           "text",
           pg ? "varchar(255)" : "VARCHAR(255)",
@@ -163,9 +343,11 @@ public final class OutboxColumns {
           ddl,
           problems);
     }
+    Set<String> json =
+        pg ? union(PG_TEXT, Set.of("json", "jsonb")) : union(MY_TEXT, Set.of("json"));
     check(
-        columns.get("payload"),
-        pg ? union(PG_TEXT, Set.of("json", "jsonb")) : union(MY_TEXT, Set.of("json")),
+        find(columns, mapping.payload()),
+        json,
         "text",
         pg ? "jsonb, json or text" : "JSON or LONGTEXT",
         table,
@@ -173,13 +355,52 @@ public final class OutboxColumns {
         problems);
     // Optional; published as decimal text, which only an integer column gives in both modes.
     check(
-        columns.get(AGGREGATE_VERSION),
+        find(columns, mapping.aggregateVersion()),
         pg ? PG_INTEGER : MY_INTEGER,
         "an integer",
         pg ? "bigint NULL" : "BIGINT NULL",
         table,
         ddl,
         problems);
+    check(
+        find(columns, mapping.headers()),
+        json,
+        "text or JSON",
+        pg ? "jsonb NULL (or text)" : "JSON NULL (or LONGTEXT)",
+        table,
+        ddl,
+        problems);
+    check(
+        find(columns, mapping.traceContext()),
+        pg ? PG_TEXT : MY_TEXT,
+        "text",
+        pg ? "varchar(512) NULL" : "VARCHAR(512) NULL",
+        table,
+        ddl,
+        problems);
+    Set<String> placeable =
+        pg
+            ? union(union(PG_TEXT, PG_INTEGER), PG_TIME)
+            : union(union(union(MY_TEXT, Set.of("enum")), MY_INTEGER), MY_TIME);
+    for (HeaderPlacement p : mapping.placements()) {
+      Column column = find(columns, p.column());
+      if (column != null && !placeable.contains(column.dataType())) {
+        problems.add(
+            "column "
+                + table
+                + "."
+                + column.name()
+                + " is "
+                + column.declaredType()
+                + ", which cannot be published as the header "
+                + p.header()
+                + ": place a text, integer or "
+                + (pg ? "timestamp or timestamptz" : "DATETIME or TIMESTAMP")
+                + " column ("
+                + RelayConfigKeys.COLUMN_ADDITIONAL_PLACEMENT.name()
+                + ")");
+      }
+    }
     return problems;
   }
 

@@ -21,8 +21,8 @@ import java.util.UUID;
  * @param nowPlus {@code now()} plus a duration bound as the next parameter (see {@link
  *     #bindDuration})
  * @param nowMinus {@code now()} minus a duration bound as the next parameter
- * @param payloadText the payload column as text
- * @param eventIdText the event id column as text
+ * @param textCast what follows a column in a select list to read it as text ({@code ::text} on
+ *     PostgreSQL, whose {@code uuid} and {@code jsonb} columns are not text); see {@link #text}
  * @param noClaimToken the value {@code claim_token} holds when no claim owns the row. On
  *     MariaDB/MySQL the empty string: the column is a fixed-width {@code CHAR(36) ASCII NOT NULL},
  *     so taking or releasing a claim never changes the record's size, and a claim updates the row
@@ -48,8 +48,7 @@ public record SqlDialect(
     String now,
     String nowPlus,
     String nowMinus,
-    String payloadText,
-    String eventIdText,
+    String textCast,
     String noClaimToken,
     String statusIdIndexHint,
     String aggregateIndexHint,
@@ -62,8 +61,7 @@ public record SqlDialect(
           "NOW(6)",
           "(NOW(6) + INTERVAL ? MICROSECOND)",
           "(NOW(6) - INTERVAL ? MICROSECOND)",
-          "payload",
-          "event_id",
+          "",
           "''",
           " FORCE INDEX (ix_outbox_events_status_id)",
           " FORCE INDEX (ix_outbox_events_aggregate)",
@@ -76,8 +74,7 @@ public record SqlDialect(
           "clock_timestamp()",
           "(clock_timestamp() + make_interval(secs => ?))",
           "(clock_timestamp() - make_interval(secs => ?))",
-          "payload::text",
-          "event_id::text",
+          "::text",
           "NULL",
           "", // the planner picks (status, id) by itself
           "",
@@ -103,11 +100,34 @@ public record SqlDialect(
     }
   }
 
+  /**
+   * A column read as text in a select list: {@code event_id} on MariaDB/MySQL, {@code
+   * event_id::text} on PostgreSQL.
+   *
+   * @param column the column, possibly qualified ({@code e.event_id})
+   * @return the expression
+   */
+  public String text(String column) {
+    return column + textCast;
+  }
+
   /** A predicate {@code id in <list bound as one or more parameters>}. */
   public String idIn(int count) {
+    return in("id", count);
+  }
+
+  /**
+   * A predicate {@code <column> in <list bound as one or more parameters>}, bound by {@link
+   * #bindIds}.
+   *
+   * @param column the integer column, e.g. the sequence column
+   * @param count how many ids
+   * @return the predicate
+   */
+  public String in(String column, int count) {
     return typedBinds
-        ? "id = ANY(?)"
-        : "id IN (" + String.join(", ", Collections.nCopies(count, "?")) + ")";
+        ? column + " = ANY(?)"
+        : column + " IN (" + String.join(", ", Collections.nCopies(count, "?")) + ")";
   }
 
   /** Binds the ids for {@link #idIn}; returns the next parameter index. */
@@ -133,7 +153,22 @@ public record SqlDialect(
    * @throws SQLException when the statement fails
    */
   public int executeForIds(Connection c, String statement, List<Long> ids) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(statement + idIn(ids.size()))) {
+    return executeForIds(c, statement, "id", ids);
+  }
+
+  /**
+   * Runs {@code statement} followed by {@link #in}, with the ids bound as its only parameters.
+   *
+   * @param c the connection (its transaction is left to the caller)
+   * @param statement the statement up to the predicate, e.g. {@code DELETE FROM t WHERE }
+   * @param column the integer column the ids are of
+   * @param ids the ids
+   * @return the update count
+   * @throws SQLException when the statement fails
+   */
+  public int executeForIds(Connection c, String statement, String column, List<Long> ids)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(statement + in(column, ids.size()))) {
       bindIds(c, ps, 1, ids);
       return ps.executeUpdate();
     }

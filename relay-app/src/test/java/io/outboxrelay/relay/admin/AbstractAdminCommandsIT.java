@@ -229,6 +229,31 @@ abstract class AbstractAdminCommandsIT {
         .startsWith("no DEAD events in outbox_events");
   }
 
+  @Test
+  void deadCommandsReadTheColumnsTheSettingsNameAndRefuseOneTheTableLacks() throws Exception {
+    String mapped =
+        RelaySettings.polling(db, "127.0.0.1:9", "adminmap" + TESTS.incrementAndGet())
+            .with("source.column.aggregate.type", "kind")
+            .writeTo(dir.resolve("mapped.properties"))
+            .toString();
+    assertThat(refused("dead", "list", "--config", mapped))
+        .contains(
+            "has no column kind (source.column.aggregate.type, the aggregate type): create it as"
+                + " in config/");
+    List<String> before = rows();
+
+    db.admin("ALTER TABLE outbox_events RENAME COLUMN aggregate_type TO kind");
+    JsonNode list =
+        JSON.readTree(
+            ok("dead", "list", "--config", mapped, "--json", "--aggregate-type", "invoice").out());
+    assertThat(list.get("events")).hasSize(1);
+    assertThat(list.get("events").get(0).get("event_id").asText()).isEqualTo(deadInvoice.eventId());
+    assertThat(ok("dead", "show", dead.eventId(), "--config", mapped).out())
+        .contains("aggregate_type:")
+        .contains("order");
+    assertThat(rows()).isEqualTo(before);
+  }
+
   private List<String> eventIds(String... filter) throws Exception {
     List<String> args = new ArrayList<>(List.of("dead", "list", "--config", config, "--json"));
     args.addAll(List.of(filter));

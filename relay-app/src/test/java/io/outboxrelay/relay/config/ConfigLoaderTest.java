@@ -687,4 +687,77 @@ class ConfigLoaderTest {
     assertThat(new ConfigLoader(Map.of()).parse(minimalCdc(), RelayMode.POLLING).notices())
         .isEmpty();
   }
+
+  @Test
+  void readsTheColumnSettingsAndRequiresAnOptionalColumnOnlyWhenItsKeyIsSet()
+      throws ConfigException {
+    RelayConfig defaults = parse(minimalCdc());
+    assertThat(defaults.source().columns()).isEqualTo(io.outboxrelay.router.ColumnMapping.DEFAULT);
+    assertThat(defaults.source().sequenceColumn()).isEqualTo("id");
+    assertThat(defaults.source().requiredOptionalColumns()).isEmpty();
+    assertThat(defaults.routerHeaders())
+        .containsExactly("id", "event_type", "aggregate_type", "aggregate_id", "aggregate_version");
+
+    Map<String, String> raw = minimalCdc();
+    raw.put("source.column.aggregate.type", "aggregatetype");
+    raw.put("source.column.headers", "hdrs");
+    raw.put("source.column.sequence", "relay_seq");
+    raw.put("source.column.additional.placement", "timestamp:header:eventTimestamp");
+    raw.put("router.headers", "id, aggregate_id");
+    RelayConfig config = parse(raw);
+
+    assertThat(config.source().columns().aggregateType()).isEqualTo("aggregatetype");
+    assertThat(config.source().columns().headers()).isEqualTo("hdrs");
+    assertThat(config.source().requiredOptionalColumns()).containsExactly("hdrs");
+    assertThat(config.source().sequenceColumn()).isEqualTo("relay_seq");
+    assertThat(config.source().columns().placements())
+        .containsExactly(new io.outboxrelay.router.HeaderPlacement("timestamp", "eventTimestamp"));
+    assertThat(config.routerHeaders()).containsExactly("id", "aggregate_id");
+    assertThat(config.eventRouter().headers()).containsExactly("id", "aggregate_id");
+  }
+
+  @Test
+  void refusesUnsupportedPlacementsOwnHeadersWithoutIdAndColumnsThatAreNotIdentifiers() {
+    Map<String, String> raw = minimalCdc();
+    raw.put("source.column.additional.placement", "type:envelope:eventType");
+    raw.put("router.headers", "event_type");
+    raw.put("source.column.payload", "pay load");
+    raw.put("source.column.event.id", "");
+
+    assertThatThrownBy(() -> parse(raw))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(
+            "source.column.additional.placement: 'type:envelope:eventType' asks"
+                + " for the envelope placement, which is not supported")
+        .hasMessageContaining("router.headers: id is missing: consumers deduplicate on it")
+        .hasMessageContaining("source.column.payload: 'pay load' is not a plain SQL identifier")
+        .hasMessageContaining("source.column.event.id: '' is not a plain SQL identifier");
+  }
+
+  @Test
+  void refusesAPlacedHeaderNamedAsOneOfTheRelaysOwn() {
+    Map<String, String> raw = minimalCdc();
+    raw.put("source.column.additional.placement", "type:header:event_type");
+
+    assertThatThrownBy(() -> parse(raw))
+        .hasMessageContaining(
+            "source.column.additional.placement: header event_type is also one of router.headers");
+  }
+
+  @Test
+  void theShippedDebeziumExampleIsAValidConfiguration() throws Exception {
+    java.nio.file.Path root = java.nio.file.Path.of("").toAbsolutePath();
+    if (!java.nio.file.Files.exists(root.resolve("config"))) {
+      root = root.getParent();
+    }
+    RelayConfig config =
+        new ConfigLoader(Map.of("OUTBOX_RELAY_PASSWORD", "pw"))
+            .load(root.resolve("config/examples/debezium-outbox.properties"), null);
+
+    assertThat(config.source().columns().requiredColumns())
+        .containsExactly("id", "aggregatetype", "aggregateid", "type", "payload");
+    assertThat(config.routerHeaders()).containsExactly("id");
+    assertThat(config.topicTemplate()).hasToString("outbox.event.${aggregate_type}");
+    assertThat(config.warnings()).isEmpty();
+  }
 }

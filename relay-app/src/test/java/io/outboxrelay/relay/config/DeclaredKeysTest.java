@@ -169,6 +169,7 @@ class DeclaredKeysTest {
         c.shutdownTimeout(),
         c.source(),
         c.topicTemplate().toString(),
+        c.routerHeaders(),
         c.versionCheck(),
         c.producer().bootstrapServers(),
         c.cdc(),
@@ -194,6 +195,6 @@ class DeclaredKeysTest {
     if (type.description().startsWith("one of ")) {
       return List.of(type.description().substring("one of ".length()).split("\\|"));
     }
-    return List.of("other_value", "other-host:9092", "x.${event_type}");
+    return List.of("other_value", "other-host:9092", "x.${event_type}", "id", "ts:header:eventTs");
   }
 }

@@ -138,8 +138,8 @@ class OutboxColumnsTest {
   void acceptsAnIntegerAggregateVersionOrNoneAndRefusesText() {
     Map<String, Column> without = mariaDbSchema();
     without.remove("aggregate_version");
-    assertThat(OutboxColumns.hasAggregateVersion(without)).isFalse();
-    assertThat(OutboxColumns.hasAggregateVersion(mariaDbSchema())).isTrue();
+    assertThat(OutboxColumns.has(without, "aggregate_version")).isFalse();
+    assertThat(OutboxColumns.has(mariaDbSchema(), "aggregate_version")).isTrue();
     assertThat(OutboxColumns.typeProblems(without, SourceFlavor.MARIADB, RelayMode.CDC, "t"))
         .isEmpty();
 
@@ -156,5 +156,133 @@ class OutboxColumnsTest {
         .containsExactly(
             "column t.aggregate_version is numeric(20,0), which is not an integer: make it bigint"
                 + " NULL as in config/postgresql/outbox-schema.sql");
+  }
+
+  private static final io.outboxrelay.router.ColumnMapping DEBEZIUM =
+      new io.outboxrelay.router.ColumnMapping(
+          "id",
+          "aggregatetype",
+          "aggregateid",
+          "type",
+          "payload",
+          "aggregate_version",
+          "headers",
+          "tracingspancontext",
+          io.outboxrelay.router.HeaderPlacement.parseList("timestamp:header:eventTimestamp"));
+
+  private static io.outboxrelay.relay.config.SourceConfig source(
+      io.outboxrelay.router.ColumnMapping columns, String sequence, java.util.Set<String> given) {
+    return new io.outboxrelay.relay.config.SourceConfig(
+            SourceFlavor.MARIADB,
+            "h",
+            3306,
+            "app",
+            "u",
+            new io.outboxrelay.relay.config.Secret(""),
+            "outbox",
+            java.time.Duration.ofSeconds(1))
+        .withColumns(columns, sequence, given);
+  }
+
+  /** Debezium's documented table, as MariaDB's catalog describes it. */
+  private static Map<String, Column> debeziumTable() {
+    Map<String, Column> m = new LinkedHashMap<>();
+    put(m, "id", "char", "char(36)");
+    put(m, "aggregatetype", "varchar", "varchar(255)");
+    put(m, "aggregateid", "varchar", "varchar(255)");
+    put(m, "type", "varchar", "varchar(255)");
+    put(m, "timestamp", "timestamp", "timestamp(6)");
+    put(m, "payload", "longtext", "longtext");
+    put(m, "tracingspancontext", "varchar", "varchar(256)");
+    return m;
+  }
+
+  @Test
+  void acceptsDebeziumsTableWithItsColumnSettingsInCdcMode() {
+    var source = source(DEBEZIUM, "relay_seq", java.util.Set.of());
+    assertThat(
+            OutboxColumns.missingProblems(
+                debeziumTable(), source, RelayMode.CDC, "app.outbox", "ddl.sql"))
+        .isEmpty();
+    assertThat(
+            OutboxColumns.typeProblems(
+                debeziumTable(), SourceFlavor.MARIADB, DEBEZIUM, "relay_seq", RelayMode.CDC, "t"))
+        .isEmpty();
+  }
+
+  @Test
+  void namesTheKeyAndTheColumnOfEveryMappedColumnTheTableLacks() {
+    Map<String, Column> m = debeziumTable();
+    m.remove("aggregateid");
+    m.remove("timestamp");
+    var source = source(DEBEZIUM, "relay_seq", java.util.Set.of("headers"));
+
+    assertThat(OutboxColumns.missingProblems(m, source, RelayMode.POLLING, "app.outbox", "x.sql"))
+        .containsExactly(
+            "table app.outbox has no column relay_seq (source.column.sequence, the row sequence):"
+                + " create it as in x.sql, or set source.column.sequence to the column that holds"
+                + " the row sequence",
+            "table app.outbox has no column aggregateid (source.column.aggregate.id, the aggregate"
+                + " id): create it as in x.sql, or set source.column.aggregate.id to the column"
+                + " that holds the aggregate id",
+            "table app.outbox has no column headers (source.column.headers, the application"
+                + " headers): create it as in x.sql, or set source.column.headers to the column that"
+                + " holds the application headers",
+            "table app.outbox has no column timestamp (source.column.additional.placement, a"
+                + " header): create it as in x.sql, or remove it from"
+                + " source.column.additional.placement");
+    // CDC needs no sequence, and optional columns whose key is not set may be missing.
+    assertThat(
+            OutboxColumns.missingProblems(
+                debeziumTable(),
+                source(DEBEZIUM, "relay_seq", java.util.Set.of()),
+                RelayMode.CDC,
+                "t",
+                "x"))
+        .isEmpty();
+  }
+
+  @Test
+  void namesHeadersTraceContextAndPlacedColumnsOfTypesTheRelayCannotPublish() {
+    Map<String, Column> m = debeziumTable();
+    put(m, "headers", "int", "int(11)");
+    put(m, "tracingspancontext", "blob", "blob");
+    put(m, "timestamp", "decimal", "decimal(10,2)");
+
+    assertThat(
+            OutboxColumns.typeProblems(
+                m, SourceFlavor.MARIADB, DEBEZIUM, "relay_seq", RelayMode.CDC, "app.outbox"))
+        .containsExactly(
+            "column app.outbox.headers is int(11), which is not text or JSON: make it JSON NULL"
+                + " (or LONGTEXT) as in config/mysql/outbox-schema.sql",
+            "column app.outbox.tracingspancontext is blob, which is not text: make it VARCHAR(512)"
+                + " NULL as in config/mysql/outbox-schema.sql",
+            "column app.outbox.timestamp is decimal(10,2), which cannot be published as the header"
+                + " eventTimestamp: place a text, integer or DATETIME or TIMESTAMP column"
+                + " (source.column.additional.placement)");
+  }
+
+  @Test
+  void acceptsTextAndJsonHeadersColumnsAndTimePlacementsOnBothDatabases() {
+    Map<String, Column> m = debeziumTable();
+    put(m, "headers", "longtext", "longtext");
+    put(m, "timestamp", "datetime", "datetime(3)");
+    assertThat(
+            OutboxColumns.typeProblems(
+                m, SourceFlavor.MARIADB, DEBEZIUM, "relay_seq", RelayMode.CDC, "t"))
+        .isEmpty();
+    Map<String, Column> pg = new LinkedHashMap<>();
+    put(pg, "id", "uuid", "uuid");
+    put(pg, "aggregatetype", "character varying", "character varying(255)");
+    put(pg, "aggregateid", "character varying", "character varying(255)");
+    put(pg, "type", "character varying", "character varying(255)");
+    put(pg, "timestamp", "timestamp without time zone", "timestamp without time zone");
+    put(pg, "payload", "jsonb", "jsonb");
+    put(pg, "headers", "jsonb", "jsonb");
+    put(pg, "relay_seq", "bigint", "bigint");
+    assertThat(
+            OutboxColumns.typeProblems(
+                pg, SourceFlavor.POSTGRESQL, DEBEZIUM, "relay_seq", RelayMode.POLLING, "t"))
+        .isEmpty();
   }
 }

@@ -106,6 +106,7 @@ public final class KafkaConnectWorker implements AutoCloseable {
     private Map<String, Object> connector;
     private Path logDir;
     private String heap = "384m";
+    private String mainClass = "org.apache.kafka.connect.cli.ConnectStandalone";
 
     private Builder(String name, Path dir, String classpath) {
       this.name = Objects.requireNonNull(name, "name");
@@ -185,6 +186,19 @@ public final class KafkaConnectWorker implements AutoCloseable {
     }
 
     /**
+     * Sets the main class (default Connect's {@code ConnectStandalone}): one on the classpath that
+     * prepares the JVM and then runs {@code ConnectStandalone} with its arguments, the worker's and
+     * the connector's files.
+     *
+     * @param className the class
+     * @return this builder
+     */
+    public Builder mainClass(String className) {
+      this.mainClass = Objects.requireNonNull(className, "className");
+      return this;
+    }
+
+    /**
      * Sets where the log file {@code <name>.log} goes (default: the worker's directory).
      *
      * @param logDir the directory
@@ -239,7 +253,7 @@ public final class KafkaConnectWorker implements AutoCloseable {
                 heap,
                 options,
                 classpath,
-                "org.apache.kafka.connect.cli.ConnectStandalone",
+                mainClass,
                 List.of(workerFile.toString(), connectorFile.toString()));
         ChildProcess process =
             ChildProcess.builder(command)

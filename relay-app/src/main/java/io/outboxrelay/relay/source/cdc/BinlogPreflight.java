@@ -35,8 +35,6 @@ final class BinlogPreflight {
 
   private static final Logger LOG = LoggerFactory.getLogger(BinlogPreflight.class);
 
-  static final List<String> REQUIRED_COLUMNS = OutboxColumns.EVENT_COLUMNS;
-
   /** What the checks found. */
   record Result(List<String> problems, List<String> warnings) {}
 
@@ -255,18 +253,17 @@ final class BinlogPreflight {
       return Set.of();
     }
     Map<String, OutboxColumns.Column> columns = OutboxColumns.read(c, source);
-    List<String> missing = new ArrayList<>(REQUIRED_COLUMNS);
-    missing.removeAll(columns.keySet());
-    if (!missing.isEmpty()) {
-      problems.add(
-          "table "
-              + table
-              + " lacks columns "
-              + missing
-              + ": create it as in"
-              + " config/mysql/outbox-schema.sql");
-    }
-    problems.addAll(OutboxColumns.typeProblems(columns, source.flavor(), RelayMode.CDC, table));
+    problems.addAll(
+        OutboxColumns.missingProblems(
+            columns, source, RelayMode.CDC, table, "config/mysql/outbox-schema.sql"));
+    problems.addAll(
+        OutboxColumns.typeProblems(
+            columns,
+            source.flavor(),
+            source.columns(),
+            source.sequenceColumn(),
+            RelayMode.CDC,
+            table));
     return columns.keySet();
   }
 

@@ -171,11 +171,17 @@ final class CdcRetention implements Runnable {
     long after = 0;
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT id, created_at < NOW(6) - INTERVAL ? MICROSECOND, "
+            "SELECT "
+                + source.sequenceColumn()
+                + ", created_at < NOW(6) - INTERVAL ? MICROSECOND, "
                 + (hasStatus(c) ? "status IN ('DEAD', 'SKIPPED')" : "FALSE")
                 + " FROM "
                 + table
-                + " WHERE id > ? ORDER BY id LIMIT ?")) {
+                + " WHERE "
+                + source.sequenceColumn()
+                + " > ? ORDER BY "
+                + source.sequenceColumn()
+                + " LIMIT ?")) {
       for (int w = 0; w < MAX_WINDOWS_PER_SWEEP && running; w++) {
         ps.setLong(1, cdc.retention().toNanos() / 1000);
         ps.setLong(2, after);
@@ -251,7 +257,9 @@ final class CdcRetention implements Runnable {
   }
 
   private int delete(Connection c, List<Long> ids) throws SQLException {
-    int n = SqlDialect.MYSQL.executeForIds(c, "DELETE FROM " + table + " WHERE ", ids);
+    int n =
+        SqlDialect.MYSQL.executeForIds(
+            c, "DELETE FROM " + table + " WHERE ", source.sequenceColumn(), ids);
     c.commit();
     return n;
   }

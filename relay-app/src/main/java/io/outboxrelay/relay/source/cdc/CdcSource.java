@@ -19,7 +19,6 @@ import io.outboxrelay.relay.source.cdc.leader.LeaderElection;
 import io.outboxrelay.relay.source.cdc.leader.LeaseStore;
 import io.outboxrelay.relay.source.cdc.leader.Tenure;
 import io.outboxrelay.relay.versions.VersionWatch;
-import io.outboxrelay.router.EventRouter;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -207,7 +206,8 @@ public final class CdcSource implements OutboxSource {
     r.start(
         (gate, mayPublish) ->
             new OutboxChangeConsumer(
-                EventRouter.withTopicTemplate(config.topicTemplate()),
+                new ChangeEventMapper(config.source().columns(), config.source().sequenceColumn()),
+                config.eventRouter(),
                 RecordSizeLimit.of(config.producer().asProperties(config.name())),
                 publisher,
                 new Backoff(

@@ -130,12 +130,13 @@ final class DebeziumProperties {
 
     // Only the columns the router needs: Debezium converts, validates and (for TIMESTAMP(6))
     // formats every captured column of every row, and the polling bookkeeping columns are of no
-    // use here. The row's source timestamp stands in for created_at.
+    // use here. The row's source timestamp stands in for created_at. Debezium matches the list
+    // without regard to case.
     p.setProperty(
         "column.include.list",
         java.util.regex.Pattern.quote(source.database() + "." + source.table() + ".")
             + "("
-            + String.join("|", ChangeEventMapper.CAPTURED_COLUMNS)
+            + String.join("|", ChangeEventMapper.capturedColumns(source))
             + ")");
     p.setProperty("connect.timeout.ms", String.valueOf(source.connectTimeout().toMillis()));
     p.setProperty("connect.keep.alive", "true");

@@ -75,7 +75,7 @@ final class OutboxChangeConsumer
     }
   }
 
-  private final ChangeEventMapper mapper = new ChangeEventMapper();
+  private final ChangeEventMapper mapper;
   private final EventRouter router;
   private final RecordSizeLimit sizeLimit;
   private final KafkaPublisher publisher;
@@ -106,6 +106,38 @@ final class OutboxChangeConsumer
       String context,
       BooleanSupplier mayPublish,
       VersionWatch versions) {
+    this(
+        new ChangeEventMapper(),
+        router,
+        sizeLimit,
+        publisher,
+        backoff,
+        kafka,
+        poisonAction,
+        metrics,
+        gate,
+        context,
+        mayPublish,
+        versions);
+  }
+
+  /**
+   * @param mapper reads the source's rows, as its column settings name the columns
+   */
+  OutboxChangeConsumer(
+      ChangeEventMapper mapper,
+      EventRouter router,
+      RecordSizeLimit sizeLimit,
+      KafkaPublisher publisher,
+      Backoff backoff,
+      KafkaBreaker kafka,
+      PoisonAction poisonAction,
+      RelayMetrics metrics,
+      DrainGate gate,
+      String context,
+      BooleanSupplier mayPublish,
+      VersionWatch versions) {
+    this.mapper = mapper;
     this.router = router;
     this.versions = versions;
     this.sizeLimit = sizeLimit;

@@ -41,6 +41,15 @@ final class PoisonHint {
                 + " set cdc.poison.action=skip to skip such events, and make the payload column"
                 + " NOT NULL";
         case MALFORMED_ROW -> "Fix the outbox table as the reason says and restart" + OR_SKIP;
+        case INVALID_HEADERS ->
+            "The relay cannot publish this row's application headers (the headers column must be"
+                + " NULL or a JSON object of string values, see README: Application headers); set"
+                + " cdc.poison.action=skip to skip such events, fix the application that writes"
+                + " them, and restart";
+        case INVALID_TRACE_CONTEXT ->
+            "The relay cannot publish this row's trace context (java.util.Properties text with"
+                + " a W3C traceparent); set cdc.poison.action=skip to skip such events, fix the"
+                + " application that writes them, and restart";
       };
     }
     if (find(error, RecordTooLargeException.class) != null

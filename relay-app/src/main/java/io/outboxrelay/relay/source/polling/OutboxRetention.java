@@ -31,6 +31,14 @@ final class OutboxRetention {
   private final String delete;
 
   OutboxRetention(Connection connection, SqlDialect dialect, String table) throws SQLException {
+    this(connection, dialect, table, "id");
+  }
+
+  /**
+   * @param id the sequence column, which orders the rows
+   */
+  OutboxRetention(Connection connection, SqlDialect dialect, String table, String id)
+      throws SQLException {
     this.connection = connection;
     this.dialect = dialect;
     OutboxStore.readCommitted(connection);
@@ -38,12 +46,17 @@ final class OutboxRetention {
         OutboxStatements.windowEndQuery(
             dialect,
             table,
+            id,
             "PUBLISHED",
             ", CASE WHEN created_at < " + dialect.nowMinus() + " THEN 1 ELSE 0 END");
     this.delete =
         "DELETE FROM "
             + table
-            + " WHERE status = 'PUBLISHED' AND id > ? AND id <= ? AND published_at < "
+            + " WHERE status = 'PUBLISHED' AND "
+            + id
+            + " > ? AND "
+            + id
+            + " <= ? AND published_at < "
             + dialect.nowMinus();
   }
 

@@ -1,6 +1,7 @@
 package io.outboxrelay.relay.source.polling;
 
 import io.outboxrelay.relay.config.Ordering;
+import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.source.SqlDialect;
 
 /**
@@ -11,6 +12,7 @@ import io.outboxrelay.relay.source.SqlDialect;
  *
  * @param dialect the database's fragments
  * @param table the outbox table
+ * @param id the sequence column, which orders the rows and names them in the statements
  * @param released the assignments that end a row's lease: no claim owns it, and its lease ended now
  * @param windowEnd a window's last pending id; parameters: the cursor (exclusive), the window size
  *     minus one
@@ -22,13 +24,14 @@ import io.outboxrelay.relay.source.SqlDialect;
 record OutboxStatements(
     SqlDialect dialect,
     String table,
+    String id,
     String released,
     String windowEnd,
     String pendingClaim,
     String expiredClaim) {
 
   /**
-   * The statements of one table.
+   * The statements of one table of the relay's own layout.
    *
    * @param ordering with {@link Ordering#AGGREGATE}, claims take only an aggregate's head
    * @param deadBlocksAggregate whether a DEAD row holds back the later rows of its aggregate
@@ -40,42 +43,83 @@ record OutboxStatements(
       Ordering ordering,
       boolean deadBlocksAggregate,
       boolean aggregateVersions) {
+    return of(
+        dialect,
+        table,
+        ordering,
+        deadBlocksAggregate,
+        RowLayout.defaults(
+            dialect == SqlDialect.POSTGRESQL ? SourceFlavor.POSTGRESQL : SourceFlavor.MARIADB,
+            aggregateVersions));
+  }
+
+  /**
+   * The statements of one table.
+   *
+   * @param ordering with {@link Ordering#AGGREGATE}, claims take only an aggregate's head
+   * @param deadBlocksAggregate whether a DEAD row holds back the later rows of its aggregate
+   * @param layout the columns claims read, the sequence column that orders the rows and the
+   *     aggregate's columns the head checks compare
+   */
+  static OutboxStatements of(
+      SqlDialect dialect,
+      String table,
+      Ordering ordering,
+      boolean deadBlocksAggregate,
+      RowLayout layout) {
     String now = dialect.now();
-    String columns =
-        "e.id, e."
-            + dialect.eventIdText()
-            + ", e.aggregate_type, e.aggregate_id, e.event_type, e."
-            + dialect.payloadText()
-            + ", e.created_at, e.attempts, "
-            + now
-            + (aggregateVersions ? ", e.aggregate_version" : "");
-    String claim = "SELECT " + columns + " FROM " + table + " e";
-    String locked = " ORDER BY e.id LIMIT ? " + dialect.forUpdateSkipLocked();
-    // The head checks read the aggregate's index (aggregate_type, aggregate_id, status, id) one
-    // status at a time, so each reads the few rows of that status, never the aggregate's history:
-    // "lowest pending id" is one index entry, and PROCESSING and DEAD rows are rare.
+    String id = layout.sequence();
+    String claim = "SELECT " + layout.selectList(dialect) + " FROM " + table + " e";
+    String locked = " ORDER BY e." + id + " LIMIT ? " + dialect.forUpdateSkipLocked();
+    // The head checks read the aggregate's index (aggregate type, aggregate id, status, sequence)
+    // one status at a time, so each reads the few rows of that status, never the aggregate's
+    // history: "lowest pending id" is one index entry, and PROCESSING and DEAD rows are rare.
     boolean ordered = ordering == Ordering.AGGREGATE;
     String p = table + " p" + dialect.aggregateIndexHint();
-    String notAfterDead = deadBlocksAggregate ? notAfter(p, "DEAD") : "";
+    String sameAggregate =
+        " WHERE p."
+            + layout.columns().aggregateType()
+            + " = e."
+            + layout.columns().aggregateType()
+            + " AND p."
+            + layout.columns().aggregateId()
+            + " = e."
+            + layout.columns().aggregateId();
+    String notAfterDead = deadBlocksAggregate ? notAfter(p, sameAggregate, id, "DEAD") : "";
     String pendingHead =
         ordered
-            ? " AND e.id = (SELECT p.id FROM "
+            ? " AND e."
+                + id
+                + " = (SELECT p."
+                + id
+                + " FROM "
                 + p
-                + " WHERE p.aggregate_type = e.aggregate_type AND p.aggregate_id = e.aggregate_id"
-                + " AND p.status = 'PENDING' ORDER BY p.id LIMIT 1)"
-                + notAfter(p, "PROCESSING")
+                + sameAggregate
+                + " AND p.status = 'PENDING' ORDER BY p."
+                + id
+                + " LIMIT 1)"
+                + notAfter(p, sameAggregate, id, "PROCESSING")
                 + notAfterDead
             : "";
     String expiredHead =
-        ordered ? notAfter(p, "PENDING") + notAfter(p, "PROCESSING") + notAfterDead : "";
+        ordered
+            ? notAfter(p, sameAggregate, id, "PENDING")
+                + notAfter(p, sameAggregate, id, "PROCESSING")
+                + notAfterDead
+            : "";
     return new OutboxStatements(
         dialect,
         table,
+        id,
         "claim_token = " + dialect.noClaimToken() + ", processing_until = " + now,
-        windowEndQuery(dialect, table, "PENDING", ""),
+        windowEndQuery(dialect, table, id, "PENDING", ""),
         claim
             + dialect.statusIdIndexHint()
-            + " WHERE e.status = 'PENDING' AND e.id > ? AND e.id <= ?"
+            + " WHERE e.status = 'PENDING' AND e."
+            + id
+            + " > ? AND e."
+            + id
+            + " <= ?"
             + " AND e.next_attempt_at <= "
             + now
             + pendingHead
@@ -88,28 +132,40 @@ record OutboxStatements(
   }
 
   /**
-   * The last id of a window: the {@code OFFSET ?}-th row with this status after id {@code ?}, in id
-   * order, with {@code more} columns after it (their parameters come first).
+   * The last id of a window: the {@code OFFSET ?}-th row with this status after id {@code ?}, in
+   * sequence order, with {@code more} columns after it (their parameters come first).
+   *
+   * @param id the sequence column
    */
-  static String windowEndQuery(SqlDialect dialect, String table, String status, String more) {
-    return "SELECT id"
+  static String windowEndQuery(
+      SqlDialect dialect, String table, String id, String status, String more) {
+    return "SELECT "
+        + id
         + more
         + " FROM "
         + table
         + dialect.statusIdIndexHint()
         + " WHERE status = '"
         + status
-        + "' AND id > ? ORDER BY id LIMIT 1 OFFSET ?";
+        + "' AND "
+        + id
+        + " > ? ORDER BY "
+        + id
+        + " LIMIT 1 OFFSET ?";
   }
 
   /** No row of the aggregate with this status comes before {@code e}; {@code p} names the table. */
-  private static String notAfter(String p, String status) {
+  private static String notAfter(String p, String sameAggregate, String id, String status) {
     return " AND NOT EXISTS (SELECT 1 FROM "
         + p
-        + " WHERE p.aggregate_type = e.aggregate_type AND p.aggregate_id = e.aggregate_id"
+        + sameAggregate
         + " AND p.status = '"
         + status
-        + "' AND p.id < e.id)";
+        + "' AND p."
+        + id
+        + " < e."
+        + id
+        + ")";
   }
 
   /** Leases claimed rows. Parameters: the token, the lease, the ids. */
@@ -119,7 +175,7 @@ record OutboxStatements(
         + " SET status = 'PROCESSING', claim_token = ?, processing_until = "
         + dialect.nowPlus()
         + ", attempts = attempts + 1 WHERE "
-        + dialect.idIn(ids);
+        + dialect.in(id, ids);
   }
 
   /** Buries rows whose lease expired on their last attempt. Parameters: the reason, the ids. */
@@ -129,7 +185,7 @@ record OutboxStatements(
         + " SET status = 'DEAD', "
         + released
         + ", last_error = ? WHERE "
-        + dialect.idIn(ids);
+        + dialect.in(id, ids);
   }
 
   /**
@@ -141,7 +197,7 @@ record OutboxStatements(
         + " SET processing_until = "
         + dialect.nowPlus()
         + " WHERE "
-        + dialect.idIn(ids)
+        + dialect.in(id, ids)
         + " AND claim_token = ? AND status = 'PROCESSING'";
   }
 
@@ -154,16 +210,18 @@ record OutboxStatements(
         + ", "
         + released
         + ", last_error = NULL WHERE "
-        + dialect.idIn(ids)
+        + dialect.in(id, ids)
         + " AND claim_token = ?";
   }
 
   /** Locks the rows of a claim it still owns. Parameters: the ids, the token. */
   String owned(int ids) {
-    return "SELECT id FROM "
+    return "SELECT "
+        + id
+        + " FROM "
         + table
         + " WHERE "
-        + dialect.idIn(ids)
+        + dialect.in(id, ids)
         + " AND claim_token = ? FOR UPDATE";
   }
 
@@ -185,6 +243,8 @@ record OutboxStatements(
         + set
         + ", "
         + released
-        + ", last_error = ? WHERE id = ? AND claim_token = ?";
+        + ", last_error = ? WHERE "
+        + id
+        + " = ? AND claim_token = ?";
   }
 }

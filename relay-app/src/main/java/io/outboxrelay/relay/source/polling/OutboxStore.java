@@ -3,13 +3,10 @@ package io.outboxrelay.relay.source.polling;
 import io.outboxrelay.relay.config.Ordering;
 import io.outboxrelay.relay.source.SourceConnections;
 import io.outboxrelay.relay.source.SqlDialect;
-import io.outboxrelay.router.OutboxEvent;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,8 +49,8 @@ final class OutboxStore {
   private final SqlDialect dialect;
   private final OutboxStatements sql;
 
-  /** Whether claims read the optional aggregate_version column (the table has it). */
-  private final boolean aggregateVersions;
+  /** The columns claims read, and how a row becomes an event. */
+  private final RowLayout layout;
 
   /** Pending rows with an id at most this have been looked at in this sweep. */
   private long cursor;
@@ -65,12 +62,22 @@ final class OutboxStore {
       Ordering ordering,
       boolean deadBlocksAggregate)
       throws SQLException {
-    this(connection, dialect, table, ordering, deadBlocksAggregate, false);
+    this(
+        connection,
+        dialect,
+        table,
+        ordering,
+        deadBlocksAggregate,
+        RowLayout.defaults(
+            dialect == SqlDialect.POSTGRESQL
+                ? io.outboxrelay.relay.config.SourceFlavor.POSTGRESQL
+                : io.outboxrelay.relay.config.SourceFlavor.MARIADB,
+            false));
   }
 
   /**
-   * @param aggregateVersions whether the table has the optional {@code aggregate_version} column,
-   *     which claims then read (found at start: a table without it is read as before)
+   * @param layout the columns claims read (found at start: optional columns the table lacks are not
+   *     read)
    */
   OutboxStore(
       Connection connection,
@@ -78,13 +85,12 @@ final class OutboxStore {
       String table,
       Ordering ordering,
       boolean deadBlocksAggregate,
-      boolean aggregateVersions)
+      RowLayout layout)
       throws SQLException {
     this.connection = connection;
-    this.aggregateVersions = aggregateVersions;
+    this.layout = layout;
     this.dialect = dialect;
-    this.sql =
-        OutboxStatements.of(dialect, table, ordering, deadBlocksAggregate, aggregateVersions);
+    this.sql = OutboxStatements.of(dialect, table, ordering, deadBlocksAggregate, layout);
     readCommitted(connection);
   }
 
@@ -195,7 +201,7 @@ final class OutboxStore {
       ps.setLong(1, cursor);
       ps.setLong(2, last);
       ps.setInt(3, limit);
-      read(ps, into, aggregateVersions);
+      read(ps, into);
     }
     if (into.size() - before == limit) {
       return cursor; // the window may hold more
@@ -207,34 +213,14 @@ final class OutboxStore {
   private void select(String query, List<ClaimedEvent> into, int limit) throws SQLException {
     try (PreparedStatement ps = connection.prepareStatement(query)) {
       ps.setInt(1, limit);
-      read(ps, into, aggregateVersions);
+      read(ps, into);
     }
   }
 
-  private static void read(PreparedStatement ps, List<ClaimedEvent> into, boolean versions)
-      throws SQLException {
+  private void read(PreparedStatement ps, List<ClaimedEvent> into) throws SQLException {
     try (ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
-        String payload = rs.getString(6);
-        Timestamp created = rs.getTimestamp(7);
-        Long version = null;
-        if (versions) {
-          long v = rs.getLong(10);
-          version = rs.wasNull() ? null : v;
-        }
-        into.add(
-            new ClaimedEvent(
-                new OutboxEvent(
-                    rs.getLong(1),
-                    rs.getString(2),
-                    rs.getString(3),
-                    rs.getString(4),
-                    rs.getString(5),
-                    payload == null ? null : payload.getBytes(StandardCharsets.UTF_8),
-                    created == null ? null : created.toInstant(),
-                    version),
-                rs.getInt(8) + 1,
-                rs.getTimestamp(9).toInstant()));
+        into.add(layout.read(rs));
       }
     }
   }

@@ -22,7 +22,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,19 +35,17 @@ final class PollingPreflight {
 
   private static final Logger LOG = LoggerFactory.getLogger(PollingPreflight.class);
 
+  /** Polling's own columns, whatever the mapping of the event's columns. */
   static final List<String> COLUMNS =
-      Stream.concat(
-              OutboxColumns.EVENT_COLUMNS.stream(),
-              Stream.of(
-                  "created_at",
-                  "status",
-                  "attempts",
-                  "next_attempt_at",
-                  "claim_token",
-                  "processing_until",
-                  "published_at",
-                  "last_error"))
-          .toList();
+      List.of(
+          "created_at",
+          "status",
+          "attempts",
+          "next_attempt_at",
+          "claim_token",
+          "processing_until",
+          "published_at",
+          "last_error");
 
   /** The index the claim of pending rows names (see {@link SqlDialect#statusIdIndexHint}). */
   static final String CLAIM_INDEX = "ix_outbox_events_status_id";
@@ -97,6 +94,9 @@ final class PollingPreflight {
     }
     String catalog = source.flavor() == SourceFlavor.POSTGRESQL ? null : source.database();
     Map<String, OutboxColumns.Column> columns = OutboxColumns.read(c, source);
+    List<String> mappedMissing =
+        OutboxColumns.missingProblems(columns, source, RelayMode.POLLING, table, ddl);
+    problems.addAll(mappedMissing);
     List<String> missing = new ArrayList<>(COLUMNS);
     missing.removeAll(columns.keySet());
     if (missing.equals(List.of("last_error"))) {
@@ -108,9 +108,23 @@ final class PollingPreflight {
               + (source.flavor() == SourceFlavor.POSTGRESQL ? "postgresql" : "mysql")
               + "/migrations/001-add-last-error.sql");
     } else if (!missing.isEmpty()) {
-      problems.add("table " + table + " lacks columns " + missing + ": create it as in " + ddl);
+      problems.add(
+          "table "
+              + table
+              + " lacks polling's columns "
+              + missing
+              + ": create it as in "
+              + ddl
+              + " (Debezium's outbox table: docs/migrating-from-debezium.md)");
     }
-    problems.addAll(OutboxColumns.typeProblems(columns, source.flavor(), RelayMode.POLLING, table));
+    problems.addAll(
+        OutboxColumns.typeProblems(
+            columns,
+            source.flavor(),
+            source.columns(),
+            source.sequenceColumn(),
+            RelayMode.POLLING,
+            table));
     if (source.flavor() != SourceFlavor.POSTGRESQL) {
       // The claim names these indexes in hints; without them every claim would fail.
       Set<String> indexes = new TreeSet<>();
@@ -141,7 +155,7 @@ final class PollingPreflight {
                 + " add it as in config/mysql/migrations/001-add-last-error.sql");
       }
     }
-    if (missing.isEmpty()) {
+    if (missing.isEmpty() && mappedMissing.isEmpty()) {
       checkWrite(
           c,
           "UPDATE " + table + " SET attempts = attempts WHERE 1 = 0",

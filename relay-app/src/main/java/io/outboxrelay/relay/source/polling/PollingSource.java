@@ -52,7 +52,7 @@ public final class PollingSource implements OutboxSource {
   private final List<PollingWorker> workers = new ArrayList<>();
   private final List<Thread> threads = new ArrayList<>();
   private final AtomicBoolean stopped = new AtomicBoolean();
-  private volatile boolean aggregateVersions;
+  private volatile RowLayout layout;
   private RetentionTask retention;
   private LeaseKeeper leases;
   private Thread leaseThread;
@@ -92,11 +92,14 @@ public final class PollingSource implements OutboxSource {
                 config.source().table(),
                 config.polling().ordering(),
                 config.polling().deadBlocksAggregate(),
-                aggregateVersions));
+                layout));
   }
 
   private OutboxRetention openRetention() throws SQLException {
-    return open(c -> new OutboxRetention(c, dialect, config.source().table()));
+    return open(
+        c ->
+            new OutboxRetention(
+                c, dialect, config.source().table(), config.source().sequenceColumn()));
   }
 
   /** What works on a connection of its own, which it then owns. */
@@ -133,7 +136,7 @@ public final class PollingSource implements OutboxSource {
       if (!problems.isEmpty()) {
         throw new StartupCheckException(problems);
       }
-      aggregateVersions = OutboxColumns.hasAggregateVersion(OutboxColumns.read(c, config.source()));
+      layout = RowLayout.of(config.source(), OutboxColumns.read(c, config.source()));
       Optional<String> ownership = PollingPreflight.ownershipProblem(c, config.source(), context);
       if (ownership.isPresent()) {
         throw new StartupCheckException(List.of(ownership.get()));
@@ -154,7 +157,7 @@ public final class PollingSource implements OutboxSource {
     if (!kafka.awaitClosed(() -> !stopped.get())) {
       return;
     }
-    EventRouter router = EventRouter.withTopicTemplate(config.topicTemplate());
+    EventRouter router = config.eventRouter();
     // One watch for every worker: an aggregate's events may be claimed by any of them.
     VersionWatch versions = VersionWatch.of(config.versionCheck(), metrics, context);
     leases = new LeaseKeeper(context, polling.lease(), this::openStore);
@@ -214,12 +217,7 @@ public final class PollingSource implements OutboxSource {
         polling.lease().toSeconds(),
         LeaseKeeper.period(polling.lease()).toMillis(),
         polling.ordering().name().toLowerCase(java.util.Locale.ROOT));
-    LOG.info(
-        "[{}] {}",
-        context,
-        aggregateVersions
-            ? "publishing column aggregate_version as the header aggregate_version"
-            : "no aggregate_version column: records carry no aggregate_version header");
+    LOG.info("[{}] reading {}", context, layout.describe());
   }
 
   private void fail(RelayFailure failure) {

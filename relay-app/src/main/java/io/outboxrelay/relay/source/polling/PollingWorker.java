@@ -269,6 +269,9 @@ final class PollingWorker implements Runnable {
     List<OutboxStore.Failure> failures = new ArrayList<>();
     for (ClaimedEvent c : events) {
       try {
+        if (c.malformed() != null) {
+          throw c.malformed();
+        }
         records.add(router.route(c.event()));
         routed.add(c);
         versions.published(c.event());

@@ -407,4 +407,38 @@ class CdcStartupChecksIT {
           .doesNotContain("truststore-secret-42");
     }
   }
+
+  @Test
+  void namesTheKeyAndTheColumnOfEveryMappedColumnTheTableLacks() {
+    MariaDbServer server = LocalStack.shared().mariaDb();
+    try (OutboxDatabase db = database(server)) {
+      Path config =
+          RelaySettings.cdc(db, bootstrap(), "mapping")
+              .with("source.column.aggregate.type", "aggregatetype")
+              .with("source.column.headers", "app_headers")
+              .with("source.column.additional.placement", "timestamp:header:eventTimestamp")
+              .writeTo(dir.resolve("mapping.properties"));
+
+      RelayProcess relay = runExpectingExit("mapping", config, 2);
+
+      String table = db.name() + ".outbox_events";
+      assertThat(relay.log())
+          .contains(
+              "startup check failed: table "
+                  + table
+                  + " has no column aggregatetype (source.column.aggregate.type, the aggregate"
+                  + " type): create it as in config/mysql/outbox-schema.sql, or set"
+                  + " source.column.aggregate.type to the column that holds the aggregate type")
+          .contains(
+              "startup check failed: table "
+                  + table
+                  + " has no column app_headers (source.column.headers, the application headers)")
+          .contains(
+              "startup check failed: table "
+                  + table
+                  + " has no column timestamp (source.column.additional.placement, a header)")
+          .doesNotContain("no column aggregate_version");
+      assertThat(relay.stackTraceLines()).as(relay.log()).isEmpty();
+    }
+  }
 }

@@ -855,4 +855,128 @@ abstract class AbstractPollingContractIT {
         .singleElement()
         .satisfies(r -> assertThat(r.header("aggregate_version")).isEqualTo("7"));
   }
+
+  /** Inserts events with their headers column (null for SQL NULL), in one transaction. */
+  private void writeWithHeaders(Ledger ledger, List<TestEvent> events, List<String> headers)
+      throws Exception {
+    try (Connection c = db.app();
+        java.sql.PreparedStatement ps =
+            c.prepareStatement(
+                "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type,"
+                    + " payload, headers) VALUES (?, ?, ?, ?, ?, ?)")) {
+      for (int i = 0; i < events.size(); i++) {
+        TestEvent e = events.get(i);
+        ps.setString(1, e.eventId());
+        ps.setString(2, e.aggregateType());
+        ps.setString(3, e.aggregateId());
+        ps.setString(4, e.eventType());
+        ps.setString(5, e.payload());
+        ps.setString(6, headers.get(i));
+        ps.addBatch();
+      }
+      ps.executeBatch();
+      c.commit();
+    }
+    if (ledger != null) {
+      ledger.expect(events);
+    }
+  }
+
+  private boolean postgres() {
+    return db.flavor() == io.outboxrelay.testsupport.database.Flavor.POSTGRESQL;
+  }
+
+  @Test
+  void publishesApplicationHeadersAfterTheRelaysOwnInTheColumnsMemberOrder() throws Exception {
+    Ledger ledger = ledger(RelaySettings.topicPrefix(name));
+    TestEvent a = TestEvent.of("order", "h-1", 1);
+    TestEvent b = TestEvent.of("order", "h-1", 2);
+    TestEvent c = TestEvent.of("order", "h-1", 3);
+    writeWithHeaders(
+        ledger,
+        List.of(a, b, c),
+        java.util.Arrays.asList(
+            "{\"tenant\": \"acme\", \"zz\": \"caf\\u00e9\", \"a\": \"\"}", null, "{}"));
+    inProcess(settings());
+
+    Ledger.Result result = awaitAll(ledger);
+    assertThat(result.lost()).as(result.summary()).isZero();
+    assertThat(result.mismatches()).as(result.summary()).isEmpty();
+    List<ConsumedRecord> records = reader().readAll(Duration.ofSeconds(1));
+    ConsumedRecord first =
+        records.stream().filter(r -> a.eventId().equals(r.header("id"))).findFirst().orElseThrow();
+    List<String> names = new ArrayList<>(first.headers().keySet());
+    assertThat(names.subList(0, 4))
+        .containsExactly("id", "event_type", "aggregate_type", "aggregate_id");
+    // MariaDB keeps the JSON text as written; jsonb orders members shorter names first.
+    assertThat(names.subList(4, names.size()))
+        .containsExactlyElementsOf(
+            postgres() ? List.of("a", "zz", "tenant") : List.of("tenant", "zz", "a"));
+    assertThat(first.header("zz")).isEqualTo("caf\u00e9");
+    assertThat(first.header("a")).isEmpty();
+    for (TestEvent e : List.of(b, c)) {
+      assertThat(
+              records.stream()
+                  .filter(r -> e.eventId().equals(r.header("id")))
+                  .findFirst()
+                  .orElseThrow()
+                  .headers())
+          .hasSize(4);
+    }
+  }
+
+  @Test
+  void buriesEventsWhoseHeadersBreakTheContractWithTheReasonWhileOtherAggregatesFlow()
+      throws Exception {
+    // A text column, so that the application can write text that is not JSON at all.
+    db.admin(
+        postgres()
+            ? "ALTER TABLE outbox_events ALTER COLUMN headers TYPE text"
+            : "ALTER TABLE outbox_events MODIFY headers LONGTEXT NULL");
+    Ledger ledger = ledger(RelaySettings.topicPrefix(name));
+    TestEvent reserved = TestEvent.of("order", "bad-1", 1);
+    TestEvent reservedNext = TestEvent.of("order", "bad-1", 2);
+    TestEvent number = TestEvent.of("order", "bad-2", 1);
+    TestEvent notJson = TestEvent.of("order", "bad-3", 1);
+    writeWithHeaders(
+        null,
+        List.of(reserved, reservedNext, number, notJson),
+        java.util.Arrays.asList(
+            "{\"email\":\"alice@example.com\",\"aggregate_type\":\"spoofed\"}",
+            null,
+            "{\"attempt\": 3}",
+            "tenant=acme"));
+    for (int i = 1; i <= 20; i++) {
+      write(ledger, List.of(TestEvent.of("order", "good-" + (i % 4), 1 + (i - 1) / 4)));
+    }
+    inProcess(settings());
+
+    Ledger.Result result = awaitAll(ledger);
+    assertThat(result.lost()).as(result.summary()).isZero();
+    assertThat(result.outOfOrder()).as(result.summary()).isZero();
+    assertThat(result.unexpected()).as("nothing of the bad aggregates reached Kafka").isZero();
+    await().atMost(Duration.ofSeconds(30)).until(() -> count("status = 'DEAD'") == 3);
+    assertThat((String) db.adminQuery(lastError(reserved)))
+        .contains("header name 'aggregate_type' is reserved")
+        .doesNotContain("alice");
+    assertThat((String) db.adminQuery(lastError(number)))
+        .contains("the value of header 'attempt' is a JSON number, not a JSON string");
+    assertThat((String) db.adminQuery(lastError(notJson)))
+        .contains("it is not JSON: expected '{' at offset 0");
+    assertThat(
+            ((Number)
+                    db.adminQuery(
+                        "SELECT attempts FROM outbox_events WHERE event_id = '"
+                            + reserved.eventId()
+                            + "'"))
+                .intValue())
+        .as("poison: never retried")
+        .isEqualTo(1);
+    // The aggregate's later event waits behind its DEAD one (polling.dead.blocks.aggregate).
+    assertThat(count("aggregate_id = 'bad-1' AND status = 'PENDING'")).isEqualTo(1);
+  }
+
+  private static String lastError(TestEvent e) {
+    return "SELECT last_error FROM outbox_events WHERE event_id = '" + e.eventId() + "'";
+  }
 }

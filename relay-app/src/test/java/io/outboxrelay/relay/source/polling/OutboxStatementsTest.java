@@ -67,4 +67,66 @@ class OutboxStatementsTest {
         .contains("WHERE e.status = 'PROCESSING' AND e.processing_until < NOW(6)")
         .contains("p.status = 'PENDING' AND p.id < e.id");
   }
+
+  @Test
+  void ordersByTheSequenceColumnAndComparesTheMappedAggregateColumnsOnDebeziumsTable() {
+    io.outboxrelay.router.ColumnMapping debezium =
+        new io.outboxrelay.router.ColumnMapping(
+            "id",
+            "aggregatetype",
+            "aggregateid",
+            "type",
+            "payload",
+            "aggregate_version",
+            "headers",
+            "tracingspancontext",
+            io.outboxrelay.router.HeaderPlacement.parseList("timestamp:header:eventTimestamp"));
+    io.outboxrelay.relay.config.SourceConfig source =
+        new io.outboxrelay.relay.config.SourceConfig(
+                io.outboxrelay.relay.config.SourceFlavor.MARIADB,
+                "h",
+                3306,
+                "app",
+                "u",
+                new io.outboxrelay.relay.config.Secret(""),
+                "outbox",
+                java.time.Duration.ofSeconds(1))
+            .withColumns(debezium, "relay_seq", java.util.Set.of());
+    java.util.Map<String, io.outboxrelay.relay.source.OutboxColumns.Column> table =
+        new java.util.LinkedHashMap<>();
+    for (String[] c :
+        new String[][] {
+          {"id", "char", "char(36)"},
+          {"aggregatetype", "varchar", "varchar(255)"},
+          {"aggregateid", "varchar", "varchar(255)"},
+          {"type", "varchar", "varchar(255)"},
+          {"timestamp", "timestamp", "timestamp(6)"},
+          {"payload", "longtext", "longtext"},
+          {"tracingspancontext", "varchar", "varchar(256)"},
+          {"relay_seq", "bigint", "bigint(20) unsigned"}
+        }) {
+      table.put(c[0], new io.outboxrelay.relay.source.OutboxColumns.Column(c[0], c[1], c[2]));
+    }
+    OutboxStatements sql =
+        OutboxStatements.of(
+            SqlDialect.MYSQL, "outbox", Ordering.AGGREGATE, true, RowLayout.of(source, table));
+
+    assertThat(sql.pendingClaim())
+        .startsWith(
+            "SELECT e.relay_seq, e.id, e.aggregatetype, e.aggregateid, e.type, e.payload,"
+                + " e.created_at, e.attempts, NOW(6), e.tracingspancontext,"
+                + " UNIX_TIMESTAMP(e.timestamp) FROM outbox e")
+        .contains("WHERE e.status = 'PENDING' AND e.relay_seq > ? AND e.relay_seq <= ?")
+        .contains(
+            "WHERE p.aggregatetype = e.aggregatetype AND p.aggregateid = e.aggregateid"
+                + " AND p.status = 'PENDING' ORDER BY p.relay_seq LIMIT 1")
+        .contains("p.status = 'DEAD' AND p.relay_seq < e.relay_seq")
+        .endsWith("ORDER BY e.relay_seq LIMIT ? FOR UPDATE SKIP LOCKED");
+    assertThat(sql.windowEnd())
+        .isEqualTo(
+            "SELECT relay_seq FROM outbox FORCE INDEX (ix_outbox_events_status_id) WHERE status ="
+                + " 'PENDING' AND relay_seq > ? ORDER BY relay_seq LIMIT 1 OFFSET ?");
+    assertThat(sql.markPublished(2)).endsWith("WHERE relay_seq IN (?, ?) AND claim_token = ?");
+    assertThat(sql.fail(Kind.DEAD)).endsWith("WHERE relay_seq = ? AND claim_token = ?");
+  }
 }

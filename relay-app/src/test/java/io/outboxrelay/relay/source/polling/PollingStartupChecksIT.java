@@ -174,4 +174,40 @@ class PollingStartupChecksIT {
           .doesNotContain("column outbox_events.event_id");
     }
   }
+
+  @Test
+  void namesTheKeyAndTheColumnOfEveryMappedColumnTheTableLacksOnPostgresql() {
+    try (OutboxDatabase db = OutboxDatabase.postgres()) {
+      RelayProcess relay =
+          refused(
+              "pgmapping",
+              settings(db, "pgmapping")
+                  .with("source.column.event.id", "id_of_event")
+                  .with("source.column.sequence", "relay_seq"));
+
+      assertThat(relay.log())
+          .contains(
+              "startup check failed: table outbox_events has no column relay_seq"
+                  + " (source.column.sequence, the row sequence): create it as in"
+                  + " config/postgresql/outbox-schema.sql, or set source.column.sequence to the"
+                  + " column that holds the row sequence")
+          .contains(
+              "startup check failed: table outbox_events has no column id_of_event"
+                  + " (source.column.event.id, the event id)");
+      assertThat(relay.stackTraceLines()).as(relay.log()).isEmpty();
+    }
+  }
+
+  @Test
+  void refusesAHeadersColumnThatIsNotTextOrJsonOnMariaDb() {
+    try (OutboxDatabase db = database()) {
+      db.admin("ALTER TABLE outbox_events MODIFY headers INT NULL");
+      RelayProcess relay = refused("hdrtype", settings(db, "hdrtype"));
+
+      assertThat(relay.log())
+          .contains(
+              "startup check failed: column outbox_events.headers is int(11), which is not text or"
+                  + " JSON: make it JSON NULL (or LONGTEXT) as in config/mysql/outbox-schema.sql");
+    }
+  }
 }
