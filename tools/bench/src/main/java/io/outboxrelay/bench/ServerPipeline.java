@@ -89,7 +89,9 @@ final class ServerPipeline implements Pipeline {
     p.put("debezium.transforms", "outbox");
     DebeziumSettings.putAll(
         p, "debezium.transforms.outbox.", DebeziumSettings.eventRouter(topicPrefix));
-    p.put("quarkus.log.console.json", "false");
+    // Plain log lines (the distribution logs JSON otherwise); the health endpoint on loopback only.
+    p.put("quarkus.log.console.json.enabled", "false");
+    p.put("quarkus.http.host", "127.0.0.1");
     p.putAll(overrides);
     return p;
   }
