@@ -3,7 +3,10 @@
 # it starts a private MariaDB and a Kafka broker, and the relay as a child process.
 #   scripts/bench.sh                 # everything
 #   scripts/bench.sh --only cdc      # one group; see tools/bench/src/main/java/io/outboxrelay/bench/Bench.java
-#   scripts/bench.sh --only peers    # the relay beside Kafka Connect + Debezium + EventRouter
+#   scripts/bench.sh --only peers    # the relay beside Kafka Connect + Debezium + EventRouter and
+#                                    # Debezium Server, whose distribution (745 MiB) it downloads once
+#                                    # into ~/.cache/outbox-relay-bench; it needs a JDK 21+ (found in
+#                                    # /usr/lib/jvm, or --server-java <dir>)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/ensure-prereqs.sh >/dev/null

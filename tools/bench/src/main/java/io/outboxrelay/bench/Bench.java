@@ -14,9 +14,10 @@ import java.util.Set;
  * [--drain-workers 1,4,8] [--rate R] [--seconds S] [--claim-events N] [--consumer-events N]
  * [--writer-events N] [--writer-rounds R] [--recovery-faults id,...] [--recovery-rate R]
  * [--recovery-seconds S] [--takeovers N] [--binlog-row-image FULL|MINIMAL] [--cdc-starts N]
- * [--big-transaction ROWS] [--peers relay,connect] [--peer-rounds N] [--connect-heap SIZE]
- * [--connect-set KEY=VALUE] [--relay-env KEY=VALUE] [--relay-set KEY=VALUE] [--profile DIR]},
- * groups {@link #GROUPS} (all by default). {@code --events} is the relay's backlog (raw, cdc,
+ * [--big-transaction ROWS] [--peers relay,connect,server] [--peer-rounds N] [--connect-heap SIZE]
+ * [--connect-set KEY=VALUE] [--server-version V] [--server-java JDK] [--server-heap SIZE]
+ * [--server-set KEY=VALUE] [--relay-env KEY=VALUE] [--relay-set KEY=VALUE] [--profile DIR]}, groups
+ * {@link #GROUPS} (all by default). {@code --events} is the relay's backlog (raw, cdc,
  * polling-drain, peers), {@code --drain-workers} the polling drains' worker counts (repeat one to
  * see the spread), {@code --rate} and {@code --seconds} its steady load (cdc, polling-latency,
  * peers). The recovery group injects each fault of {@link RecoveryBench#faults()} (or those named)
@@ -31,11 +32,15 @@ import java.util.Set;
  * started when only they run. The peers group ({@link PeerBench}) runs the relay and the pipelines
  * a user would pick instead ({@code --peers}, all by default) on the same rows, {@code
  * --peer-rounds} times each, alternated (2), the Connect worker with {@code -Xmx} {@code
- * --connect-heap} (1g) and its connector's settings changed by {@code --connect-set}, and prints
- * them side by side. The relay is the distribution mvn package builds, or the one named by the
- * environment variable {@code OUTBOX_RELAY_DIST} (an {@code outbox-relay} directory: a saved older
- * build, to run old against new). Run it on a quiet machine: figures of a machine that is also
- * running tests are meaningless.
+ * --connect-heap} (1g) and its connector's settings changed by {@code --connect-set}, Debezium
+ * Server {@code --server-version} ({@link ServerDistribution#DEFAULT_VERSION}, downloaded once into
+ * {@code ~/.cache/outbox-relay-bench}) on the Java runtime {@code --server-java} (else one of 21 or
+ * newer found in /usr/lib/jvm) with {@code -Xmx} {@code --server-heap} (1g) and its {@code
+ * application.properties} entries changed by {@code --server-set}, and prints them side by side.
+ * The relay is the distribution mvn package builds, or the one named by the environment variable
+ * {@code OUTBOX_RELAY_DIST} (an {@code outbox-relay} directory: a saved older build, to run old
+ * against new). Run it on a quiet machine: figures of a machine that is also running tests are
+ * meaningless.
  */
 public final class Bench {
 
@@ -74,7 +79,8 @@ public final class Bench {
       runRecoveryAndApplicationGroups(o, env, table);
       if (o.only.contains("peers")) {
         Quiet.await(mariaDb, "peers");
-        System.err.println("peers: the relay, Kafka Connect + Debezium + EventRouter...");
+        System.err.println(
+            "peers: " + o.peers.stream().map(Peer::label).toList() + " on the same rows...");
         new PeerBench(env, o.peerOptions())
             .run(peers, o.peers, o.peerRounds, o.events, o.rate, Duration.ofSeconds(o.seconds));
       }

@@ -33,15 +33,20 @@ final class BenchOptions {
   List<Peer> peers = Peer.ALL;
   int peerRounds = 2;
   String connectHeap = "1g";
+  String serverVersion = ServerDistribution.DEFAULT_VERSION;
+  Path serverJava;
+  String serverHeap = "1g";
   final Map<String, String> relayEnv = new HashMap<>();
   final Map<String, String> relaySettings = new HashMap<>();
   final Map<String, String> connectSettings = new HashMap<>();
+  final Map<String, String> serverSettings = new HashMap<>();
 
   private BenchOptions() {}
 
   /** The peers group's settings of the pipelines beside the relay. */
   PeerOptions peerOptions() {
-    return new PeerOptions(connectHeap, connectSettings);
+    return new PeerOptions(
+        connectHeap, connectSettings, serverVersion, serverJava, serverHeap, serverSettings);
   }
 
   /**
@@ -89,6 +94,10 @@ final class BenchOptions {
       case "--peer-rounds" -> peerRounds = Integer.parseInt(value);
       case "--connect-heap" -> connectHeap = value;
       case "--connect-set" -> put(connectSettings, value);
+      case "--server-version" -> serverVersion = value;
+      case "--server-java" -> serverJava = Path.of(value);
+      case "--server-heap" -> serverHeap = value;
+      case "--server-set" -> put(serverSettings, value);
       case "--relay-heap" -> relayEnv.put("OUTBOX_RELAY_HEAP", value);
       case "--relay-java-opts" -> relayEnv.put("JAVA_OPTS", value);
       case "--relay-env" -> put(relayEnv, value);

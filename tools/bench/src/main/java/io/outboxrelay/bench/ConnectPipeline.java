@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Kafka Connect 4.1.1 in standalone mode (a child JVM) with Debezium's MariaDB connector and
@@ -92,25 +91,8 @@ final class ConnectPipeline implements Pipeline {
       String bootstrap,
       Map<String, String> overrides) {
     Map<String, String> c = new LinkedHashMap<>();
-    c.put("connector.class", "io.debezium.connector.mariadb.MariaDbConnector");
     c.put("tasks.max", "1");
-    c.put("database.hostname", db.host());
-    c.put("database.port", String.valueOf(db.port()));
-    c.put("database.user", db.relayUser());
-    c.put("database.password", db.password());
-    c.put(
-        "database.server.id",
-        String.valueOf(ThreadLocalRandom.current().nextInt(1_000_000, 2_000_000)));
-    c.put("topic.prefix", name);
-    c.put("database.include.list", db.name());
-    c.put("table.include.list", db.name() + ".outbox_events");
-    c.put(
-        "column.include.list",
-        db.name()
-            + "\\.outbox_events\\.(id|event_id|aggregate_type|aggregate_id|event_type|payload)");
-    c.put("snapshot.mode", "no_data");
-    c.put("snapshot.locking.mode", "none");
-    c.put("include.schema.changes", "false");
+    c.putAll(DebeziumSettings.mariaDbConnector(db, name));
     c.put("schema.history.internal.kafka.bootstrap.servers", bootstrap);
     c.put("schema.history.internal.kafka.topic", name + ".schema-history");
     // The router's key, value and headers are strings: their UTF-8 bytes, the payload unchanged.
@@ -118,16 +100,7 @@ final class ConnectPipeline implements Pipeline {
     c.put("value.converter", "org.apache.kafka.connect.storage.StringConverter");
     c.put("header.converter", "org.apache.kafka.connect.storage.StringConverter");
     c.put("transforms", "outbox");
-    c.put("transforms.outbox.type", "io.debezium.transforms.outbox.EventRouter");
-    c.put("transforms.outbox.table.field.event.id", "event_id");
-    c.put("transforms.outbox.table.field.event.key", "aggregate_id");
-    c.put("transforms.outbox.table.field.event.payload", "payload");
-    c.put("transforms.outbox.route.by.field", "aggregate_type");
-    c.put("transforms.outbox.route.topic.replacement", topicPrefix + "${routedByValue}");
-    c.put(
-        "transforms.outbox.table.fields.additional.placement",
-        "event_type:header:event_type,aggregate_type:header:aggregate_type,"
-            + "aggregate_id:header:aggregate_id");
+    DebeziumSettings.putAll(c, "transforms.outbox.", DebeziumSettings.eventRouter(topicPrefix));
     c.putAll(overrides);
     return Map.of("name", name, "config", c);
   }

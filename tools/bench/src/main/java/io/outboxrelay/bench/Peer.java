@@ -8,43 +8,63 @@ import java.util.TreeMap;
 
 /**
  * A pipeline of the peers group: its id on the command line ({@code --peers}), its column heading,
- * and how to set it up for one database and topic prefix.
+ * and how to prepare it once (what it needs beyond the build) before it is set up for each database
+ * and topic prefix.
  */
 enum Peer {
   RELAY("relay", "outbox-relay (CDC)") {
     @Override
-    Pipeline create(
-        BenchEnv env, OutboxDatabase db, String name, String prefix, PeerOptions options) {
-      return new RelayPipeline(env, db, name, prefix);
-    }
-
-    @Override
-    String setup(BenchEnv env, PeerOptions options) {
-      return "the relay's distribution, -Xmx"
-          + env.relayEnv().getOrDefault("OUTBOX_RELAY_HEAP", "256m")
-          + " and its launcher's JVM options"
-          + (env.relaySettings().isEmpty()
-              ? ""
-              : "; settings " + new TreeMap<>(env.relaySettings()));
+    Prepared prepare(BenchEnv env, PeerOptions options) {
+      String setup =
+          "the relay's distribution, -Xmx"
+              + env.relayEnv().getOrDefault("OUTBOX_RELAY_HEAP", "256m")
+              + " and its launcher's JVM options"
+              + (env.relaySettings().isEmpty()
+                  ? ""
+                  : "; settings " + new TreeMap<>(env.relaySettings()));
+      return new Prepared(setup, (db, name, prefix) -> new RelayPipeline(env, db, name, prefix));
     }
   },
   CONNECT("connect", "Kafka Connect + Debezium EventRouter") {
     @Override
-    Pipeline create(
-        BenchEnv env, OutboxDatabase db, String name, String prefix, PeerOptions options) {
-      return new ConnectPipeline(env, db, name, prefix, options);
+    Prepared prepare(BenchEnv env, PeerOptions options) {
+      String setup =
+          "Kafka Connect 4.1.1 standalone worker, Debezium MariaDB connector and EventRouter"
+              + " 3.5.0.Final, -Xmx"
+              + options.connectHeap()
+              + " "
+              + String.join(" ", ConnectPipeline.JVM_OPTIONS)
+              + (options.connectSettings().isEmpty()
+                  ? "; Debezium's and Connect's defaults"
+                  : "; connector settings " + new TreeMap<>(options.connectSettings()));
+      return new Prepared(
+          setup, (db, name, prefix) -> new ConnectPipeline(env, db, name, prefix, options));
     }
-
+  },
+  SERVER("server", "Debezium Server + EventRouter") {
     @Override
-    String setup(BenchEnv env, PeerOptions options) {
-      return "Kafka Connect 4.1.1 standalone worker, Debezium MariaDB connector and EventRouter"
-          + " 3.5.0.Final, -Xmx"
-          + options.connectHeap()
-          + " "
-          + String.join(" ", ConnectPipeline.JVM_OPTIONS)
-          + (options.connectSettings().isEmpty()
-              ? "; Debezium's and Connect's defaults"
-              : "; connector settings " + new TreeMap<>(options.connectSettings()));
+    Prepared prepare(BenchEnv env, PeerOptions options) throws PeerUnavailableException {
+      String version = options.serverVersion();
+      JavaRuntimes.Jdk java =
+          JavaRuntimes.atLeast(
+              ServerDistribution.JAVA_FEATURE, options.serverJava(), JavaRuntimes.SYSTEM_JVMS);
+      ServerDistribution distribution =
+          ServerDistribution.obtain(
+              ServerDistribution.MAVEN_CENTRAL, version, ServerDistribution.cacheDir());
+      String setup =
+          "Debezium Server "
+              + version
+              + " (its MariaDB connector, EventRouter and Kafka sink), Java "
+              + java.version()
+              + ", -Xmx"
+              + options.serverHeap()
+              + (options.serverSettings().isEmpty()
+                  ? "; Debezium Server's and Debezium's defaults"
+                  : "; settings " + new TreeMap<>(options.serverSettings()));
+      return new Prepared(
+          setup,
+          (db, name, prefix) ->
+              new ServerPipeline(env, distribution, java, db, name, prefix, options));
     }
   };
 
@@ -67,12 +87,26 @@ enum Peer {
     return label;
   }
 
-  /** Sets the pipeline up for a database whose events go to {@code prefix + aggregate_type}. */
-  abstract Pipeline create(
-      BenchEnv env, OutboxDatabase db, String name, String prefix, PeerOptions options);
+  /** Sets a prepared pipeline up for a database whose events go to {@code prefix + type}. */
+  interface Factory {
+    Pipeline create(OutboxDatabase db, String name, String prefix);
+  }
 
-  /** What runs, for the line under the table. */
-  abstract String setup(BenchEnv env, PeerOptions options);
+  /**
+   * A pipeline ready to be set up.
+   *
+   * @param setup what runs, for the line under the table
+   * @param factory sets it up per database
+   */
+  record Prepared(String setup, Factory factory) {}
+
+  /**
+   * Gets what the pipeline needs beyond the build (Debezium Server's distribution and a Java
+   * runtime for it).
+   *
+   * @throws PeerUnavailableException when it cannot run here, saying why and what to do
+   */
+  abstract Prepared prepare(BenchEnv env, PeerOptions options) throws PeerUnavailableException;
 
   /**
    * @param ids e.g. {@code relay,connect}

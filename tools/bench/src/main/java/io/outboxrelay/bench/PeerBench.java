@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -23,7 +24,10 @@ import org.slf4j.LoggerFactory;
  * backlog written, the pipeline started again and timed from its process start to the broker's
  * append of the backlog's first and last event; then a steady load at a fixed rate for its latency.
  * The pipeline JVM's CPU and peak RSS come from /proc. Every event is then looked up by id on the
- * topics: a pipeline that lost one has no figures. Rounds alternate the pipelines' order.
+ * topics and compared with its row: a pipeline that lost one, or published one otherwise, has no
+ * figures. Rounds alternate the pipelines' order. A pipeline that cannot run here (its distribution
+ * could not be downloaded, no Java runtime it needs is installed) is named with the reason, and the
+ * others run.
  */
 final class PeerBench {
 
@@ -41,17 +45,25 @@ final class PeerBench {
       throws Exception {
     List<TestEvent> backlog = BenchEvents.batch(0, events);
     table.conditions(events, rate, duration.toSeconds());
+    Map<Peer, Peer.Prepared> prepared = new LinkedHashMap<>();
     for (Peer peer : peers) {
-      table.setup(peer, peer.setup(env, options));
+      try {
+        prepared.put(peer, peer.prepare(env, options));
+        table.setup(peer, prepared.get(peer).setup());
+      } catch (PeerUnavailableException e) {
+        System.err.println(
+            "peers: " + peer.label() + " cannot run: " + e.getMessage() + "; running the others");
+        table.unavailable(peer, e.getMessage());
+      }
     }
     for (int round = 1; round <= rounds; round++) {
-      List<Peer> order = new ArrayList<>(peers);
+      List<Peer> order = new ArrayList<>(prepared.keySet());
       if (round % 2 == 0) {
         Collections.reverse(order);
       }
       for (Peer peer : order) {
         Quiet.await(env.mariaDb(), "peers: " + peer.id() + ", round " + round);
-        PeerResult result = runOne(peer, round, backlog, rate, duration);
+        PeerResult result = runOne(peer, prepared.get(peer), round, backlog, rate, duration);
         LOG.info("{} round {}: {}", peer.id(), round, result.audit().describe());
         table.add(result);
       }
@@ -59,14 +71,20 @@ final class PeerBench {
   }
 
   private PeerResult runOne(
-      Peer peer, int round, List<TestEvent> backlog, int rate, Duration duration) throws Exception {
+      Peer peer,
+      Peer.Prepared prepared,
+      int round,
+      List<TestEvent> backlog,
+      int rate,
+      Duration duration)
+      throws Exception {
     String name = "peer-" + peer.id() + "-" + Long.toHexString(System.nanoTime() & 0xffff);
     String prefix = RelaySettings.topicPrefix(name);
     List<String> topics = BenchEvents.AGGREGATE_TYPES.stream().map(t -> prefix + t).toList();
     try (OutboxDatabase db = OutboxDatabase.on(env.mariaDb());
         TopicCounter counter = new TopicCounter(env.bootstrapServers())) {
       counter.createLogAppendTimeTopics(topics, 3);
-      Pipeline pipeline = peer.create(env, db, name, prefix, options);
+      Pipeline pipeline = prepared.factory().create(db, name, prefix);
       Set<String> expected = new HashSet<>();
       expected.add(prime(pipeline, name, db, counter, topics));
 
@@ -96,7 +114,9 @@ final class PeerBench {
           expected.addAll(commits.keySet());
         }
         double rss = ProcessStats.statusMiB(pid, "VmHWM");
-        TopicAudit audit = TopicAudit.read(env.bootstrapServers(), topics, expected, commits);
+        TopicAudit audit =
+            TopicAudit.read(
+                env.bootstrapServers(), topics, prefix, expected, TopicAudit.rows(db), commits);
         return new PeerResult(
             peer,
             round,

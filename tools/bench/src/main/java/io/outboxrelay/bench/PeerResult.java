@@ -3,7 +3,7 @@ package io.outboxrelay.bench;
 /**
  * The figures of one pipeline in one round of the peers group. A figure that could not be taken
  * (the pipeline never got that far) is {@code NaN}; all of them count only when the audit found
- * every event ({@link TopicAudit#complete()}).
+ * every event as its row says ({@link TopicAudit#complete()}).
  *
  * @param peer the pipeline
  * @param round 1, 2, ...

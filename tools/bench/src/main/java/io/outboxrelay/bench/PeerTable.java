@@ -12,8 +12,8 @@ import java.util.function.ToDoubleFunction;
 /**
  * The peers group's output: one column per pipeline, one row per figure, in the order of the
  * reference page's table (docs/benchmarks.md). A cell lists each round's value (the median and the
- * range from four rounds on); a round whose audit found an event missing counts in no cell but the
- * last row's. Not thread-safe.
+ * range from four rounds on); a round whose audit found an event missing or differing from its row
+ * counts in no cell but the last row's. Not thread-safe.
  */
 final class PeerTable {
 
@@ -22,6 +22,7 @@ final class PeerTable {
 
   private final Map<Peer, List<PeerResult>> results = new LinkedHashMap<>();
   private final Map<Peer, String> setups = new LinkedHashMap<>();
+  private final Map<Peer, String> unavailable = new LinkedHashMap<>();
   private int backlog;
   private int rate;
   private long seconds;
@@ -37,6 +38,11 @@ final class PeerTable {
   void setup(Peer peer, String setup) {
     setups.put(peer, setup);
     results.putIfAbsent(peer, new ArrayList<>());
+  }
+
+  /** A pipeline that could not run, and why, for the lines under the table. */
+  void unavailable(Peer peer, String reason) {
+    unavailable.put(peer, reason);
   }
 
   void add(PeerResult result) {
@@ -90,11 +96,14 @@ final class PeerTable {
     for (Row row : rows()) {
       line(sb, row.label() + " (" + row.unit() + ")", peers, list -> cell(list, row));
     }
-    line(sb, "every event published, by id", peers, PeerTable::published);
+    line(sb, "every event published, by id, as its row", peers, PeerTable::published);
     sb.append('\n');
     setups.forEach(
         (peer, setup) ->
             sb.append("- ").append(peer.label()).append(": ").append(setup).append('\n'));
+    unavailable.forEach(
+        (peer, reason) ->
+            sb.append("- ").append(peer.label()).append(": not run, ").append(reason).append('\n'));
     return sb.toString();
   }
 
@@ -137,8 +146,9 @@ final class PeerTable {
   }
 
   /**
-   * Whether every event was found by its id in every round, with the duplicates per round; else per
-   * round how many are missing (that round's figures are left out of the other cells).
+   * Whether every event was found by its id, as its row says, in every round, with the duplicates
+   * per round; else per round how many are missing or differ (that round's figures are left out of
+   * the other cells).
    */
   private static String published(List<PeerResult> rounds) {
     if (rounds.isEmpty()) {
@@ -153,10 +163,11 @@ final class PeerTable {
         missing.add(
             String.format(
                 Locale.ROOT,
-                "round %d: %,d of %,d missing",
+                "round %d: %,d of %,d missing, %,d differing from their rows",
                 r.round(),
                 a.missing(),
-                1L + r.backlog() + r.steadyEvents()));
+                1L + r.backlog() + r.steadyEvents(),
+                a.differing()));
       }
     }
     if (!missing.isEmpty()) {
