@@ -13,29 +13,30 @@ import java.util.Set;
  * Runs the benchmarks and prints a table. Usage: {@code Bench [--only group,...] [--events N]
  * [--drain-workers 1,4,8] [--rate R] [--seconds S] [--claim-events N] [--consumer-events N]
  * [--writer-events N] [--writer-rounds R] [--recovery-faults id,...] [--recovery-rate R]
- * [--recovery-seconds S] [--takeovers N] [--binlog-row-image FULL|MINIMAL] [--cdc-starts N]
- * [--big-transaction ROWS] [--peers relay,connect,server] [--peer-rounds N] [--connect-heap SIZE]
- * [--connect-set KEY=VALUE] [--server-version V] [--server-java JDK] [--server-heap SIZE]
- * [--server-set KEY=VALUE] [--relay-env KEY=VALUE] [--relay-set KEY=VALUE] [--profile DIR]}, groups
- * {@link #GROUPS} (all by default). {@code --events} is the relay's backlog (raw, cdc,
- * polling-drain, peers), {@code --drain-workers} the polling drains' worker counts (repeat one to
- * see the spread), {@code --rate} and {@code --seconds} its steady load (cdc, polling-latency,
- * peers). The recovery group injects each fault of {@link RecoveryBench#faults()} (or those named)
- * under {@code --recovery-rate} events/s, with {@code --recovery-seconds} of load before and after
- * it, then kills a CDC leader {@code --takeovers} times (0: not at all) for its standby to take
- * over ({@link TakeoverBench}). The cdc group also starts the relay {@code --cdc-starts} more times
- * on a small backlog (3; 0: none), from the distribution and from its {@code dist.tar.gz} unpacked
- * in the work directory, alternated ({@link CdcStarts}), and writes one transaction of {@code
- * --big-transaction} rows (50,000; 0: none). The writer group ({@link WriterBench}) writes {@code
- * --writer-events} events per variant and round (2,000) for {@code --writer-rounds} rounds (15), on
- * the private MariaDB and the local PostgreSQL; it and the claims group need no broker, and none is
- * started when only they run. The peers group ({@link PeerBench}) runs the relay and the pipelines
- * a user would pick instead ({@code --peers}, all by default) on the same rows, {@code
- * --peer-rounds} times each, alternated (2), the Connect worker with {@code -Xmx} {@code
- * --connect-heap} (1g) and its connector's settings changed by {@code --connect-set}, Debezium
- * Server {@code --server-version} ({@link ServerDistribution#DEFAULT_VERSION}, downloaded once into
- * {@code ~/.cache/outbox-relay-bench}) on the Java runtime {@code --server-java} (else one of 21 or
- * newer found in /usr/lib/jvm) with {@code -Xmx} {@code --server-heap} (1g) and its {@code
+ * [--recovery-seconds S] [--takeovers N] [--handoffs true|false] [--handoff-rate R]
+ * [--binlog-row-image FULL|MINIMAL] [--cdc-starts N] [--big-transaction ROWS] [--peers
+ * relay,connect,server] [--peer-rounds N] [--connect-heap SIZE] [--connect-set KEY=VALUE]
+ * [--server-version V] [--server-java JDK] [--server-heap SIZE] [--server-set KEY=VALUE]
+ * [--relay-env KEY=VALUE] [--relay-set KEY=VALUE] [--profile DIR]}, groups {@link #GROUPS} (all by
+ * default). {@code --events} is the relay's backlog (raw, cdc, polling-drain, peers), {@code
+ * --drain-workers} the polling drains' worker counts (repeat one to see the spread), {@code --rate}
+ * and {@code --seconds} its steady load (cdc, polling-latency, peers). The recovery group injects
+ * each fault of {@link RecoveryBench#faults()} (or those named) under {@code --recovery-rate}
+ * events/s, with {@code --recovery-seconds} of load before and after it, then kills a CDC leader
+ * {@code --takeovers} times (0: not at all) for its standby to take over ({@link TakeoverBench}).
+ * The cdc group also starts the relay {@code --cdc-starts} more times on a small backlog (3; 0:
+ * none), from the distribution and from its {@code dist.tar.gz} unpacked in the work directory,
+ * alternated ({@link CdcStarts}), and writes one transaction of {@code --big-transaction} rows
+ * (50,000; 0: none). The writer group ({@link WriterBench}) writes {@code --writer-events} events
+ * per variant and round (2,000) for {@code --writer-rounds} rounds (15), on the private MariaDB and
+ * the local PostgreSQL; it and the claims group need no broker, and none is started when only they
+ * run. The peers group ({@link PeerBench}) runs the relay and the pipelines a user would pick
+ * instead ({@code --peers}, all by default) on the same rows, {@code --peer-rounds} times each,
+ * alternated (2), the Connect worker with {@code -Xmx} {@code --connect-heap} (1g) and its
+ * connector's settings changed by {@code --connect-set}, Debezium Server {@code --server-version}
+ * ({@link ServerDistribution#DEFAULT_VERSION}, downloaded once into {@code
+ * ~/.cache/outbox-relay-bench}) on the Java runtime {@code --server-java} (else one of 21 or newer
+ * found in /usr/lib/jvm) with {@code -Xmx} {@code --server-heap} (1g) and its {@code
  * application.properties} entries changed by {@code --server-set}, and prints them side by side.
  * The relay is the distribution mvn package builds, or the one named by the environment variable
  * {@code OUTBOX_RELAY_DIST} (an {@code outbox-relay} directory: a saved older build, to run old
@@ -137,6 +138,10 @@ public final class Bench {
         System.err.println("recovery: CDC leader killed, standby takes over...");
         new TakeoverBench(env)
             .run(table, o.takeovers, o.recoveryRate, Duration.ofSeconds(o.recoverySeconds));
+      }
+      if (o.handoffs) {
+        System.err.println("recovery: hand-offs while the application holds transactions open...");
+        new HandoffBench(env).run(table, o.handoffRate, Duration.ofSeconds(o.recoverySeconds));
       }
     }
     if (o.only.contains("idempotency")) {

@@ -27,6 +27,8 @@ final class BenchOptions {
   int recoveryRate = 1_000;
   int recoverySeconds = 20;
   int takeovers = 5;
+  int handoffRate = 400;
+  boolean handoffs = true;
   int cdcStarts = 3;
   int bigTransaction = 50_000;
   String rowImage = "FULL";
@@ -87,6 +89,8 @@ final class BenchOptions {
       case "--recovery-rate" -> recoveryRate = Integer.parseInt(value);
       case "--recovery-seconds" -> recoverySeconds = Integer.parseInt(value);
       case "--takeovers" -> takeovers = Integer.parseInt(value);
+      case "--handoff-rate" -> handoffRate = Integer.parseInt(value);
+      case "--handoffs" -> handoffs = Boolean.parseBoolean(value);
       case "--cdc-starts" -> cdcStarts = Integer.parseInt(value);
       case "--big-transaction" -> bigTransaction = Integer.parseInt(value);
       case "--binlog-row-image" -> rowImage = value.toUpperCase(Locale.ROOT);

@@ -82,6 +82,11 @@ final class FaultStage implements AutoCloseable {
     return RelaySettings.topicPrefix(name);
   }
 
+  /** The relays' configuration file. */
+  Path config() {
+    return config;
+  }
+
   /** The case's own MariaDB server. */
   MariaDbServer mariaDb() {
     return mariaDb;

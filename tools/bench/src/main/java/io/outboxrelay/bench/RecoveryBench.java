@@ -1,5 +1,6 @@
 package io.outboxrelay.bench;
 
+import io.outboxrelay.relay.config.RelayMode;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
@@ -72,9 +73,17 @@ final class RecoveryBench {
     long end(World world) throws Exception;
   }
 
-  /** What a fault acts on during a case. */
+  /**
+   * What a fault acts on during a case.
+   *
+   * @param startRelay starts relay number n of the case (not waiting until it is ready)
+   */
   record World(
-      MariaDbServer mariaDb, KafkaBroker kafka, OutboxDatabase db, List<RelayProcess> relays) {}
+      MariaDbServer mariaDb,
+      KafkaBroker kafka,
+      OutboxDatabase db,
+      List<RelayProcess> relays,
+      java.util.function.IntFunction<RelayProcess> startRelay) {}
 
   private final BenchEnv env;
 
@@ -90,7 +99,9 @@ final class RecoveryBench {
         BrokerFaults.stop(false, Duration.ofSeconds(10)),
         BrokerFaults.stop(true, Duration.ofSeconds(10)),
         PollingFaults.killRelay(),
-        PollingFaults.killDatabase(Duration.ofSeconds(5)));
+        PollingFaults.killDatabase(Duration.ofSeconds(5)),
+        new RestartDuringOutage(RelayMode.CDC, Duration.ofSeconds(10)),
+        new RestartDuringOutage(RelayMode.POLLING, Duration.ofSeconds(10)));
   }
 
   /**
@@ -115,7 +126,8 @@ final class RecoveryBench {
         for (int i = 1; i <= fault.relays(); i++) {
           stage.startRelay(i).awaitReady();
         }
-        World world = new World(stage.mariaDb(), env.kafka(), stage.db(), stage.relays());
+        World world =
+            new World(stage.mariaDb(), env.kafka(), stage.db(), stage.relays(), stage::startRelay);
         try (SteadyWriter writer = stage.startWriter(rate)) {
           Thread.sleep(load.toMillis());
           fault.begin(world);
