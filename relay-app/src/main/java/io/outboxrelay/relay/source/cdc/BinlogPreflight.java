@@ -78,6 +78,7 @@ final class BinlogPreflight {
           "UPDATE %s SET renewed_at = renewed_at WHERE 1 = 0",
           "UPDATE",
           problems);
+      checkRetentionColumns(source, cdc, columns, problems);
       if (problems.isEmpty()) {
         checkOwnership(c, source, cdc, relayName, columns, problems, warnings);
       }
@@ -218,6 +219,34 @@ final class BinlogPreflight {
   }
 
   /** Checks the outbox table and returns its columns (lower case; empty when unreadable). */
+  /**
+   * {@code cdc.retention} deletes published rows in sequence order by age: a table without those
+   * columns (Debezium's outbox layout before its polling migration) cannot be swept.
+   */
+  private static void checkRetentionColumns(
+      SourceConfig source, CdcConfig cdc, Set<String> columns, List<String> problems) {
+    if (cdc.retention().isZero() || columns.isEmpty()) {
+      return;
+    }
+    List<String> missing = new ArrayList<>();
+    for (String column : List.of(source.sequenceColumn().toLowerCase(Locale.ROOT), "created_at")) {
+      if (!columns.contains(column)) {
+        missing.add(column);
+      }
+    }
+    if (!missing.isEmpty()) {
+      problems.add(
+          "cdc.retention deletes published rows by "
+              + String.join(" and ", missing)
+              + ", which "
+              + source.database()
+              + "."
+              + source.table()
+              + " lacks: add them (config/mysql/debezium-outbox-polling.sql adds both to Debezium's"
+              + " outbox table, with source.column.sequence=relay_seq) or set cdc.retention=0");
+    }
+  }
+
   /** A problem when the table is polling's ({@link ModeOwnership#cdcStartProblem}). */
   private static void checkOwnership(
       Connection c,

@@ -129,6 +129,26 @@ class CdcStartupChecksIT {
   }
 
   @Test
+  void refusesRetentionOnATableWithoutTheColumnsItDeletesBy() {
+    try (OutboxDatabase db = database(LocalStack.shared().mariaDb())) {
+      db.admin("ALTER TABLE outbox_events DROP COLUMN created_at");
+      Path config =
+          RelaySettings.cdc(db, bootstrap(), "noage")
+              .with("cdc.retention", "1h")
+              .writeTo(dir.resolve("noage.properties"));
+
+      RelayProcess relay = runExpectingExit("noage", config, 2);
+
+      assertThat(relay.log())
+          .contains(
+              "startup check failed: cdc.retention deletes published rows by created_at, which "
+                  + db.name()
+                  + ".outbox_events lacks")
+          .contains("or set cdc.retention=0");
+    }
+  }
+
+  @Test
   void refusesAWrongPasswordWithOneLineAndNoStackTrace() {
     MariaDbServer server = LocalStack.shared().mariaDb();
     try (OutboxDatabase db = database(server)) {
