@@ -55,7 +55,10 @@ final class EngineRun {
     this.sourceOutages = sourceOutages;
   }
 
-  /** Completes once the binlog reader streams; exceptionally when it cannot. */
+  /**
+   * Completes once the binlog reader streams, or once the run is stopped before it does (a lost
+   * lease or a shutdown); exceptionally when it cannot stream.
+   */
   CompletableFuture<Void> streaming() {
     return streaming;
   }
@@ -82,7 +85,12 @@ final class EngineRun {
             .using(new PositionCommitPolicy(cdc.batchSize(), cdc.commitInterval()))
             .using(
                 (success, message, error) -> {
-                  if (!streaming.isDone()) {
+                  if (stopRequested) {
+                    // Stopped before it streamed: a lost lease (the relay is a standby now) or a
+                    // shutdown. The engine then reports a failure of its own (a state change it
+                    // could not make), which is no failure of the relay's.
+                    streaming.complete(null);
+                  } else if (!streaming.isDone()) {
                     streaming.completeExceptionally(failures.apply(message, error));
                   }
                   completion.ended(this, stopRequested, success, message, error);

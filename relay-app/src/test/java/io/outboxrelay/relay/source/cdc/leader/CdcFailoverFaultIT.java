@@ -170,6 +170,41 @@ class CdcFailoverFaultIT extends OwnMariaDbFaultTest {
   }
 
   /**
+   * A relay paused past its lease while its engine is still starting (a busy host, a long GC) lost
+   * the lease before it streamed: it stays up as a standby, takes the lease again in the next epoch
+   * (no other relay wants it) and publishes every event, once. It used to take the engine's
+   * complaint about being stopped mid-start for a failure and exit 1.
+   */
+  @Test
+  void aRelayPausedPastItsLeaseWhileItsEngineStartsStaysUpAndLeadsAgain() throws Exception {
+    Path config = RelaySettings.cdc(db, bootstrap, name).writeTo(dir.resolve("relay.properties"));
+    try (RelayProcess a =
+        RelayProcess.start("relay-a", dir, "run", "--config", config.toString())) {
+      a.process().awaitLogLine(".*\\] leader \\(epoch 1\\).*", Duration.ofSeconds(90));
+      a.process().pause();
+      Thread.sleep(8_000); // past cdc.leader.lease (6 s)
+      a.process().resume();
+      a.process().awaitLogLine(".*\\] lost the lease \\(epoch 1\\).*", Duration.ofSeconds(30));
+      String log = a.log();
+      assertThat(log.substring(0, log.indexOf("] lost the lease (epoch 1)")))
+          .as("the pause must land before the engine streamed, or this test proves nothing")
+          .doesNotContain("ready: streaming inserts");
+      a.process().awaitLogLine(".*\\] leader \\(epoch 2\\).*", Duration.ofSeconds(30));
+      a.awaitReady();
+      // A relay that never streamed has no stored position: it starts from the binlog's end, so
+      // the events to check are those written once it streams.
+      try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 20, 2)) {
+        readPublished(400);
+        writer.stop(Duration.ofSeconds(30));
+      }
+      Ledger.Result result = awaitAll(ledger);
+      assertNothingOfTheLedgerLostOrReordered(result);
+      assertThat(a.process().isAlive()).as(a.log()).isTrue();
+      assertThat(a.log()).doesNotContain("stopping after a fatal error");
+    }
+  }
+
+  /**
    * The leader freezes in the last round trip of a position commit, its fence: the lease row is
    * locked by its open transaction, and a standby's acquisition waits on that lock. The test makes
    * that moment deterministic: it holds the lease row itself until the leader's fence waits on it,
