@@ -378,9 +378,9 @@ public final class CdcSource implements OutboxSource {
    */
   private boolean checkStoredPosition(String context) throws StartupCheckException {
     SourceConfig source = config.source();
-    Optional<StoredPosition> stored;
+    Optional<ResumePoint> stored;
     try {
-      stored = StoredPosition.read(source, config.cdc(), config.name());
+      stored = ResumePoint.read(source, config.cdc(), config.name());
     } catch (SQLException e) {
       LOG.warn(
           "[{}] cannot read the stored position in {}: {}",
@@ -393,7 +393,7 @@ public final class CdcSource implements OutboxSource {
       refuseRetentionOverUnpublishedRows(context);
       return true;
     }
-    StoredPosition position = stored.get();
+    ResumePoint position = stored.get();
     if (position.belongsToAnotherTable(source.database(), source.table())) {
       state.set(State.STOPPED);
       throw new StartupCheckException(
