@@ -20,8 +20,7 @@ import java.util.TreeSet;
 
 /**
  * Where a relay resumes: the binlog position it stored in a previous run, read before the engine
- * starts, with the tables
- * its schema history holds and whether it points inside a transaction.
+ * starts, with the tables its schema history holds and whether it points inside a transaction.
  *
  * <p>Why: the position and schema history are keyed by {@code relay.name} alone. Started under the
  * same name for another {@code source.table}, Debezium would recover a history without that table
