@@ -73,7 +73,7 @@ final class BinlogInserts {
    * @return the rows
    * @throws IOException when the binlog cannot be read
    */
-  Result read(StoredPosition start, BinlogSnapshot.Position end) throws IOException {
+  Result read(OffsetsRow start, BinlogSnapshot.Position end) throws IOException {
     BinaryLogClient client =
         new BinaryLogClient(
             source.host(), source.port(), source.user(), source.password().reveal());
@@ -105,7 +105,7 @@ final class BinlogInserts {
    * @param end where to stop
    * @return a collector with nothing seen yet
    */
-  Collector collector(StoredPosition start, BinlogSnapshot.Position end) {
+  Collector collector(OffsetsRow start, BinlogSnapshot.Position end) {
     return new Collector(start, end);
   }
 
@@ -130,7 +130,7 @@ final class BinlogInserts {
     private String statement;
     private IOException failure;
 
-    Collector(StoredPosition start, BinlogSnapshot.Position end) {
+    Collector(OffsetsRow start, BinlogSnapshot.Position end) {
       this.end = end;
       this.file = start.file();
       this.eventsToSkip = start.eventsToSkip();

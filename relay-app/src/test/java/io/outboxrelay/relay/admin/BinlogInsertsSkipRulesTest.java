@@ -81,7 +81,7 @@ class BinlogInsertsSkipRulesTest {
 
     for (long published = 1; published <= 6; published++) {
       Map<String, ?> offset = offsetOfRow.get(published);
-      StoredPosition start = new StoredPosition("id", "key", new HashMap<>(offset), null, 1);
+      OffsetsRow start = new OffsetsRow("id", "key", new HashMap<>(offset), null, 1);
       BinlogInserts.Collector reader =
           new BinlogInserts(source(), 0, false)
               .collector(start, new BinlogSnapshot.Position(FILE, 1_000_000));
@@ -106,7 +106,7 @@ class BinlogInsertsSkipRulesTest {
     stored.put("pos", 123L);
     stored.put("event", 3L);
     stored.put("row", 2);
-    StoredPosition position = new StoredPosition("id", "key", stored, null, 1);
+    OffsetsRow position = new OffsetsRow("id", "key", stored, null, 1);
     MariaDbOffsetContext loaded = new MariaDbOffsetContext.Loader(connectorConfig()).load(stored);
     assertThat(loaded.eventsToSkipUponRestart()).isEqualTo(position.eventsToSkip());
     assertThat((long) loaded.rowsToSkipUponRestart()).isEqualTo(position.rowsToSkip());
