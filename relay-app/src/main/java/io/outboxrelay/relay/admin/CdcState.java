@@ -20,7 +20,7 @@ import java.util.Optional;
  * @param leadership who publishes the table; {@code null} when read for a change (under lock)
  */
 record CdcState(
-    Optional<StoredPosition> stored,
+    Optional<OffsetsRow> stored,
     BinlogServer.Position current,
     List<BinlogServer.BinlogFile> files,
     long serverId,
@@ -28,8 +28,8 @@ record CdcState(
     Leadership leadership) {
 
   static CdcState read(Connection c, RelayConfig config, boolean lock) throws SQLException {
-    Optional<StoredPosition> stored =
-        StoredPosition.read(c, config.cdc().offsetsTable(), config.name(), lock);
+    Optional<OffsetsRow> stored =
+        OffsetsRow.read(c, config.cdc().offsetsTable(), config.name(), lock);
     BinlogServer.Position current = BinlogServer.current(c, config.source().flavor());
     List<BinlogServer.BinlogFile> files = BinlogServer.files(c);
     long serverId;

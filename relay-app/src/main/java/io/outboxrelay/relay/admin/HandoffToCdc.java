@@ -80,14 +80,14 @@ final class HandoffToCdc {
       at = BinlogServer.current(c, SourceFlavor.MARIADB);
       rows.reinsert(c, h.table, Handoff.BATCH);
       dead = countDeadOrSkipped(c);
-      StoredPosition.write(
+      OffsetsRow.write(
           c,
           h.config.cdc().offsetsTable(),
           h.config.name(),
-          StoredPosition.read(c, h.config.cdc().offsetsTable(), h.config.name(), true),
+          OffsetsRow.read(c, h.config.cdc().offsetsTable(), h.config.name(), true),
           at,
           serverId(c),
-          StoredPosition.databaseNow(c));
+          OffsetsRow.databaseNow(c));
       HandoffRecords.begin(
           c,
           h.source,

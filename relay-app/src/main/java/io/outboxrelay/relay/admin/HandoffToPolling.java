@@ -72,8 +72,8 @@ final class HandoffToPolling {
     ModeOwnership.TableState state = h.state(c, columns);
     Handoff.refuse(ModeOwnership.handoffToPollingProblem(state));
     h.ensureRecordTable(c);
-    Optional<StoredPosition> stored =
-        StoredPosition.read(c, h.config.cdc().offsetsTable(), h.config.name(), false);
+    Optional<OffsetsRow> stored =
+        OffsetsRow.read(c, h.config.cdc().offsetsTable(), h.config.name(), false);
     List<BinlogServer.BinlogFile> files = BinlogServer.files(c);
     c.commit();
     String handedAt =
@@ -92,7 +92,7 @@ final class HandoffToPolling {
       h.out.println(summary + "; start polling");
       return;
     }
-    StoredPosition from = stored.get();
+    OffsetsRow from = stored.get();
     BinlogSnapshot.Position snapshot = BinlogSnapshot.begin(c);
     Instant cutoff =
         from.eventTime() == null ? Instant.EPOCH : from.eventTime().minus(openTransactions);
@@ -158,7 +158,7 @@ final class HandoffToPolling {
   }
 
   private BinlogInserts.Result unpublished(
-      StoredPosition from, BinlogSnapshot.Position snapshot, int idColumn) throws AdminException {
+      OffsetsRow from, BinlogSnapshot.Position snapshot, int idColumn) throws AdminException {
     try {
       boolean queries =
           "true"

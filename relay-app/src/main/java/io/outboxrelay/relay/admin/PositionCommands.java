@@ -20,13 +20,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The reset is for the binlog purged while the relay was down, which the relay refuses to skip
  * on its own. It writes the server's current position as Debezium's MariaDB connector stores one
- * (see {@link StoredPosition}), replacing the relay's row in one transaction, and only while no
- * binlog reader of the relay's user is connected (once readers that are gone have been made to let
- * go, see {@link BinlogServer#wakeReaders}). Writing the position, rather than deleting the row,
- * pins the point: every event committed after the reset is published, even those committed before
- * the relay is started again (a relay without a stored position starts from wherever the binlog is
- * when it starts). What the reset skips is printed first: the binlog range, and a query for the
- * outbox rows that may have been committed in it.
+ * (see {@link OffsetsRow}), replacing the relay's row in one transaction, and only while no binlog
+ * reader of the relay's user is connected (once readers that are gone have been made to let go, see
+ * {@link BinlogServer#wakeReaders}). Writing the position, rather than deleting the row, pins the
+ * point: every event committed after the reset is published, even those committed before the relay
+ * is started again (a relay without a stored position starts from wherever the binlog is when it
+ * starts). What the reset skips is printed first: the binlog range, and a query for the outbox rows
+ * that may have been committed in it.
  *
  * <p>Not thread-safe; one instance per command.
  */
@@ -104,7 +104,7 @@ public final class PositionCommands {
     n.put("source", config.source().describe());
     n.put("offsets_table", config.cdc().offsetsTable());
     if (state.stored().isPresent()) {
-      StoredPosition p = state.stored().get();
+      OffsetsRow p = state.stored().get();
       ObjectNode stored = n.putObject("position");
       stored.put("file", p.file());
       stored.put("pos", p.pos());
@@ -146,7 +146,7 @@ public final class PositionCommands {
           "stored position:",
           "none: the relay starts from the server's current position when it starts");
     } else {
-      StoredPosition p = state.stored().get();
+      OffsetsRow p = state.stored().get();
       t.row("stored position:", p.position());
       t.row("  last event at:", p.eventTime());
       t.row(
@@ -305,7 +305,7 @@ public final class PositionCommands {
 
   /** What a reset skips: the binlog range, and how to find the outbox rows in it. */
   private void plan(CdcState state, long maxId, boolean yes) {
-    StoredPosition stored = state.stored().get();
+    OffsetsRow stored = state.stored().get();
     out.println((yes ? "resetting" : "a reset would move") + " relay " + config.name() + ":");
     print(state);
     out.println(
@@ -367,7 +367,7 @@ public final class PositionCommands {
   }
 
   private void write(Connection c, CdcState state) throws SQLException {
-    StoredPosition.write(
+    OffsetsRow.write(
         c,
         config.cdc().offsetsTable(),
         config.name(),

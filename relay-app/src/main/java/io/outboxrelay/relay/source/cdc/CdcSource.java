@@ -329,41 +329,12 @@ public final class CdcSource implements OutboxSource {
     }
     String detail = error == null ? message : ErrorClassifier.describe(error);
     if (error != null && ErrorClassifier.isBinlogPositionUnavailable(error)) {
-      return new RelayFailure(
-          "the binlog position stored in "
-              + config.cdc().offsetsTable()
-              + " for relay.name '"
-              + config.name()
-              + "' can no longer be read from "
-              + config.source().describe()
-              + " (its binlog was purged, or reset, while the relay was down), so events may have"
-              + " been missed: recover them with 'outbox-relay handoff --to polling', run polling"
-              + " mode until it has caught up, then 'outbox-relay handoff --to cdc' (docs/operations.md:"
-              + " Switching modes) ("
-              + detail
-              + ")",
-          error);
+      return new RelayFailure(messages().positionUnavailable(detail), error);
     }
     if (ErrorClassifier.isSchemaUnknown(detail)) {
       // Debezium's own check, without an error code: the fallback for what
       // checkStoredPosition cannot see (a schema history deleted or incomplete).
-      return new RelayFailure(
-          "the schema history of relay.name '"
-              + config.name()
-              + "' in "
-              + config.cdc().schemaHistoryTable()
-              + " does not describe "
-              + config.source().database()
-              + "."
-              + config.source().table()
-              + ": its stored position belongs to another table (source.table changed) or the"
-              + " history is incomplete. Start fresh: a new relay.name, or delete this relay's row"
-              + " from "
-              + config.cdc().offsetsTable()
-              + " (docs/cdc.md: Failures and recovery) ("
-              + detail
-              + ")",
-          error);
+      return new RelayFailure(messages().schemaUnknown(detail), error);
     }
     return new RelayFailure("the CDC engine failed: " + detail, error);
   }
@@ -378,9 +349,9 @@ public final class CdcSource implements OutboxSource {
    */
   private boolean checkStoredPosition(String context) throws StartupCheckException {
     SourceConfig source = config.source();
-    Optional<StoredPosition> stored;
+    Optional<ResumePoint> stored;
     try {
-      stored = StoredPosition.read(source, config.cdc(), config.name());
+      stored = ResumePoint.read(source, config.cdc(), config.name());
     } catch (SQLException e) {
       LOG.warn(
           "[{}] cannot read the stored position in {}: {}",
@@ -393,27 +364,11 @@ public final class CdcSource implements OutboxSource {
       refuseRetentionOverUnpublishedRows(context);
       return true;
     }
-    StoredPosition position = stored.get();
+    ResumePoint position = stored.get();
     if (position.belongsToAnotherTable(source.database(), source.table())) {
       state.set(State.STOPPED);
       throw new StartupCheckException(
-          List.of(
-              "the position stored in "
-                  + config.cdc().offsetsTable()
-                  + " for relay.name '"
-                  + config.name()
-                  + "' belongs to "
-                  + String.join(", ", position.tables())
-                  + ", not to "
-                  + source.database()
-                  + "."
-                  + source.table()
-                  + " (source.table changed?): to capture "
-                  + source.table()
-                  + " use a new relay.name (it starts from the current binlog position), or"
-                  + " delete this relay's row from "
-                  + config.cdc().offsetsTable()
-                  + " (docs/cdc.md: Failures and recovery)"));
+          List.of(messages().positionOfAnotherTable(position.tables())));
     }
     if (position.eventsToSkip() > 0) {
       LOG.info(
@@ -460,19 +415,11 @@ public final class CdcSource implements OutboxSource {
       return;
     }
     state.set(State.STOPPED);
-    throw new StartupCheckException(
-        List.of(
-            "cdc.retention is set and relay.name '"
-                + config.name()
-                + "' starts fresh on "
-                + table
-                + ", which already holds "
-                + (pending >= 1000 ? "1000 or more" : String.valueOf(pending))
-                + " PENDING row(s): CDC does not publish them (it starts at the current binlog"
-                + " position) and retention would delete them unpublished. If a polling relay"
-                + " left them, run 'outbox-relay handoff --to cdc' first (it publishes them);"
-                + " if they must not be published, start once without cdc.retention (docs/cdc.md:"
-                + " Retention)"));
+    throw new StartupCheckException(List.of(messages().retentionOverPendingRows(table, pending)));
+  }
+
+  private CdcFailureMessages messages() {
+    return new CdcFailureMessages(config);
   }
 
   @Override

@@ -167,7 +167,7 @@ public final class CdcStats implements AutoCloseable {
       java.util.Optional<com.fasterxml.jackson.databind.JsonNode> offset;
       long now;
       try (Statement st = connection.createStatement()) {
-        offset = StoredPosition.offset(st, offsetsTable, relayName);
+        offset = ResumePoint.offset(st, offsetsTable, relayName);
         try (ResultSet rs = st.executeQuery("SELECT UNIX_TIMESTAMP(NOW(6))")) {
           rs.next();
           now = (long) (rs.getDouble(1) * 1000);

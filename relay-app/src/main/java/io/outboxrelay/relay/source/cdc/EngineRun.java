@@ -118,8 +118,8 @@ final class EngineRun {
       return; // the operator chose a snapshot mode
     }
     try {
-      java.util.Optional<StoredPosition> stored =
-          StoredPosition.read(config.source(), config.cdc(), config.name());
+      java.util.Optional<ResumePoint> stored =
+          ResumePoint.read(config.source(), config.cdc(), config.name());
       if (stored.isPresent() && stored.get().withoutSchemaHistory()) {
         properties.setProperty("snapshot.mode", "recovery");
         LOG.info(

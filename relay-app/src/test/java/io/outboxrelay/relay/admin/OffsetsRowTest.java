@@ -7,19 +7,18 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-class StoredPositionTest {
+class OffsetsRowTest {
 
   private static final String KEY = "[\"orders-relay\",{\"server\":\"orders-relay\"}]";
 
   @Test
   void recognisesTheKeyOfItsOwnEngineOnly() {
-    assertThat(StoredPosition.belongsTo(KEY, "orders-relay")).isTrue();
-    assertThat(StoredPosition.belongsTo(KEY, "orders")).isFalse();
-    assertThat(
-            StoredPosition.belongsTo("[\"other\",{\"server\":\"orders-relay\"}]", "orders-relay"))
+    assertThat(OffsetsRow.belongsTo(KEY, "orders-relay")).isTrue();
+    assertThat(OffsetsRow.belongsTo(KEY, "orders")).isFalse();
+    assertThat(OffsetsRow.belongsTo("[\"other\",{\"server\":\"orders-relay\"}]", "orders-relay"))
         .isFalse();
-    assertThat(StoredPosition.belongsTo("not json", "orders-relay")).isFalse();
-    assertThat(StoredPosition.belongsTo(null, "orders-relay")).isFalse();
+    assertThat(OffsetsRow.belongsTo("not json", "orders-relay")).isFalse();
+    assertThat(OffsetsRow.belongsTo(null, "orders-relay")).isFalse();
   }
 
   @Test
@@ -27,9 +26,9 @@ class StoredPositionTest {
     String value =
         "{\"transaction_id\":null,\"ts_sec\":1738317600,\"file\":\"mariadb-bin.000002\","
             + "\"pos\":1234,\"gtids\":\"0-1-55\",\"event\":2,\"row\":1,\"server_id\":1}";
-    StoredPosition p =
-        new StoredPosition(
-            "r1", KEY, StoredPosition.parseOffset(value), Instant.parse("2025-01-31T10:00:01Z"), 7);
+    OffsetsRow p =
+        new OffsetsRow(
+            "r1", KEY, OffsetsRow.parseOffset(value), Instant.parse("2025-01-31T10:00:01Z"), 7);
     assertThat(p.file()).isEqualTo("mariadb-bin.000002");
     assertThat(p.pos()).isEqualTo(1234);
     assertThat(p.gtids()).isEqualTo("0-1-55");
@@ -42,13 +41,13 @@ class StoredPositionTest {
   @Test
   void writesAPositionWithNothingToSkipAfterIt() throws Exception {
     String value =
-        StoredPosition.offsetAt(
+        OffsetsRow.offsetAt(
             new BinlogServer.Position("mariadb-bin.000009", 342, "0-1-901"), 1, 1738317700);
     assertThat(value)
         .isEqualTo(
             "{\"ts_sec\":1738317700,\"file\":\"mariadb-bin.000009\",\"pos\":342,"
                 + "\"gtids\":\"0-1-901\",\"server_id\":1}");
-    Map<String, Object> back = StoredPosition.parseOffset(value);
+    Map<String, Object> back = OffsetsRow.parseOffset(value);
     assertThat(back).doesNotContainKeys("event", "row", "snapshot");
   }
 

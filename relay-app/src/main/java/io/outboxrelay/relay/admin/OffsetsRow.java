@@ -35,11 +35,11 @@ import java.util.Optional;
  * @param committedAt the {@code record_insert_ts}: when the relay last committed (its clock)
  * @param sequence the {@code record_insert_seq}
  */
-record StoredPosition(
+record OffsetsRow(
     String rowId, String key, Map<String, Object> offset, Instant committedAt, int sequence) {
 
   /** Freezes the offset. */
-  StoredPosition {
+  OffsetsRow {
     offset = Collections.unmodifiableMap(new LinkedHashMap<>(offset));
   }
 
@@ -50,9 +50,9 @@ record StoredPosition(
    * @param relayName {@code relay.name}, the engine's name
    * @param lock whether to read {@code FOR UPDATE}
    */
-  static Optional<StoredPosition> read(Connection c, String table, String relayName, boolean lock)
+  static Optional<OffsetsRow> read(Connection c, String table, String relayName, boolean lock)
       throws SQLException {
-    StoredPosition found = null;
+    OffsetsRow found = null;
     try (PreparedStatement ps =
             c.prepareStatement(
                 "SELECT id, offset_key, offset_val, record_insert_ts, record_insert_seq FROM "
@@ -65,7 +65,7 @@ record StoredPosition(
         if (belongsTo(key, relayName)) {
           Timestamp ts = rs.getTimestamp(4);
           found =
-              new StoredPosition(
+              new OffsetsRow(
                   rs.getString(1),
                   key,
                   parseOffset(rs.getString(3)),
@@ -142,7 +142,7 @@ record StoredPosition(
       Connection c,
       String table,
       String relayName,
-      Optional<StoredPosition> existing,
+      Optional<OffsetsRow> existing,
       BinlogServer.Position at,
       long serverId,
       long now)

@@ -19,8 +19,8 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The binlog position a relay stored in a previous run, read before the engine starts: the tables
- * its schema history holds, and whether it points inside a transaction.
+ * Where a relay resumes: the binlog position it stored in a previous run, read before the engine
+ * starts, with the tables its schema history holds and whether it points inside a transaction.
  *
  * <p>Why: the position and schema history are keyed by {@code relay.name} alone. Started under the
  * same name for another {@code source.table}, Debezium would recover a history without that table
@@ -31,7 +31,7 @@ import java.util.TreeSet;
  * ["<engine name>",{"server":"<relay.name>"}]}, and history records, JSON documents in chunks,
  * whose {@code source.server} is the relay's name and whose {@code tableChanges} name the tables.
  */
-final class StoredPosition {
+final class ResumePoint {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -39,7 +39,7 @@ final class StoredPosition {
   private final Set<String> tables;
   private final int historyRecords;
 
-  private StoredPosition(JsonNode offset, History history) {
+  private ResumePoint(JsonNode offset, History history) {
     this.offset = offset;
     this.tables = history.tables();
     this.historyRecords = history.records();
@@ -57,7 +57,7 @@ final class StoredPosition {
    * @return the position, or empty when there is none (a first start, or the row was deleted)
    * @throws SQLException when the tables cannot be read
    */
-  static Optional<StoredPosition> read(SourceConfig source, CdcConfig cdc, String relayName)
+  static Optional<ResumePoint> read(SourceConfig source, CdcConfig cdc, String relayName)
       throws SQLException {
     try (Connection c =
             DriverManager.getConnection(
@@ -70,7 +70,7 @@ final class StoredPosition {
       if (offset.isEmpty()) {
         return Optional.empty();
       }
-      return Optional.of(new StoredPosition(offset.get(), history(st, cdc, relayName)));
+      return Optional.of(new ResumePoint(offset.get(), history(st, cdc, relayName)));
     } catch (SQLException e) {
       if (SqlErrors.isNoSuchTableCode(
           e)) { // no such table yet: Debezium creates it at the first start
