@@ -186,7 +186,14 @@ abstract class AbstractEndToEndIT {
     ConsumedRecord record = awaitRecord(eventId);
     assertThat(record.header("traceparent"))
         .as("the W3C header the writer stored and the relay published")
-        .isEqualTo("00-" + service.getTraceId() + "-" + service.getSpanId() + "-01");
+        .isEqualTo(
+            "00-"
+                + service.getTraceId()
+                + "-"
+                + service.getSpanId()
+                + "-"
+                + service.getTraceFlags().asHex());
+    assertThat(service.getTraceFlags().isSampled()).isTrue();
 
     SpanData consumed = awaitConsumerSpan(eventId);
     assertThat(consumed.getTraceId()).isEqualTo(service.getTraceId());
