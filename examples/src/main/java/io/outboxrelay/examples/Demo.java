@@ -2,6 +2,9 @@ package io.outboxrelay.examples;
 
 import static io.outboxrelay.examples.Report.check;
 
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.outboxrelay.examples.DemoTracing.Traced;
 import io.outboxrelay.examples.notifications.CustomerOrder;
 import io.outboxrelay.examples.notifications.NotificationService;
 import io.outboxrelay.examples.orders.OrderService;
@@ -23,16 +26,19 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The demo, the whole loop: starts a private MariaDB with a binlog and a Kafka broker, runs the
  * relay (the real {@code bin/outbox-relay}) in CDC or polling mode, writes order events in business
- * transactions of the {@link OrderService}, shows them arriving in Kafka, has the {@link
- * NotificationService} apply them to its own database exactly once, and publishes one event again,
- * as a relay does after a crash, to show it ignored by its event id, and an old event under a new
- * id, to show it ignored by its aggregate version. Everything is stopped at the end. It throws (and
- * the JVM exits non-zero) when it sees anything else than it describes.
+ * transactions of the {@link OrderService} (each in a request span of OpenTelemetry), shows them
+ * arriving in Kafka with the request's {@code traceparent}, has the {@link NotificationService}
+ * apply them to its own database exactly once, each in a consumer span of the same trace, and
+ * publishes one event again, as a relay does after a crash, to show it ignored by its event id, and
+ * an old event under a new id, to show it ignored by its aggregate version. Everything is stopped
+ * at the end. It throws (and the JVM exits non-zero) when it sees anything else than it describes.
  *
  * <p>Not thread-safe: one run per instance.
  */
@@ -40,8 +46,21 @@ public final class Demo {
 
   private static final Duration WAIT = Duration.ofSeconds(30);
 
-  /** What step 5 wrote: orders created, the ones paid, and one whose transaction rolled back. */
-  record Written(List<String> created, List<String> paid, String rolledBack) {}
+  /**
+   * What step 5 wrote: orders created, the ones paid, one whose transaction rolled back, and the
+   * request span of each event, by {@link #key}.
+   */
+  record Written(
+      List<String> created,
+      List<String> paid,
+      String rolledBack,
+      Map<String, SpanContext> requestSpans) {
+
+    /** The key of an order's event in {@link #requestSpans}. */
+    static String key(String orderId, String eventType) {
+      return orderId + " " + eventType;
+    }
+  }
 
   private final MariaDbServer mariaDb;
   private final KafkaBroker kafka;
@@ -114,10 +133,11 @@ public final class Demo {
   }
 
   private void run() throws Exception {
-    try (OutboxDatabase orderDb = createOrderDatabase();
+    try (DemoTracing tracing = new DemoTracing();
+        OutboxDatabase orderDb = createOrderDatabase();
         NotificationDatabase notificationDb = createNotificationDatabase();
         RelayProcess relay = startRelay(orderDb)) {
-      Written written = writeOrders(new OrderService(() -> connect(orderDb)));
+      Written written = writeOrders(new OrderService(() -> connect(orderDb)), tracing);
       List<ConsumedRecord> records = readKafka(written);
       report.step(
           7,
@@ -132,10 +152,12 @@ public final class Demo {
               kafka.bootstrapServers(),
               options.orderTopic(),
               options.consumerGroup(),
+              tracing.openTelemetry(),
               deliveries)) {
         NotificationSteps steps =
             new NotificationSteps(service, deliveries, kafka.bootstrapServers(), report);
         List<CustomerOrder> applied = steps.awaitApplied(records, written);
+        showTrace(records, written, tracing);
         steps.redeliverPaid(records, written.paid().get(0), applied);
         steps.redeliverStaleCreated(records, written.paid().get(0), applied);
         report.step(
@@ -221,22 +243,44 @@ public final class Demo {
     return relay;
   }
 
-  private Written writeOrders(OrderService orders) throws SQLException {
-    report.step(5, "business transactions: each writes an order change and its event together");
+  private Written writeOrders(OrderService orders, DemoTracing tracing) throws SQLException {
+    report.step(
+        5,
+        "business transactions: each writes an order change and its event together, through the"
+            + " outbox writer, in a request span (the writer stores its traceparent with the event)");
     List<String> created = new ArrayList<>();
+    Map<String, SpanContext> spans = new LinkedHashMap<>();
     for (String customer : List.of("c-ada", "c-grace", "c-linus")) {
-      String id = orders.createOrder(customer, new BigDecimal("42.50"), "EUR");
+      Traced<String> request =
+          tracing.inRequestSpan(
+              "POST /orders", () -> orders.createOrder(customer, new BigDecimal("42.50"), "EUR"));
+      String id = request.result();
       created.add(id);
-      report.line("%-16s %-26s -> OrderCreated", id, "created for " + customer);
+      spans.put(Written.key(id, "OrderCreated"), request.span());
+      report.line(
+          "%-16s %-20s -> OrderCreated  service span trace=%s span=%s",
+          id, "created for " + customer, request.span().getTraceId(), request.span().getSpanId());
     }
     List<String> paid = List.of(created.get(0), created.get(2));
     for (int i = 0; i < paid.size(); i++) {
-      orders.markPaid(paid.get(i), "pay-" + (i + 1));
-      report.line("%-16s %-26s -> OrderPaid", paid.get(i), "paid");
+      String id = paid.get(i);
+      String payment = "pay-" + (i + 1);
+      Traced<Void> request =
+          tracing.inRequestSpan(
+              "POST /orders/{id}/payments",
+              () -> {
+                orders.markPaid(id, payment);
+                return null;
+              });
+      spans.put(Written.key(id, "OrderPaid"), request.span());
+      report.line(
+          "%-16s %-20s -> OrderPaid     service span trace=%s span=%s",
+          id, "paid", request.span().getTraceId(), request.span().getSpanId());
     }
-    String rolledBack = orders.createOrderThenFail("c-eve");
-    report.line("%-16s %-26s -> no event", rolledBack, "failed, rolled back");
-    return new Written(created, paid, rolledBack);
+    String rolledBack =
+        tracing.inRequestSpan("POST /orders", () -> orders.createOrderThenFail("c-eve")).result();
+    report.line("%-16s %-20s -> no event", rolledBack, "failed, rolled back");
+    return new Written(created, paid, rolledBack, Map.copyOf(spans));
   }
 
   private List<ConsumedRecord> readKafka(Written written) {
@@ -256,8 +300,10 @@ public final class Demo {
           r.header("aggregate_type"),
           r.header("aggregate_id"),
           r.header("aggregate_version"));
+      report.line("  trace:   traceparent=%s", r.header("traceparent"));
       report.line("  value:   %s", r.valueAsString());
     }
+    boolean traced = records.stream().allMatch(r -> carriesItsRequestSpan(r, written));
     boolean inOrder = written.created().stream().allMatch(id -> inOrder(records, id, written));
     boolean none = records.stream().noneMatch(r -> written.rolledBack().equals(r.keyAsString()));
     report.line(
@@ -266,10 +312,54 @@ public final class Demo {
         inOrder ? "yes" : "NO (unexpected)",
         written.rolledBack(),
         none ? "nothing published" : "PUBLISHED (unexpected)");
+    report.line(
+        "each event's traceparent names its request's trace and span: %s",
+        traced ? "yes" : "NO (unexpected)");
     check(
-        records.size() == expected && inOrder && none,
-        "expected " + expected + " events in order, got " + records);
+        records.size() == expected && inOrder && none && traced,
+        "expected " + expected + " events in order, each with its traceparent, got " + records);
     return records;
+  }
+
+  /** Whether the record's traceparent is that of the request span that wrote its event. */
+  private static boolean carriesItsRequestSpan(ConsumedRecord r, Written written) {
+    SpanContext span =
+        written.requestSpans().get(Written.key(r.keyAsString(), r.header("event_type")));
+    return span != null && traceparent(span).equals(r.header("traceparent"));
+  }
+
+  private static String traceparent(SpanContext span) {
+    return "00-" + span.getTraceId() + "-" + span.getSpanId() + "-" + span.getTraceFlags().asHex();
+  }
+
+  /**
+   * Shows, per event, the notification service's consumer span: same trace as the request that
+   * wrote the event, with that request's span as its parent.
+   */
+  private void showTrace(List<ConsumedRecord> records, Written written, DemoTracing tracing)
+      throws InterruptedException {
+    report.line("its consumer spans (one per event; parent = the request span that wrote it):");
+    boolean agree = true;
+    for (ConsumedRecord r : records) {
+      String eventType = r.header("event_type");
+      SpanData span =
+          tracing
+              .awaitConsumerSpan(r.header("id"), WAIT)
+              .orElseThrow(
+                  () -> new IllegalStateException("no consumer span for " + r.header("id")));
+      report.line(
+          "  %-16s %-12s consumer span trace=%s parent=%s",
+          r.keyAsString(), eventType, span.getTraceId(), span.getParentSpanId());
+      SpanContext request = written.requestSpans().get(Written.key(r.keyAsString(), eventType));
+      agree &=
+          request != null
+              && span.getTraceId().equals(request.getTraceId())
+              && span.getParentSpanId().equals(request.getSpanId());
+    }
+    report.line(
+        "trace ids at the service, in the Kafka headers and in the consumer spans agree: %s",
+        agree ? "yes" : "NO (unexpected)");
+    check(agree, "a consumer span is not in its request's trace");
   }
 
   /**

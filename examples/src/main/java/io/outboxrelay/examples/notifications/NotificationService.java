@@ -1,5 +1,6 @@
 package io.outboxrelay.examples.notifications;
 
+import io.opentelemetry.api.OpenTelemetry;
 import io.outboxrelay.idempotency.Counters;
 import io.outboxrelay.idempotency.GapPolicy;
 import io.outboxrelay.idempotency.IdempotentProcessor;
@@ -29,12 +30,14 @@ import javax.sql.DataSource;
  * delivered again (the relay re-publishing after a crash, this consumer restarting before its
  * offset commit) is recognised and skipped. Each order's last applied version (the record's {@code
  * aggregate_version} header) is kept too, so an old event of an order that arrives under another id
- * (a replay, a stale copy) is skipped as {@code STALE}.
+ * (a replay, a stale copy) is skipped as {@code STALE}. Each event is applied in an OpenTelemetry
+ * CONSUMER span whose parent is the record's {@code traceparent} header: the span of the order
+ * service's request that wrote the event.
  *
  * <pre>{@code
  * try (NotificationService service =
  *     NotificationService.start(dataSource, "kafka:9092", "outbox.event.order", "notifications",
- *         new ConsumerListener() {})) {
+ *         openTelemetry, new ConsumerListener() {})) {
  *   ...
  * }
  * }</pre>
@@ -62,6 +65,7 @@ public final class NotificationService implements AutoCloseable {
    * @param bootstrapServers the Kafka brokers
    * @param topic the order service's event topic, e.g. {@code outbox.event.order}
    * @param groupId the Kafka consumer group, also the name under which events count as processed
+   * @param openTelemetry where the consumer spans go; not {@code null}
    * @param listener told about every record's outcome; not {@code null}
    * @return the running service
    * @throws IllegalArgumentException if Kafka refuses the settings
@@ -71,8 +75,10 @@ public final class NotificationService implements AutoCloseable {
       String bootstrapServers,
       String topic,
       String groupId,
+      OpenTelemetry openTelemetry,
       ConsumerListener listener) {
     Objects.requireNonNull(database, "database");
+    Objects.requireNonNull(openTelemetry, "openTelemetry");
     IdempotentConsumer consumer =
         IdempotentConsumer.builder()
             .kafkaProperties(
@@ -93,6 +99,7 @@ public final class NotificationService implements AutoCloseable {
             // A production service would rather dead-letter it and keep going.
             .failurePolicy(FailurePolicy.stop())
             .listener(listener)
+            .openTelemetry(openTelemetry)
             .build();
     NotificationService service = new NotificationService(database, consumer);
     service.loop.start();

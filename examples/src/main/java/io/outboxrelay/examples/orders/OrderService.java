@@ -1,10 +1,14 @@
 package io.outboxrelay.examples.orders;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.outboxrelay.writer.NewEvent;
+import io.outboxrelay.writer.OutboxWriter;
+import io.outboxrelay.writer.jackson.JacksonPayloadSerializer;
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.Locale;
 import java.util.UUID;
 import java.util.function.Supplier;
 
@@ -13,20 +17,31 @@ import java.util.function.Supplier;
  * describing it are written in ONE database transaction. Either both commit or neither does, so an
  * event is published exactly when its change happened, and the relay does the publishing.
  *
+ * <p>The events go through an {@link OutboxWriter} on the service's own connection: it gives each
+ * event a UUIDv7 id, turns the payload record into JSON, and, when an OpenTelemetry span is current
+ * (the caller's request span), stores its W3C {@code traceparent} in the row's {@code headers}
+ * column. The relay publishes that as a Kafka header, so the consumer's span joins the same trace.
+ * The service itself does nothing for tracing.
+ *
  * <p>Each order has a version, 1 when created and one more with every change, kept in the same row
  * and written with each event as {@code aggregate_version}: the relay publishes it as a header, and
  * a consumer with a version check skips an event older than what it already applied. The row lock
  * of the change serialises an order's events, so its versions commit in order.
  *
- * <p>Thread-safe: each call takes its own connection.
+ * <p>Thread-safe: each call takes its own connection; the writer is shared.
  */
 public final class OrderService {
 
-  private static final String INSERT_EVENT =
-      "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload,"
-          + " aggregate_version) VALUES (?, 'order', ?, ?, ?, ?)";
+  /** The payload of {@code OrderCreated}. */
+  public record OrderCreated(
+      String orderId, String customerId, BigDecimal amount, String currency) {}
+
+  /** The payload of {@code OrderPaid}. */
+  public record OrderPaid(String orderId, String paymentId) {}
 
   private final Supplier<Connection> connections;
+  private final OutboxWriter outbox =
+      OutboxWriter.builder().serializer(new JacksonPayloadSerializer(new ObjectMapper())).build();
 
   /**
    * Creates the service.
@@ -51,27 +66,13 @@ public final class OrderService {
     String orderId = "order-" + UUID.randomUUID().toString().substring(0, 8);
     inTransaction(
         c -> {
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "INSERT INTO orders (id, customer_id, amount, currency, status, version) VALUES (?, ?, ?, ?, 'CREATED', 1)")) {
-            ps.setString(1, orderId);
-            ps.setString(2, customerId);
-            ps.setBigDecimal(3, amount);
-            ps.setString(4, currency);
-            ps.executeUpdate();
-          }
-          event(
+          insertOrder(c, orderId, customerId, amount, currency);
+          outbox.append(
               c,
-              orderId,
-              1,
-              "OrderCreated",
-              String.format(
-                  Locale.ROOT,
-                  "{\"orderId\":\"%s\",\"customerId\":\"%s\",\"amount\":%s,\"currency\":\"%s\"}",
-                  orderId,
-                  customerId,
-                  amount.toPlainString(),
-                  currency));
+              NewEvent.builder("order", orderId, "OrderCreated")
+                  .payload(new OrderCreated(orderId, customerId, amount, currency))
+                  .aggregateVersion(1)
+                  .build());
         });
     return orderId;
   }
@@ -94,13 +95,12 @@ public final class OrderService {
               throw new SQLException("no order " + orderId);
             }
           }
-          event(
+          outbox.append(
               c,
-              orderId,
-              version(c, orderId), // read under the row lock the update took
-              "OrderPaid",
-              String.format(
-                  Locale.ROOT, "{\"orderId\":\"%s\",\"paymentId\":\"%s\"}", orderId, paymentId));
+              NewEvent.builder("order", orderId, "OrderPaid")
+                  .payload(new OrderPaid(orderId, paymentId))
+                  .aggregateVersion(version(c, orderId)) // read under the update's row lock
+                  .build());
         });
   }
 
@@ -116,14 +116,13 @@ public final class OrderService {
     try {
       inTransaction(
           c -> {
-            try (PreparedStatement ps =
-                c.prepareStatement(
-                    "INSERT INTO orders (id, customer_id, amount, currency, status, version) VALUES (?, ?, 1, 'EUR', 'CREATED', 1)")) {
-              ps.setString(1, orderId);
-              ps.setString(2, customerId);
-              ps.executeUpdate();
-            }
-            event(c, orderId, 1, "OrderCreated", "{\"orderId\":\"" + orderId + "\"}");
+            insertOrder(c, orderId, customerId, BigDecimal.ONE, "EUR");
+            outbox.append(
+                c,
+                NewEvent.builder("order", orderId, "OrderCreated")
+                    .payload(new OrderCreated(orderId, customerId, BigDecimal.ONE, "EUR"))
+                    .aggregateVersion(1)
+                    .build());
             throw new SQLException("credit limit exceeded");
           });
     } catch (SQLException expected) {
@@ -132,14 +131,17 @@ public final class OrderService {
     return orderId;
   }
 
-  private static void event(Connection c, String orderId, long version, String type, String payload)
+  private static void insertOrder(
+      Connection c, String orderId, String customerId, BigDecimal amount, String currency)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(INSERT_EVENT)) {
-      ps.setString(1, UUID.randomUUID().toString());
-      ps.setString(2, orderId);
-      ps.setString(3, type);
-      ps.setString(4, payload);
-      ps.setLong(5, version);
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO orders (id, customer_id, amount, currency, status, version)"
+                + " VALUES (?, ?, ?, ?, 'CREATED', 1)")) {
+      ps.setString(1, orderId);
+      ps.setString(2, customerId);
+      ps.setBigDecimal(3, amount);
+      ps.setString(4, currency);
       ps.executeUpdate();
     }
   }
@@ -147,7 +149,7 @@ public final class OrderService {
   private static long version(Connection c, String orderId) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("SELECT version FROM orders WHERE id = ?")) {
       ps.setString(1, orderId);
-      try (java.sql.ResultSet rs = ps.executeQuery()) {
+      try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
           throw new SQLException("no order " + orderId);
         }

@@ -14,8 +14,8 @@ import java.util.Set;
  * [--drain-workers 1,4,8] [--rate R] [--seconds S] [--claim-events N] [--consumer-events N]
  * [--writer-events N] [--writer-rounds R] [--recovery-faults id,...] [--recovery-rate R]
  * [--recovery-seconds S] [--takeovers N] [--handoffs true|false] [--handoff-rate R]
- * [--binlog-row-image FULL|MINIMAL] [--cdc-starts N] [--big-transaction ROWS] [--peers
- * relay,connect,server] [--peer-rounds N] [--connect-heap SIZE] [--connect-set KEY=VALUE]
+ * [--binlog-row-image FULL|MINIMAL] [--cdc-starts N] [--big-transaction ROWS] [--headers N]
+ * [--peers relay,connect,server] [--peer-rounds N] [--connect-heap SIZE] [--connect-set KEY=VALUE]
  * [--server-version V] [--server-java JDK] [--server-heap SIZE] [--server-set KEY=VALUE]
  * [--relay-env KEY=VALUE] [--relay-set KEY=VALUE] [--profile DIR]}, groups {@link #GROUPS} (all by
  * default). {@code --events} is the relay's backlog (raw, cdc, polling-drain, peers), {@code
@@ -27,16 +27,18 @@ import java.util.Set;
  * The cdc group also starts the relay {@code --cdc-starts} more times on a small backlog (3; 0:
  * none), from the distribution and from its {@code dist.tar.gz} unpacked in the work directory,
  * alternated ({@link CdcStarts}), and writes one transaction of {@code --big-transaction} rows
- * (50,000; 0: none). The writer group ({@link WriterBench}) writes {@code --writer-events} events
- * per variant and round (2,000) for {@code --writer-rounds} rounds (15), on the private MariaDB and
- * the local PostgreSQL; it and the claims group need no broker, and none is started when only they
- * run. The peers group ({@link PeerBench}) runs the relay and the pipelines a user would pick
- * instead ({@code --peers}, all by default) on the same rows, {@code --peer-rounds} times each,
- * alternated (2), the Connect worker with {@code -Xmx} {@code --connect-heap} (1g) and its
- * connector's settings changed by {@code --connect-set}, Debezium Server {@code --server-version}
- * ({@link ServerDistribution#DEFAULT_VERSION}, downloaded once into {@code
- * ~/.cache/outbox-relay-bench}) on the Java runtime {@code --server-java} (else one of 21 or newer
- * found in /usr/lib/jvm) with {@code -Xmx} {@code --server-heap} (1g) and its {@code
+ * (50,000; 0: none). With {@code --headers N} (0: off) it then drains the same backlog twice more,
+ * without application headers and with N per event, a traceparent among them, and shows the two
+ * rows ({@link CdcHeadersDrain}). The writer group ({@link WriterBench}) writes {@code
+ * --writer-events} events per variant and round (2,000) for {@code --writer-rounds} rounds (15), on
+ * the private MariaDB and the local PostgreSQL; it and the claims group need no broker, and none is
+ * started when only they run. The peers group ({@link PeerBench}) runs the relay and the pipelines
+ * a user would pick instead ({@code --peers}, all by default) on the same rows, {@code
+ * --peer-rounds} times each, alternated (2), the Connect worker with {@code -Xmx} {@code
+ * --connect-heap} (1g) and its connector's settings changed by {@code --connect-set}, Debezium
+ * Server {@code --server-version} ({@link ServerDistribution#DEFAULT_VERSION}, downloaded once into
+ * {@code ~/.cache/outbox-relay-bench}) on the Java runtime {@code --server-java} (else one of 21 or
+ * newer found in /usr/lib/jvm) with {@code -Xmx} {@code --server-heap} (1g) and its {@code
  * application.properties} entries changed by {@code --server-set}, and prints them side by side.
  * The relay is the distribution mvn package builds, or the one named by the environment variable
  * {@code OUTBOX_RELAY_DIST} (an {@code outbox-relay} directory: a saved older build, to run old
@@ -108,6 +110,11 @@ public final class Bench {
               Duration.ofSeconds(o.seconds),
               o.cdcStarts,
               o.bigTransaction);
+      if (o.headers > 0) {
+        Quiet.await(mariaDb, "cdc headers");
+        System.err.println("CDC: backlog drain without and with " + o.headers + " headers...");
+        new CdcHeadersDrain(env).run(table, o.events, o.headers);
+      }
     }
     if (o.only.contains("polling-drain")) {
       Quiet.await(mariaDb, "polling-drain");

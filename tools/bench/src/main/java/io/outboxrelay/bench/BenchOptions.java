@@ -31,6 +31,7 @@ final class BenchOptions {
   boolean handoffs = true;
   int cdcStarts = 3;
   int bigTransaction = 50_000;
+  int headers;
   String rowImage = "FULL";
   List<Peer> peers = Peer.ALL;
   int peerRounds = 2;
@@ -93,6 +94,7 @@ final class BenchOptions {
       case "--handoffs" -> handoffs = Boolean.parseBoolean(value);
       case "--cdc-starts" -> cdcStarts = Integer.parseInt(value);
       case "--big-transaction" -> bigTransaction = Integer.parseInt(value);
+      case "--headers" -> headers = nonNegative(option, value);
       case "--binlog-row-image" -> rowImage = value.toUpperCase(Locale.ROOT);
       case "--peers" -> peers = Peer.named(value);
       case "--peer-rounds" -> peerRounds = Integer.parseInt(value);
@@ -117,6 +119,14 @@ final class BenchOptions {
       }
     }
     return true;
+  }
+
+  private static int nonNegative(String option, String value) {
+    int n = Integer.parseInt(value);
+    if (n < 0) {
+      throw new IllegalArgumentException(option + " must be 0 or more, got " + value);
+    }
+    return n;
   }
 
   private static void put(Map<String, String> into, String keyValue) {
