@@ -331,6 +331,15 @@ public final class PositionImport {
 
   private void ensureOffsetsTable(Connection c) throws SQLException, AdminException {
     try (Statement st = c.createStatement()) {
+      st.executeQuery("SELECT 1 FROM " + config.cdc().offsetsTable() + " LIMIT 0").close();
+      return; // there (config/mysql/relay-storage.sql, or a relay ran): CREATE needs no grant
+    } catch (SQLException e) {
+      c.rollback();
+      if (!SqlErrors.isNoSuchTable(e)) {
+        throw e;
+      }
+    }
+    try (Statement st = c.createStatement()) {
       st.execute(
           "CREATE TABLE IF NOT EXISTS "
               + config.cdc().offsetsTable()

@@ -42,8 +42,10 @@ class ConnectOffsetsTest {
     Path f =
         file(
             Map.of(
-                "[\"outbox-connector\",{\"server\":\"dbserver1\"}]", OFFSET,
-                "[\"other\",{\"server\":\"x\"}]", "{\"file\":\"a\",\"pos\":4}"));
+                "[\"outbox-connector\",{\"server\":\"dbserver1\"}]",
+                OFFSET,
+                "[\"other\",{\"server\":\"x\"}]",
+                "{\"file\":\"a\",\"pos\":4}"));
 
     ConnectOffsets.Found found = ConnectOffsets.fromFile(f, "outbox-connector");
 
@@ -109,7 +111,8 @@ class ConnectOffsetsTest {
 
   @Test
   void comparesOffsetsByFilePositionGtidsAndWhatToSkip() {
-    Map<String, Object> a = Map.of("file", "f", "pos", 4, "gtids", "0-1-2", "event", 1, "ts_sec", 9);
+    Map<String, Object> a =
+        Map.of("file", "f", "pos", 4, "gtids", "0-1-2", "event", 1, "ts_sec", 9);
     Map<String, Object> sameElsewhere =
         Map.of("file", "f", "pos", 4L, "gtids", "0-1-2", "event", 1, "ts_sec", 10);
     Map<String, Object> laterRow =
