@@ -136,8 +136,8 @@ final class SwitchBench {
   }
 
   /**
-   * Waits until the offsets file can be read: Kafka's FileOffsetBackingStore truncates the file
-   * and then writes it, and a worker killed in between leaves a file nobody can read.
+   * Waits until the offsets file can be read: Kafka's FileOffsetBackingStore truncates the file and
+   * then writes it, and a worker killed in between leaves a file nobody can read.
    */
   private static void awaitReadable(Path file) throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
