@@ -147,6 +147,27 @@ record OffsetsRow(
       long serverId,
       long now)
       throws SQLException {
+    writeOffset(c, table, relayName, existing, offsetAt(at, serverId, now));
+  }
+
+  /**
+   * Replaces the relay's stored position with an offset given as Debezium's JSON text, in the
+   * caller's transaction, as {@link #write} does.
+   *
+   * @param c the connection, auto-commit off
+   * @param table the offsets table
+   * @param relayName {@code relay.name}
+   * @param existing the relay's row as read (locked) in this transaction, if any
+   * @param offsetJson the {@code offset_val} text
+   * @throws SQLException when the row changed since it was read, or the write fails
+   */
+  static void writeOffset(
+      Connection c,
+      String table,
+      String relayName,
+      Optional<StoredPosition> existing,
+      String offsetJson)
+      throws SQLException {
     if (existing.isPresent()) {
       try (PreparedStatement delete =
           c.prepareStatement("DELETE FROM " + table + " WHERE id = ?")) {
@@ -164,7 +185,7 @@ record OffsetsRow(
                 + " VALUES (?, ?, ?, CURRENT_TIMESTAMP, ?)")) {
       insert.setString(1, java.util.UUID.randomUUID().toString());
       insert.setString(2, existing.isPresent() ? existing.get().key() : keyOf(relayName));
-      insert.setString(3, offsetAt(at, serverId, now));
+      insert.setString(3, offsetJson);
       insert.setInt(4, existing.isPresent() ? existing.get().sequence() + 1 : 1);
       insert.executeUpdate();
     }

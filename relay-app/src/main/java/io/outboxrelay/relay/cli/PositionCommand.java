@@ -1,10 +1,13 @@
 package io.outboxrelay.relay.cli;
 
 import io.outboxrelay.relay.admin.AdminException;
+import io.outboxrelay.relay.admin.ConnectOffsets;
 import io.outboxrelay.relay.admin.Operator;
 import io.outboxrelay.relay.admin.PositionCommands;
+import io.outboxrelay.relay.admin.PositionImport;
 import io.outboxrelay.relay.config.RelayConfig;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -12,8 +15,13 @@ import picocli.CommandLine.Option;
 @Command(
     name = "position",
     mixinStandardHelpOptions = true,
-    description = "Show or reset the binlog position a CDC relay resumes from.",
-    subcommands = {PositionCommand.Show.class, PositionCommand.Reset.class})
+    description =
+        "Show, reset or import (from Kafka Connect) the binlog position a CDC relay resumes from.",
+    subcommands = {
+      PositionCommand.Show.class,
+      PositionCommand.Reset.class,
+      PositionCommand.Import.class
+    })
 final class PositionCommand extends CommandGroup {
 
   /** {@code position show}. */
@@ -66,6 +74,84 @@ final class PositionCommand extends CommandGroup {
     @Override
     void run(RelayConfig config, PrintWriter out) throws AdminException {
       new PositionCommands(config, out, Operator.current()).resetToCurrent(yes);
+    }
+  }
+
+  /** {@code position import}. */
+  @Command(
+      name = "import",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Take over a Debezium MariaDB/MySQL connector's last committed offset, from a Kafka"
+            + " Connect cluster's offsets topic or from an offsets file (Connect standalone,"
+            + " Debezium Server), as the relay's stored position: the relay then continues where"
+            + " the connector stopped, without a snapshot. Stop the connector first. Without --yes,"
+            + " print what it would store. Refused when the binlog no longer holds the offset, when"
+            + " the relay already has another position, or while a relay or a binlog reader of the"
+            + " relay's user runs."
+      })
+  static final class Import extends AdminCommand {
+
+    @Option(
+        names = "--connector",
+        required = true,
+        paramLabel = "<name>",
+        description = "The connector's name, as Connect knows it.")
+    String connector;
+
+    @Option(
+        names = "--from-connect-topic",
+        paramLabel = "<topic>",
+        description = "The Connect cluster's offsets topic (its offset.storage.topic).")
+    String topic;
+
+    @Option(
+        names = "--from-offsets-file",
+        paramLabel = "<file>",
+        description =
+            "An offsets file of Kafka's FileOffsetBackingStore (offset.storage.file.filename of a"
+                + " standalone worker, debezium.source.offset.storage.file.filename of Debezium"
+                + " Server).")
+    Path file;
+
+    @Option(
+        names = "--bootstrap-servers",
+        paramLabel = "<host:port,...>",
+        description =
+            "The Connect cluster's brokers, when not the relay's (kafka.bootstrap.servers); the"
+                + " relay's kafka.producer security settings apply.")
+    String bootstrapServers;
+
+    @Option(names = "--yes", description = "Write it; without it nothing changes.")
+    boolean yes;
+
+    @Override
+    void checkArguments() throws AdminException {
+      if ((topic == null) == (file == null)) {
+        throw AdminException.usage(
+            "say where the connector's offset is: --from-connect-topic <offsets topic> or"
+                + " --from-offsets-file <file>, one of them");
+      }
+      if (file != null && bootstrapServers != null) {
+        throw AdminException.usage("--bootstrap-servers is for --from-connect-topic");
+      }
+    }
+
+    @Override
+    void run(RelayConfig config, PrintWriter out) throws AdminException {
+      PositionImport command = new PositionImport(config, out, Operator.current());
+      ConnectOffsets.Found found =
+          topic != null
+              ? ConnectOffsets.fromTopic(
+                  ConnectOffsets.consumerSettings(
+                      bootstrapServers != null
+                          ? bootstrapServers
+                          : config.producer().bootstrapServers(),
+                      config.producer().overrides()),
+                  topic,
+                  connector)
+              : ConnectOffsets.fromFile(file, connector);
+      command.run(found, yes);
     }
   }
 }

@@ -17,7 +17,8 @@ import java.util.Set;
  * [--binlog-row-image FULL|MINIMAL] [--cdc-starts N] [--big-transaction ROWS] [--headers N]
  * [--peers relay,connect,server] [--peer-rounds N] [--connect-heap SIZE] [--connect-set KEY=VALUE]
  * [--server-version V] [--server-java JDK] [--server-heap SIZE] [--server-set KEY=VALUE]
- * [--relay-env KEY=VALUE] [--relay-set KEY=VALUE] [--profile DIR]}, groups {@link #GROUPS} (all by
+ * [--relay-env KEY=VALUE] [--relay-set KEY=VALUE] [--profile DIR] [--switch-flush-ms
+ * 1000,10000,60000] [--switch-rate 200] [--switch-seconds 10]}, groups {@link #GROUPS} (all by
  * default). {@code --events} is the relay's backlog (raw, cdc, polling-drain, peers), {@code
  * --drain-workers} the polling drains' worker counts (repeat one to see the spread), {@code --rate}
  * and {@code --seconds} its steady load (cdc, polling-latency, peers). The recovery group injects
@@ -57,7 +58,8 @@ public final class Bench {
           "idempotency",
           "recovery",
           "writer",
-          "peers");
+          "peers",
+          "switch");
 
   /** The groups that need no Kafka broker: with only these, none is started. */
   private static final Set<String> WITHOUT_KAFKA = Set.of("claims", "writer");
@@ -86,6 +88,11 @@ public final class Bench {
             "peers: " + o.peers.stream().map(Peer::label).toList() + " on the same rows...");
         new PeerBench(env, o.peerOptions())
             .run(peers, o.peers, o.peerRounds, o.events, o.rate, Duration.ofSeconds(o.seconds));
+      }
+      if (o.only.contains("switch")) {
+        System.err.println("switch: Kafka Connect to the relay with position import...");
+        new SwitchBench(env)
+            .run(table, o.switchFlushMs, o.switchRate, Duration.ofSeconds(o.switchSeconds));
       }
     }
     print(table, peers, work, kafkaNeeded);

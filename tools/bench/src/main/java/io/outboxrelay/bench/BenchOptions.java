@@ -36,6 +36,9 @@ final class BenchOptions {
   List<Peer> peers = Peer.ALL;
   int peerRounds = 2;
   String connectHeap = "1g";
+  List<Long> switchFlushMs = List.of(1_000L, 10_000L, 60_000L);
+  int switchRate = 200;
+  int switchSeconds = 10;
   String serverVersion = ServerDistribution.DEFAULT_VERSION;
   Path serverJava;
   String serverHeap = "1g";
@@ -108,6 +111,10 @@ final class BenchOptions {
       case "--relay-java-opts" -> relayEnv.put("JAVA_OPTS", value);
       case "--relay-env" -> put(relayEnv, value);
       case "--relay-set" -> put(relaySettings, value);
+      case "--switch-flush-ms" ->
+          switchFlushMs = java.util.Arrays.stream(value.split(",")).map(Long::valueOf).toList();
+      case "--switch-rate" -> switchRate = Integer.parseInt(value);
+      case "--switch-seconds" -> switchSeconds = Integer.parseInt(value);
       case "--profile" ->
           relayEnv.put(
               "JAVA_OPTS",

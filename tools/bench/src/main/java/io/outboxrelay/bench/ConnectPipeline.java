@@ -84,7 +84,7 @@ final class ConnectPipeline implements Pipeline {
     };
   }
 
-  private static Map<String, Object> connector(
+  static Map<String, Object> connector(
       OutboxDatabase db,
       String name,
       String topicPrefix,
@@ -105,7 +105,7 @@ final class ConnectPipeline implements Pipeline {
     return Map.of("name", name, "config", c);
   }
 
-  private static String classpath() {
+  static String classpath() {
     Path file = Path.of(required(CLASSPATH_PROPERTY));
     try {
       return Files.readString(file).strip();
@@ -115,7 +115,7 @@ final class ConnectPipeline implements Pipeline {
     }
   }
 
-  private static Path pluginPath() {
+  static Path pluginPath() {
     Path dir = Path.of(required(PLUGINS_PROPERTY));
     if (!Files.isDirectory(dir.resolve("debezium-connector-mariadb"))) {
       throw new IllegalStateException(

@@ -1,0 +1,445 @@
+package io.outboxrelay.relay.admin;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import io.outboxrelay.relay.config.RelayConfig;
+import io.outboxrelay.relay.config.RelayMode;
+import io.outboxrelay.relay.config.SourceConfig;
+import io.outboxrelay.relay.config.SourceFlavor;
+import io.outboxrelay.relay.failure.SqlErrors;
+import io.outboxrelay.relay.source.HandoffRecords;
+import io.outboxrelay.relay.source.ModeOwnership;
+import io.outboxrelay.relay.source.OutboxColumns;
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code outbox-relay position import}: takes over a Debezium MariaDB or MySQL connector's last
+ * committed offset (see {@link ConnectOffsets}) as the relay's stored position, so that the relay
+ * continues where the connector stopped: every event committed after that offset is published, and
+ * what the connector published after it (after its last offset flush) is published a second time.
+ *
+ * <p>The offset is stored unchanged but for its key: Debezium keys it by the connector's name and
+ * {@code topic.prefix}, the relay by {@code relay.name} for both. Every field is kept, {@code
+ * event} and {@code row} included, so that a position inside a transaction resumes there. The relay
+ * then starts without a snapshot: with a stored position and no schema history it reads the outbox
+ * table's definition as it is now ({@code snapshot.mode=recovery}) and streams from the position.
+ *
+ * <p>Refused, with nothing changed: when the table lacks a mapped column, when the binlog no longer
+ * holds the offset's file, when the connector was inside a snapshot, when the relay already has
+ * another stored position, when a CDC relay holds the table's lease or a binlog reader of the
+ * relay's user is connected, and when the table is in polling mode. Not thread-safe; one instance
+ * per command.
+ */
+public final class PositionImport {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PositionImport.class);
+
+  private static final String NEEDS =
+      "position import needs SELECT, INSERT, DELETE on the offsets table (CREATE when it does not"
+          + " exist yet), SELECT on the outbox, lease and hand-off tables and BINLOG MONITOR (MySQL:"
+          + " REPLICATION CLIENT) for source.user (see config/mysql/relay-grants.sql)";
+
+  private final RelayConfig config;
+  private final SourceConfig source;
+  private final PrintWriter out;
+  private final Operator operator;
+
+  /**
+   * An import for the relay of this configuration.
+   *
+   * @param config the relay's configuration, in CDC mode on MariaDB or MySQL
+   * @param out where the answer goes
+   * @param operator who runs the command
+   * @throws AdminException (exit 2) when the configuration is not CDC on MariaDB or MySQL
+   */
+  public PositionImport(RelayConfig config, PrintWriter out, Operator operator)
+      throws AdminException {
+    if (config.cdc() == null || config.source().flavor() == SourceFlavor.POSTGRESQL) {
+      throw AdminException.usage(
+          "position import takes over a binlog position, for CDC mode on MariaDB or MySQL: this"
+              + " configuration is "
+              + config.mode().name().toLowerCase(Locale.ROOT)
+              + " on "
+              + config.source().flavor().name().toLowerCase(Locale.ROOT));
+    }
+    this.config = config;
+    this.source = config.source();
+    this.out = out;
+    this.operator = operator;
+  }
+
+  /**
+   * Stores the connector's offset as the relay's position, or with {@code yes} false, prints what
+   * it would store.
+   *
+   * @param found the connector's offset
+   * @param yes whether to write it
+   * @throws AdminException (exit 2) when it is refused, (exit 1) when the database fails; nothing
+   *     is changed then
+   */
+  public void run(ConnectOffsets.Found found, boolean yes) throws AdminException {
+    String problem = offsetProblem(found);
+    if (problem != null) {
+      throw AdminException.usage(problem + "; nothing was changed");
+    }
+    Connections.run(
+        source,
+        "importing the position of connector " + found.connector(),
+        NEEDS,
+        c -> {
+          importOn(c, found, yes);
+          return null;
+        });
+    out.flush();
+  }
+
+  /** What makes the offset unusable on its own, or null. */
+  static String offsetProblem(ConnectOffsets.Found found) {
+    Map<String, Object> o = found.offset();
+    String where = "the offset of connector '" + found.connector() + "' in " + found.where();
+    if (isTrue(o.get("snapshot")) && !isTrue(o.get("snapshot_completed"))) {
+      return where
+          + " was stored during its snapshot: let the connector finish the snapshot (or stream"
+          + " for a while) and stop it again";
+    }
+    if (o.get("file") == null || o.get("file").toString().isEmpty() || o.get("pos") == null) {
+      return where
+          + " is not a binlog position (no file and pos: "
+          + o.keySet()
+          + "): the relay continues Debezium's MariaDB and MySQL connectors";
+    }
+    return null;
+  }
+
+  private static boolean isTrue(Object v) {
+    return v != null && "true".equalsIgnoreCase(v.toString());
+  }
+
+  private void importOn(Connection c, ConnectOffsets.Found found, boolean yes)
+      throws SQLException, AdminException {
+    checkTable(c);
+    BinlogServer.Position at =
+        new BinlogServer.Position(
+            found.offset().get("file").toString(),
+            number(found.offset().get("pos")),
+            found.offset().get("gtids") == null ? null : found.offset().get("gtids").toString());
+    List<BinlogServer.BinlogFile> files = BinlogServer.files(c);
+    if (BinlogServer.indexOf(files, at.file()) < 0) {
+      throw AdminException.usage(
+          "binlog file "
+              + at.file()
+              + " of the connector's offset is no longer on "
+              + source.describe()
+              + (files.isEmpty() ? "" : " (the oldest is " + files.get(0).name() + ")")
+              + ": the events after it cannot be read from the binlog; resume the connector"
+              + " instead, or see docs/migrating-from-debezium.md; nothing was changed");
+    }
+    BinlogServer.Position current = BinlogServer.current(c, source.flavor());
+    Optional<StoredPosition> stored = readStored(c, yes);
+    String offsetJson = json(found.offset());
+    if (stored.isPresent()) {
+      if (sameOffset(stored.get().offset(), found.offset())) {
+        c.rollback();
+        out.println(
+            "relay "
+                + config.name()
+                + " already has this position ("
+                + at
+                + ") in "
+                + config.cdc().offsetsTable()
+                + "; nothing to do");
+        return;
+      }
+      throw AdminException.usage(
+          "relay "
+              + config.name()
+              + " already has a stored position in "
+              + config.cdc().offsetsTable()
+              + " ("
+              + stored.get().position()
+              + "): a relay has published from this table, and replacing its position would skip"
+              + " or repeat events; see outbox-relay position show, or delete that row (DELETE FROM "
+              + config.cdc().offsetsTable()
+              + " WHERE id = '"
+              + stored.get().rowId()
+              + "') if it is left over; nothing was changed");
+    }
+    List<BinlogServer.Reader> readers = BinlogServer.readers(c, source.user());
+    plan(found, at, current, files);
+    if (!yes) {
+      c.rollback();
+      if (!readers.isEmpty()) {
+        out.println(
+            "warning: "
+                + running(readers)
+                + " (a process that stopped a moment ago may still be listed: --yes checks again)");
+      }
+      out.println("dry run: nothing changed; add --yes to write the position");
+      return;
+    }
+    ensureOffsetsTable(c);
+    if (!readers.isEmpty()) {
+      readers = stillConnected(c);
+      if (!readers.isEmpty()) {
+        throw AdminException.usage(running(readers) + "; nothing was changed");
+      }
+    }
+    stored = readStored(c, true);
+    if (stored.isPresent()) {
+      throw AdminException.usage(
+          "a position of relay "
+              + config.name()
+              + " was stored while the command ran: a relay is running; nothing was changed");
+    }
+    StoredPosition.writeOffset(
+        c, config.cdc().offsetsTable(), config.name(), Optional.empty(), offsetJson);
+    c.commit();
+    LOG.info(
+        "operator {} imported the position {} of connector {} ({}) as the position of relay {} in"
+            + " {} on {}",
+        operator.name(),
+        at,
+        found.connector(),
+        found.where(),
+        config.name(),
+        config.cdc().offsetsTable(),
+        source.describe());
+    out.println(
+        "imported: relay "
+            + config.name()
+            + " starts at "
+            + at
+            + (skips(found) ? " (inside a transaction, as the connector would)" : "")
+            + "; keep the connector stopped, and start the relay");
+  }
+
+  /**
+   * Refuses a table without the mapped columns, one in polling mode or served by a relay of another
+   * name, and one whose lease a CDC relay holds.
+   */
+  private void checkTable(Connection c) throws SQLException, AdminException {
+    String table = HandoffRecords.resourceOf(source);
+    Map<String, OutboxColumns.Column> columns = OutboxColumns.read(c, source);
+    if (columns.isEmpty()) {
+      throw AdminException.usage(
+          "table "
+              + table
+              + " does not exist or user '"
+              + source.user()
+              + "' may not read it: check source.database and source.table; nothing was changed");
+    }
+    List<String> missing =
+        OutboxColumns.missingProblems(
+            columns, source, RelayMode.CDC, table, "config/examples/debezium-outbox-schema.sql");
+    if (!missing.isEmpty()) {
+      throw AdminException.usage(
+          missing.get(0)
+              + (missing.size() > 1 ? " (and " + (missing.size() - 1) + " more)" : "")
+              + "; nothing was changed");
+    }
+    ModeOwnership.TableState state =
+        ModeOwnership.read(c, source, config.cdc().leaderTable(), columns.keySet());
+    if (state.unreadable() != null) {
+      throw AdminException.usage(
+          "user '"
+              + source.user()
+              + "' may not read "
+              + state.unreadable()
+              + ", so the command cannot tell whether a relay serves "
+              + table
+              + ": grant it as in config/mysql/relay-grants.sql; nothing was changed");
+    }
+    refuse(ModeOwnership.cdcStartProblem(state));
+    refuse(ModeOwnership.relayNameProblem(state, config.name(), config.cdc().leaderTable()));
+    if (state.cdc().isPresent() && state.cdc().get().live()) {
+      throw AdminException.usage(
+          "CDC relay "
+              + state.cdc().get().holder()
+              + " holds the lease of "
+              + table
+              + ": it publishes from its own position; stop every relay of relay.name "
+              + config.name()
+              + " before importing a position; nothing was changed");
+    }
+  }
+
+  private Optional<StoredPosition> readStored(Connection c, boolean lock) throws SQLException {
+    try {
+      return StoredPosition.read(c, config.cdc().offsetsTable(), config.name(), lock);
+    } catch (SQLException e) {
+      if (SqlErrors.isNoSuchTable(e)) {
+        c.rollback();
+        return Optional.empty(); // no relay ran yet; the import creates the table
+      }
+      throw e;
+    }
+  }
+
+  private void plan(
+      ConnectOffsets.Found found,
+      BinlogServer.Position at,
+      BinlogServer.Position current,
+      List<BinlogServer.BinlogFile> files) {
+    out.println(
+        "connector '"
+            + found.connector()
+            + "'"
+            + (found.server() == null ? "" : " (topic.prefix " + found.server() + ")")
+            + " committed, in "
+            + found.where()
+            + ":");
+    TextTable t = new TextTable("", "");
+    t.row("  offset:", json(found.offset()));
+    t.row("  binlog position:", at + (skips(found) ? skipText(found) : ""));
+    long behind = BinlogServer.bytesBetween(files, at, current);
+    t.row(
+        "  server position:",
+        current + (behind >= 0 ? " (" + behind + " bytes of binlog after the offset)" : ""));
+    t.row(
+        "relay " + config.name() + ":",
+        "stores it in "
+            + config.cdc().offsetsTable()
+            + " under key "
+            + StoredPosition.keyOf(config.name())
+            + "; it publishes every event after it, without a snapshot");
+    t.print(out);
+    out.println(
+        "Events the connector published after its last offset flush are published again"
+            + " (consumers deduplicate on the id header).");
+  }
+
+  private static boolean skips(ConnectOffsets.Found found) {
+    return number(found.offset().get("event")) > 0 || number(found.offset().get("row")) > 0;
+  }
+
+  private static String skipText(ConnectOffsets.Found found) {
+    return ", then "
+        + number(found.offset().get("event"))
+        + " events and "
+        + number(found.offset().get("row"))
+        + " rows already published";
+  }
+
+  private void ensureOffsetsTable(Connection c) throws SQLException, AdminException {
+    try (Statement st = c.createStatement()) {
+      st.executeQuery("SELECT 1 FROM " + config.cdc().offsetsTable() + " LIMIT 0").close();
+      return; // there (config/mysql/relay-storage.sql, or a relay ran): CREATE needs no grant
+    } catch (SQLException e) {
+      c.rollback();
+      if (!SqlErrors.isNoSuchTable(e)) {
+        throw e;
+      }
+    }
+    try (Statement st = c.createStatement()) {
+      st.execute(
+          "CREATE TABLE IF NOT EXISTS "
+              + config.cdc().offsetsTable()
+              + " (id VARCHAR(36) NOT NULL, offset_key VARCHAR(1255), offset_val VARCHAR(1255),"
+              + " record_insert_ts TIMESTAMP NOT NULL, record_insert_seq INTEGER NOT NULL,"
+              + " PRIMARY KEY (id))");
+    } catch (SQLException e) {
+      c.rollback();
+      if (SqlErrors.isSetupProblem(e)) {
+        throw AdminException.usage(
+            "cannot create the offsets table "
+                + config.cdc().offsetsTable()
+                + ": "
+                + Connections.oneLine(e)
+                + ". Create it with config/mysql/relay-storage.sql, or grant the relay's user"
+                + " CREATE; nothing was changed",
+            e);
+      }
+      throw e;
+    }
+  }
+
+  /** The readers still connected once those that are gone had their chance to leave. */
+  private List<BinlogServer.Reader> stillConnected(Connection c) throws SQLException {
+    c.rollback();
+    long deadline = System.nanoTime() + BinlogServer.GONE_WITHIN.toNanos();
+    while (true) {
+      BinlogServer.wakeReaders(c, config.cdc().offsetsTable());
+      try {
+        Thread.sleep(250);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return BinlogServer.readers(c, source.user());
+      }
+      List<BinlogServer.Reader> readers = BinlogServer.readers(c, source.user());
+      c.rollback();
+      if (readers.isEmpty() || System.nanoTime() > deadline) {
+        return readers;
+      }
+    }
+  }
+
+  private String running(List<BinlogServer.Reader> readers) {
+    BinlogServer.Reader r = readers.get(0);
+    return "a binlog reader of user '"
+        + source.user()
+        + "' is connected to "
+        + source.describe()
+        + " from "
+        + r.host()
+        + " (connection "
+        + r.connectionId()
+        + ", for "
+        + r.seconds()
+        + " s)"
+        + (readers.size() > 1 ? " with " + (readers.size() - 1) + " more" : "")
+        + ": stop the connector (and any relay of this user) first";
+  }
+
+  private static void refuse(Optional<String> problem) throws AdminException {
+    if (problem.isPresent()) {
+      throw AdminException.usage(problem.get() + "; nothing was changed");
+    }
+  }
+
+  /** Whether two offsets name the same point: file, pos, GTIDs and what to skip after it. */
+  static boolean sameOffset(Map<String, Object> a, Map<String, Object> b) {
+    for (String f : List.of("file", "gtids")) {
+      if (!Objects.equals(text(a.get(f)), text(b.get(f)))) {
+        return false;
+      }
+    }
+    for (String f : List.of("pos", "event", "row")) {
+      if (number(a.get(f)) != number(b.get(f))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static String text(Object v) {
+    return v == null ? null : v.toString();
+  }
+
+  static long number(Object v) {
+    if (v instanceof Number n) {
+      return n.longValue();
+    }
+    try {
+      return v == null ? 0 : Long.parseLong(v.toString());
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  private static String json(Map<String, Object> offset) {
+    try {
+      return Json.MAPPER.writeValueAsString(offset);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e); // parsed from JSON, so it serialises
+    }
+  }
+}
