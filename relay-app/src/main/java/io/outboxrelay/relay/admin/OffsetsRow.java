@@ -165,7 +165,7 @@ record OffsetsRow(
       Connection c,
       String table,
       String relayName,
-      Optional<StoredPosition> existing,
+      Optional<OffsetsRow> existing,
       String offsetJson)
       throws SQLException {
     if (existing.isPresent()) {

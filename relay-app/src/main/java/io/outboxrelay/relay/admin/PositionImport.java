@@ -144,7 +144,7 @@ public final class PositionImport {
               + " instead, or see docs/migrating-from-debezium.md; nothing was changed");
     }
     BinlogServer.Position current = BinlogServer.current(c, source.flavor());
-    Optional<StoredPosition> stored = readStored(c, yes);
+    Optional<OffsetsRow> stored = readStored(c, yes);
     String offsetJson = json(found.offset());
     if (stored.isPresent()) {
       if (sameOffset(stored.get().offset(), found.offset())) {
@@ -200,7 +200,7 @@ public final class PositionImport {
               + config.name()
               + " was stored while the command ran: a relay is running; nothing was changed");
     }
-    StoredPosition.writeOffset(
+    OffsetsRow.writeOffset(
         c, config.cdc().offsetsTable(), config.name(), Optional.empty(), offsetJson);
     c.commit();
     LOG.info(
@@ -272,9 +272,9 @@ public final class PositionImport {
     }
   }
 
-  private Optional<StoredPosition> readStored(Connection c, boolean lock) throws SQLException {
+  private Optional<OffsetsRow> readStored(Connection c, boolean lock) throws SQLException {
     try {
-      return StoredPosition.read(c, config.cdc().offsetsTable(), config.name(), lock);
+      return OffsetsRow.read(c, config.cdc().offsetsTable(), config.name(), lock);
     } catch (SQLException e) {
       if (SqlErrors.isNoSuchTable(e)) {
         c.rollback();
@@ -309,7 +309,7 @@ public final class PositionImport {
         "stores it in "
             + config.cdc().offsetsTable()
             + " under key "
-            + StoredPosition.keyOf(config.name())
+            + OffsetsRow.keyOf(config.name())
             + "; it publishes every event after it, without a snapshot");
     t.print(out);
     out.println(
