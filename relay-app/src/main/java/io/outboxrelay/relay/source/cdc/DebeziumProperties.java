@@ -112,7 +112,7 @@ final class DebeziumProperties {
   static Properties build(RelayConfig config) {
     SourceConfig source = config.source();
     CdcConfig cdc = config.cdc();
-    // The position store's transaction locks the lease row last (its fence): a leader frozen
+    // The position store's transaction locks the leadership row last (its fence): a leader frozen
     // before its commit would hold a standby's takeover back until it woke, but for the bound.
     String jdbcUrl =
         source.jdbcUrl()
