@@ -19,13 +19,13 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Who publishes an outbox table in CDC mode, as the database shows it: the lease row (holder, its
- * host and process id, {@code relay.name}, epoch, how long until it expires and since its last
+ * Who publishes an outbox table in CDC mode, as the database shows it: the leadership row (holder,
+ * its host and process id, {@code relay.name}, epoch, how long until it expires and since its last
  * renewal, by the database clock), the sessions of the relay's user by client host (the one with a
  * binlog reader is the leader's; the others are standbys, or operator commands), and the table's
  * latest hand-off. Read-only. Immutable.
  *
- * @param lease the lease row, if a CDC relay ever ran on the table
+ * @param lease the leadership row, if a CDC relay ever ran on the table
  * @param sessions the relay user's sessions other than this command's, by client host, in the order
  *     first seen; empty when none (without {@code PROCESS} a user sees its own sessions only, which
  *     are the relays')
@@ -34,11 +34,11 @@ import java.util.regex.Pattern;
 record Leadership(
     Optional<Lease> lease, List<Host> sessions, Optional<HandoffRecords.Handoff> handoff) {
 
-  /** {@code name@host:pid-suffix}, as a relay names itself in the lease. */
+  /** {@code name@host:pid-suffix}, as a relay names itself in the leadership row. */
   private static final Pattern HOLDER = Pattern.compile("^(.*)@(.*):(\\d+)-[0-9a-f]+$");
 
   /**
-   * The lease row.
+   * The leadership row.
    *
    * @param holder the process holding it, or that held it last
    * @param relayName its {@code relay.name}

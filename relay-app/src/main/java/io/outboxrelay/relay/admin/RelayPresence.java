@@ -2,7 +2,7 @@ package io.outboxrelay.relay.admin;
 
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.failure.SqlErrors;
-import io.outboxrelay.relay.source.cdc.leader.LeaseStore;
+import io.outboxrelay.relay.source.cdc.leader.LeadershipStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -14,10 +14,10 @@ import java.util.List;
 /**
  * Whether a relay of the table still runs, for the hand-off: a CDC relay's lease that has not run
  * out, or any connection of the relay's user other than the command's own (a polling worker keeps
- * its connection for as long as it runs; a CDC relay, leader or standby, keeps its lease and binlog
- * connections). The relay's user is its own (see {@code config/mysql/relay-grants.sql}), so another
- * session of it is a relay, or another operator command. Binlog readers that are gone are first
- * made to let go ({@link BinlogServer#wakeReaders}). Stateless.
+ * its connection for as long as it runs; a CDC relay, leader or standby, keeps its leadership and
+ * binlog connections). The relay's user is its own (see {@code config/mysql/relay-grants.sql}), so
+ * another session of it is a relay, or another operator command. Binlog readers that are gone are
+ * first made to let go ({@link BinlogServer#wakeReaders}). Stateless.
  */
 final class RelayPresence {
 
@@ -73,13 +73,13 @@ final class RelayPresence {
             "SELECT holder, TIMESTAMPDIFF(MICROSECOND, NOW(6), expires_at) FROM "
                 + config.cdc().leaderTable()
                 + " WHERE resource = ?")) {
-      ps.setString(1, LeaseStore.resourceOf(config.source()));
+      ps.setString(1, LeadershipStore.resourceOf(config.source()));
       try (ResultSet rs = ps.executeQuery()) {
         if (rs.next() && rs.getLong(2) > 0) {
           return "CDC relay "
               + rs.getString(1)
               + " holds the lease of "
-              + LeaseStore.resourceOf(config.source())
+              + LeadershipStore.resourceOf(config.source())
               + " for another "
               + PositionCommands.seconds(Duration.ofNanos(rs.getLong(2) * 1000))
               + " s (a relay stopped gracefully gives it up at once)";
@@ -89,7 +89,7 @@ final class RelayPresence {
       if (!SqlErrors.isNoSuchTable(e)) {
         throw e;
       }
-      // no lease table: no CDC relay ever ran with this configuration
+      // no leases table: no CDC relay ever ran with this configuration
     } finally {
       c.rollback();
     }

@@ -18,9 +18,10 @@ import java.util.Map;
  * @param startupTimeout how long to wait for streaming to start
  * @param requireDurableBinlog whether sync_binlog=1 and innodb_flush_log_at_trx_commit=1 are
  *     required
- * @param leaderTable table holding the leases, one per outbox table
- * @param leaderLease how long a lease lasts after each renewal, by the database clock
- * @param leaderRenewInterval how often the leader renews, and a standby looks at the lease
+ * @param leaderTable the leases table, holding one leadership row per outbox table
+ * @param leaderLease how long leadership lasts after each renewal, by the database clock ({@code
+ *     cdc.leader.lease})
+ * @param leaderRenewInterval how often the leader renews, and a standby looks at the leadership row
  * @param debeziumOverrides {@code debezium.*} entries without the prefix, unmodifiable
  * @param retention age after which certainly published rows are deleted, or zero for never
  * @param retentionBatchSize rows deleted per statement

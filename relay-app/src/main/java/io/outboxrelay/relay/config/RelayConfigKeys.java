@@ -514,9 +514,9 @@ public final class RelayConfigKeys {
           .defaultValue("outbox_relay_leases")
           .check(Checks.identifier())
           .doc(
-              "Table in source.database holding one lease per outbox table: the relay that holds"
-                  + " it publishes, every other relay on the same table (any relay.name) waits"
-                  + " as a standby. The relay creates it when missing.")
+              "Table in source.database holding one leadership row per outbox table: the relay"
+                  + " that holds leadership publishes, every other relay on the same table (any"
+                  + " relay.name) waits as a standby. The relay creates it when missing.")
           .build();
 
   public static final ConfigKey<Duration> CDC_LEADER_LEASE =
@@ -526,7 +526,7 @@ public final class RelayConfigKeys {
           .defaultValue(Duration.ofSeconds(6))
           .check(Checks.between(Duration.ofSeconds(1), Duration.ofHours(1)))
           .doc(
-              "How long the lease lasts after each renewal, by the database clock: a standby"
+              "How long leadership lasts after each renewal, by the database clock: a standby"
                   + " takes over this long after the leader's last renewal (kill -9, network"
                   + " cut). The leader stops publishing once half a renewal interval short of it"
                   + " without a renewal. At least three times cdc.leader.renew.interval.")
@@ -539,8 +539,8 @@ public final class RelayConfigKeys {
           .defaultValue(Duration.ofSeconds(2))
           .check(Checks.between(Duration.ofMillis(100), Duration.ofMinutes(20)))
           .doc(
-              "How often the leader renews its lease, and the longest a standby waits between"
-                  + " looks at it.")
+              "How often the leader renews its leadership, and the longest a standby waits"
+                  + " between looks at the leadership row.")
           .build();
 
   /** A leader stops half a renewal interval before its lease ends: one late renewal must not. */

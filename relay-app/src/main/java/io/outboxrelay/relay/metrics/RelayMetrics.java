@@ -102,7 +102,7 @@ public final class RelayMetrics {
             .register(r);
     Gauge.builder(MetricNames.LAST_COMMIT, lastCommitMillis, v -> v.get() < 0 ? 0 : v.get() / 1e3)
         .description(
-            "Unix time of the last position commit (CDC: handed to the offset store) or finish"
+            "Unix time of the last position commit (CDC: handed to the position store) or finish"
                 + " (polling)")
         .register(r);
     this.sourceGauges = new SourceGauges(r);

@@ -194,121 +194,232 @@ public final class KafkaPublisher implements AutoCloseable {
       BooleanSupplier giveUp,
       Predicate<Throwable> haltOn)
       throws InterruptedException {
-    Outcome[] outcomes = new Outcome[records.size()];
     Producer<byte[], byte[]> p;
     try {
       p = producer();
     } catch (KafkaUnavailableException e) {
       // Nothing was sent: every record fails the same way, and the next send tries again.
+      Outcome[] outcomes = new Outcome[records.size()];
       Arrays.fill(outcomes, new Outcome(null, e));
       return List.of(outcomes);
     }
-    Thread caller = Thread.currentThread();
-    AtomicBoolean halted = new AtomicBoolean();
-    Callback haltingCallback =
-        (metadata, error) -> {
-          if (error != null && haltOn.test(error) && halted.compareAndSet(false, true)) {
-            // On the caller's thread the producer refused the record inside send(): nothing
-            // after it was handed over. Otherwise the broker refused it and later records may
-            // be queued behind it: they must not follow it to Kafka.
-            if (Thread.currentThread() != caller) {
-              discard(p, error);
-            }
-          }
-        };
-    List<Future<RecordMetadata>> futures = new ArrayList<>(records.size());
-    // A send that cannot get the topic's metadata blocks max.block.ms; the topic's later records
-    // in this batch would block as long each, so they fail at once with the same error.
-    Map<String, RuntimeException> unavailable = new HashMap<>();
-    for (int i = 0; i < records.size(); i++) {
+    BatchSend send = new BatchSend(p, records, timestamp, giveUp, haltOn);
+    send.handOver();
+    send.awaitAcknowledgements();
+    return send.outcomes();
+  }
+
+  /**
+   * One call of {@link #sendAll}: first every record is handed to the producer in order, then the
+   * caller waits for the acknowledgements in the same order. Confined to the calling thread, except
+   * for the halting callback, which the producer's I/O thread runs.
+   */
+  private final class BatchSend {
+    private final Producer<byte[], byte[]> inUse;
+    private final List<RoutedRecord> records;
+    private final Long timestamp;
+    private final BooleanSupplier giveUp;
+    private final Predicate<Throwable> haltOn;
+    private final Thread caller = Thread.currentThread();
+    private final AtomicBoolean halted = new AtomicBoolean();
+
+    /** Per record: its outcome once known; set at hand-over for a record never handed over. */
+    private final Outcome[] outcomes;
+
+    /** Per record: the producer's future, or {@code null} when the outcome is already known. */
+    private final List<Future<RecordMetadata>> futures;
+
+    /**
+     * A send that cannot get the topic's metadata blocks {@code max.block.ms}; the topic's later
+     * records in this batch would block as long each, so they fail at once with the same error.
+     */
+    private final Map<String, RuntimeException> unavailableTopics = new HashMap<>();
+
+    private long waitStart;
+    private long nextWarning;
+    private long nextStallCheck;
+
+    BatchSend(
+        Producer<byte[], byte[]> inUse,
+        List<RoutedRecord> records,
+        Long timestamp,
+        BooleanSupplier giveUp,
+        Predicate<Throwable> haltOn) {
+      this.inUse = inUse;
+      this.records = records;
+      this.timestamp = timestamp;
+      this.giveUp = giveUp;
+      this.haltOn = haltOn;
+      this.outcomes = new Outcome[records.size()];
+      this.futures = new ArrayList<>(records.size());
+    }
+
+    List<Outcome> outcomes() {
+      return List.of(outcomes);
+    }
+
+    /** Hands each record to the producer in list order, or settles its outcome without sending. */
+    void handOver() throws InterruptedException {
+      for (int i = 0; i < records.size(); i++) {
+        futures.add(handOver(i));
+      }
+    }
+
+    /**
+     * Hands record {@code i} to the producer.
+     *
+     * @return its future, or {@code null} when its outcome is settled without one
+     */
+    private Future<RecordMetadata> handOver(int i) throws InterruptedException {
       RoutedRecord record = records.get(i);
       if (halted.get()) {
-        futures.add(null);
-        outcomes[i] = new Outcome(null, new NotSentException());
-        continue;
+        return settle(i, new NotSentException());
       }
-      RuntimeException known = unavailable.get(record.topic());
+      RuntimeException known = unavailableTopics.get(record.topic());
       if (known != null) {
-        futures.add(null);
-        outcomes[i] = new Outcome(null, known);
-        continue;
+        return settle(i, known);
       }
       RecordTooLargeException tooLarge = topicLimits == null ? null : topicLimits.check(record);
       if (tooLarge != null) {
-        futures.add(null);
-        outcomes[i] = new Outcome(null, tooLarge);
-        haltingCallback.onCompletion(null, tooLarge);
-        continue;
+        return refusedAtHandOver(i, tooLarge);
       }
       try {
         Future<RecordMetadata> f;
         if (topicLimits != null && topicLimits.oneAtATime(record.topic())) {
-          f = sendAlone(p, record, timestamp, haltingCallback, giveUp);
+          f = sendAlone(inUse, record, timestamp, this::haltIfRefused, giveUp);
         } else {
-          f = p.send(toProducerRecord(record, timestamp), haltingCallback);
+          f = inUse.send(toProducerRecord(record, timestamp), this::haltIfRefused);
         }
-        futures.add(f);
         RuntimeException blocked = metadataTimeout(f);
         if (blocked != null) {
-          unavailable.put(record.topic(), blocked);
+          unavailableTopics.put(record.topic(), blocked);
         }
+        return f;
       } catch (RuntimeException e) {
-        futures.add(null);
-        outcomes[i] = new Outcome(null, e);
-        unavailable.put(record.topic(), e);
-        haltingCallback.onCompletion(null, e);
+        unavailableTopics.put(record.topic(), e);
+        return refusedAtHandOver(i, e);
       }
     }
-    long start = System.nanoTime();
-    long nextWarning = start + FIRST_WARNING_NANOS;
-    long nextStallCheck = start + STALL.toNanos();
-    for (int i = 0; i < futures.size(); i++) {
-      Future<RecordMetadata> f = futures.get(i);
-      while (f != null && outcomes[i] == null) {
-        try {
-          outcomes[i] = new Outcome(f.get(1, TimeUnit.SECONDS), null);
-          nextStallCheck = System.nanoTime() + STALL.toNanos();
-        } catch (ExecutionException e) {
-          Throwable cause = e.getCause() != null ? e.getCause() : e;
-          if (topicLimits != null && cause instanceof RecordTooLargeException) {
-            topicLimits.forget(
-                records.get(i).topic()); // the broker refused it: read the limit again
-          }
-          outcomes[i] = new Outcome(null, cause);
-        } catch (TimeoutException e) {
-          if (giveUp.getAsBoolean()) {
-            for (int k = i; k < outcomes.length; k++) {
-              if (outcomes[k] == null) {
-                outcomes[k] = new Outcome(null, new GaveUpException());
-              }
-            }
-            return List.of(outcomes);
-          }
-          if (breaker != null && System.nanoTime() - nextStallCheck >= 0) {
-            nextStallCheck = System.nanoTime() + STALL.toNanos();
-            if (!breaker.isOpen() && !breaker.answers(STALL_PROBE_BUDGET)) {
-              breaker.open(
-                  "no acknowledgement for "
-                      + (System.nanoTime() - start) / 1_000_000_000L
-                      + " s and no answer to a metadata request");
-            }
-          }
-          if (breaker != null && breaker.isOpen()) {
-            nextWarning = System.nanoTime() + WARN_EVERY_NANOS; // the breaker tells the outage
-          } else if (System.nanoTime() - nextWarning >= 0) {
-            nextWarning += WARN_EVERY_NANOS;
-            LOG.warn(
-                "[{}] Kafka has not acknowledged {} of {} events for {} s; the producer keeps"
-                    + " retrying: check that the brokers are reachable",
-                context,
-                records.size() - i,
-                records.size(),
-                (System.nanoTime() - start) / 1_000_000_000L);
+
+    private Future<RecordMetadata> settle(int i, Throwable error) {
+      outcomes[i] = new Outcome(null, error);
+      return null;
+    }
+
+    /** Record {@code i} failed before reaching the producer: it may halt the records after it. */
+    private Future<RecordMetadata> refusedAtHandOver(int i, Exception error) {
+      settle(i, error);
+      haltIfRefused(null, error);
+      return null;
+    }
+
+    /**
+     * The acknowledgement callback: the first failure {@code haltOn} accepts halts the sending. On
+     * the caller's thread the producer refused the record inside {@code send()} (or the record
+     * never reached it): nothing after it was handed over, and the hand-over loop stops. Otherwise
+     * the broker refused it and later records may be queued behind it: they must not follow it to
+     * Kafka, so the producer is discarded at once.
+     */
+    private void haltIfRefused(RecordMetadata metadata, Exception error) {
+      if (error != null && haltOn.test(error) && halted.compareAndSet(false, true)) {
+        if (Thread.currentThread() != caller) {
+          discard(inUse, error);
+        }
+      }
+    }
+
+    /**
+     * Waits for the acknowledgement of each handed-over record, in order, about a second at a time;
+     * meanwhile asks whether Kafka answers and warns while it does not acknowledge. When the caller
+     * gives up, every record still unsettled fails with {@link GaveUpException}.
+     */
+    void awaitAcknowledgements() throws InterruptedException {
+      waitStart = System.nanoTime();
+      nextWarning = waitStart + FIRST_WARNING_NANOS;
+      nextStallCheck = waitStart + STALL.toNanos();
+      for (int i = 0; i < futures.size(); i++) {
+        Future<RecordMetadata> f = futures.get(i);
+        while (f != null && outcomes[i] == null) {
+          if (!awaitStep(i, f)) {
+            giveUpFrom(i);
+            return;
           }
         }
       }
     }
-    return List.of(outcomes);
+
+    /**
+     * Waits up to a second for record {@code i}'s acknowledgement and settles its outcome if it
+     * arrived.
+     *
+     * @return false when it did not arrive and the caller gives up
+     */
+    private boolean awaitStep(int i, Future<RecordMetadata> f) throws InterruptedException {
+      try {
+        outcomes[i] = new Outcome(f.get(1, TimeUnit.SECONDS), null);
+        nextStallCheck = System.nanoTime() + STALL.toNanos();
+      } catch (ExecutionException e) {
+        Throwable cause = e.getCause() != null ? e.getCause() : e;
+        if (topicLimits != null && cause instanceof RecordTooLargeException) {
+          topicLimits.forget(records.get(i).topic()); // the broker refused it: read the limit again
+        }
+        outcomes[i] = new Outcome(null, cause);
+      } catch (TimeoutException e) {
+        if (giveUp.getAsBoolean()) {
+          return false;
+        }
+        openBreakerIfKafkaIsSilent();
+        warnWhileUnacknowledged(i);
+      }
+      return true;
+    }
+
+    private void giveUpFrom(int i) {
+      for (int k = i; k < outcomes.length; k++) {
+        if (outcomes[k] == null) {
+          outcomes[k] = new Outcome(null, new GaveUpException());
+        }
+      }
+    }
+
+    /**
+     * After {@link #STALL} without an acknowledgement, asks whether Kafka answers a metadata
+     * request at all, and opens the breaker when it does not.
+     */
+    private void openBreakerIfKafkaIsSilent() throws InterruptedException {
+      if (breaker != null && System.nanoTime() - nextStallCheck >= 0) {
+        nextStallCheck = System.nanoTime() + STALL.toNanos();
+        if (!breaker.isOpen() && !breaker.answers(STALL_PROBE_BUDGET)) {
+          breaker.open(
+              "no acknowledgement for "
+                  + secondsWaited()
+                  + " s and no answer to a metadata request");
+        }
+      }
+    }
+
+    /**
+     * Warns after {@link #FIRST_WARNING_NANOS} and then every {@link #WARN_EVERY_NANOS} while Kafka
+     * does not acknowledge, unless the breaker is open (it tells of the outage itself).
+     */
+    private void warnWhileUnacknowledged(int i) {
+      if (breaker != null && breaker.isOpen()) {
+        nextWarning = System.nanoTime() + WARN_EVERY_NANOS;
+      } else if (System.nanoTime() - nextWarning >= 0) {
+        nextWarning += WARN_EVERY_NANOS;
+        LOG.warn(
+            "[{}] Kafka has not acknowledged {} of {} events for {} s; the producer keeps"
+                + " retrying: check that the brokers are reachable",
+            context,
+            records.size() - i,
+            records.size(),
+            secondsWaited());
+      }
+    }
+
+    private long secondsWaited() {
+      return (System.nanoTime() - waitStart) / 1_000_000_000L;
+    }
   }
 
   /**

@@ -17,8 +17,8 @@ import java.util.Set;
  * polling relay on one table publish every event twice, and a hand-off in a direction the table is
  * not in publishes or marks rows a second time. The answer comes first from the table's hand-off
  * record ({@link HandoffRecords}); for a table never handed over, from the traces each mode leaves
- * on this table (never on another): a CDC relay's lease row, and polling's bookkeeping (rows leased
- * now, the newest {@code published_at}). Every time is the database's.
+ * on this table (never on another): a CDC relay's leadership row, and polling's bookkeeping (rows
+ * leased now, the newest {@code published_at}). Every time is the database's.
  *
  * <p>{@link #read} gathers those facts in a few index reads; the decisions are pure functions of
  * them. Stateless and thread-safe.
@@ -33,7 +33,7 @@ public final class ModeOwnership {
    *
    * @param table the outbox table, {@code database.table}
    * @param handoff the latest hand-off, if any
-   * @param cdc the CDC lease row of the table, if a CDC relay ever ran on it
+   * @param cdc the CDC leadership row of the table, if a CDC relay ever ran on it
    * @param leasedNow rows a polling worker holds a live lease on (0 without polling's columns)
    * @param publishedAgeMicros how long ago polling marked its newest row {@code PUBLISHED}, or
    *     {@code null} when it never did (or the table has no polling columns)
@@ -62,7 +62,7 @@ public final class ModeOwnership {
   }
 
   /**
-   * A CDC relay's lease row on the table.
+   * A CDC relay's leadership row on the table.
    *
    * @param holder the process that holds or last held it
    * @param relayName its {@code relay.name}
@@ -79,7 +79,7 @@ public final class ModeOwnership {
    *
    * @param c a connection as the relay's user (MariaDB/MySQL); its transaction is rolled back
    * @param source where the outbox table is
-   * @param leaseTable the CDC lease table
+   * @param leaseTable the CDC leases table
    * @param columns the outbox table's columns (lower case)
    * @return the state
    * @throws SQLException when the database fails otherwise
@@ -200,14 +200,14 @@ public final class ModeOwnership {
 
   /**
    * Why a CDC relay of this {@code relay.name} must not start on the table, or empty: the table's
-   * lease belongs to a relay of another name. The lease, the position and the schema history are
-   * keyed by {@code relay.name}: a relay of another name that took over would continue from its own
-   * position, or from the current binlog position when it has none, and the events committed in
+   * leadership row names a relay of another name. Leadership, the position and the schema history
+   * are keyed by {@code relay.name}: a relay of another name that took over would continue from its
+   * own position, or from the current binlog position when it has none, and the events committed in
    * between would never be published.
    *
    * @param s the table's state
    * @param relayName this relay's name
-   * @param leaseTable the lease table, for the message
+   * @param leaseTable the leases table, for the message
    * @return one line saying what to do, or empty
    */
   public static Optional<String> relayNameProblem(
@@ -384,8 +384,8 @@ public final class ModeOwnership {
   }
 
   /**
-   * Whether a CDC relay renewed its lease after the table was last handed over, or, for a table
-   * never handed over, after polling last published from it.
+   * Whether a CDC relay renewed its leadership after the table was last handed over, or, for a
+   * table never handed over, after polling last published from it.
    */
   private static boolean cdcServedSinceHandoff(TableState s) {
     long renewed = s.cdc().orElseThrow().renewedAgeMicros();

@@ -79,7 +79,7 @@ final class BinlogConnectionWatch implements AutoCloseable {
    * A watch that reports to the source database's outage log, under {@link #CAUSE}.
    *
    * @param probe the streaming metrics
-   * @param outages the source database's outage log, shared with the lease renewals
+   * @param outages the source database's outage log, shared with the leadership renewals
    * @param keepalive the binlog client's keepalive interval
    * @return the watch, not started
    */
@@ -116,7 +116,7 @@ final class BinlogConnectionWatch implements AutoCloseable {
 
   /**
    * The outage log of a CDC relay's source database, shared by the binlog watch of every term and
-   * the lease renewals.
+   * the leadership renewals.
    *
    * @param context the log prefix
    * @param source the source database

@@ -70,7 +70,7 @@ final class BinlogPreflight {
       Set<String> columns = checkOutboxTable(c, source, problems);
       checkStorageTable(c, source, cdc.offsetsTable(), problems);
       checkStorageTable(c, source, cdc.schemaHistoryTable(), problems);
-      // The lease: taken with INSERT, renewed, handed over and given up with UPDATE.
+      // Leadership: taken with INSERT, renewed, handed over and given up with UPDATE.
       checkStorageTable(
           c,
           source,

@@ -8,7 +8,7 @@ import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.failure.ErrorClassifier;
 import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.SqlDialect;
-import io.outboxrelay.relay.source.cdc.leader.LeaseStore;
+import io.outboxrelay.relay.source.cdc.leader.LeadershipStore;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -37,9 +37,9 @@ import org.slf4j.LoggerFactory;
  * Nothing depends on what the relay has in flight, so a relay killed mid-batch cannot make it
  * delete an unpublished row: only a committed position counts.
  *
- * <p>Only the leader sweeps (the lease row names this process and has not expired, by the database
- * clock); a standby looks again at the next interval. Runs on its own daemon thread; {@link #stop}
- * from any thread.
+ * <p>Only the leader sweeps (the leadership row names this process and has not expired, by the
+ * database clock); a standby looks again at the next interval. Runs on its own daemon thread;
+ * {@link #stop} from any thread.
  */
 final class CdcRetention implements Runnable {
 
@@ -147,7 +147,7 @@ final class CdcRetention implements Runnable {
                 + cdc.leaderTable()
                 + " WHERE resource = ?")) {
       ps.setString(1, holder);
-      ps.setString(2, LeaseStore.resourceOf(source));
+      ps.setString(2, LeadershipStore.resourceOf(source));
       try (ResultSet rs = ps.executeQuery()) {
         boolean leading = rs.next() && rs.getBoolean(1);
         c.commit();

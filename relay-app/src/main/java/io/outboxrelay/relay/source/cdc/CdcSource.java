@@ -16,7 +16,7 @@ import io.outboxrelay.relay.publish.RecordSizeLimit;
 import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.SourceConnections;
 import io.outboxrelay.relay.source.cdc.leader.LeaderElection;
-import io.outboxrelay.relay.source.cdc.leader.LeaseStore;
+import io.outboxrelay.relay.source.cdc.leader.LeadershipStore;
 import io.outboxrelay.relay.source.cdc.leader.Tenure;
 import io.outboxrelay.relay.versions.VersionWatch;
 import java.sql.Connection;
@@ -38,17 +38,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * CDC mode: runs the embedded Debezium engine on its own thread and publishes through {@link
- * OutboxChangeConsumer}, while this relay holds the lease of its outbox table ({@link
+ * OutboxChangeConsumer}, while this relay holds leadership of its outbox table ({@link
  * LeaderElection}); otherwise it stands by.
  *
  * <p>Start: the {@link BinlogPreflight startup checks} and a wait until Kafka has answered once
  * ({@link KafkaBreaker}), so that a standby is ready to take over; then the election. As leader,
  * the engine starts from the committed position and the source is ready once the binlog reader is
  * connected ({@link StreamingProbe}); as standby, once the election has seen who leads. Each term
- * as leader is one {@link EngineRun}; losing the lease stops it. Stop (SIGTERM): no new batch is
+ * as leader is one {@link EngineRun}; losing leadership stops it. Stop (SIGTERM): no new batch is
  * published, the batch in flight is given up to the shutdown timeout to be acknowledged, its
- * position is committed, the engine and its connections are closed, and the lease is given up for a
- * standby to take over at once. A clean stop and restart therefore publishes no duplicates.
+ * position is committed, the engine and its connections are closed, and leadership is given up for
+ * a standby to take over at once. A clean stop and restart therefore publishes no duplicates.
  *
  * <p>Thread-safe for the {@link OutboxSource} calls.
  */
@@ -56,7 +56,7 @@ public final class CdcSource implements OutboxSource {
 
   private static final Logger LOG = LoggerFactory.getLogger(CdcSource.class);
 
-  /** Longest a lost lease waits for the batch in flight before the engine is closed. */
+  /** Once leadership is lost, the longest wait for the batch in flight before the engine closes. */
   private static final Duration LOST_LEASE_DRAIN = Duration.ofSeconds(2);
 
   /** How long a source that failed on its own waits for the batch in flight as it stops. */
@@ -141,7 +141,7 @@ public final class CdcSource implements OutboxSource {
     sourceOutages = outages;
     LeaderElection e =
         new LeaderElection(
-            new LeaseStore(config.source(), cdc.leaderTable(), cdc.leaderLease()),
+            new LeadershipStore(config.source(), cdc.leaderTable(), cdc.leaderLease()),
             config.name(),
             cdc.leaderLease(),
             cdc.leaderRenewInterval(),
@@ -239,7 +239,7 @@ public final class CdcSource implements OutboxSource {
             });
   }
 
-  /** The lease was lost: stop publishing now; a later term starts a new run. */
+  /** Leadership was lost: stop publishing now; a later term starts a new run. */
   private void endTerm() {
     EngineRun r;
     synchronized (this) {
@@ -248,7 +248,7 @@ public final class CdcSource implements OutboxSource {
     }
     if (r != null) {
       r.stop(LOST_LEASE_DRAIN);
-      // That run's binlog watch is gone: what it saw no longer holds the outage open; the lease
+      // That run's binlog watch is gone: what it saw no longer holds the outage open; leadership
       // renewals (or the next term's watch) tell when the database is back.
       sourceOutages.clear(BinlogConnectionWatch.CAUSE);
       // What was in the producer for the lost term must not be delivered later, after the new
@@ -258,10 +258,10 @@ public final class CdcSource implements OutboxSource {
   }
 
   /**
-   * The source failed on its own: it says so through {@link #termination()}, and gives up the lease
-   * at once (on a thread of its own: this may run on the engine's thread), so that a standby takes
-   * over without waiting for the lease to expire, whether or not the owner ever calls {@link
-   * #stop}.
+   * The source failed on its own: it says so through {@link #termination()}, and gives up
+   * leadership at once (on a thread of its own: this may run on the engine's thread), so that a
+   * standby takes over without waiting for leadership to expire, whether or not the owner ever
+   * calls {@link #stop}.
    */
   private void fail(RuntimeException failure) {
     if (state.get() != State.RUNNING) {
@@ -440,7 +440,7 @@ public final class CdcSource implements OutboxSource {
       }
       LeaderElection e = election;
       if (e != null) {
-        e.close(); // no new term, no renewal: the lease stays until given up below
+        e.close(); // no new term, no renewal: leadership stays until given up below
       }
       EngineRun r;
       synchronized (this) {

@@ -60,9 +60,9 @@ final class DebeziumProperties {
    * network path sends nothing. Either way nothing arrives, and once nothing has for this long the
    * keepalive thread closes the socket and reconnects from the GTID set (or position) of the last
    * complete transaction, retrying every interval while the server refuses. The task and its
-   * offsets stay as they are. With Debezium's one minute, a killed database meant up to two minutes
-   * without publishing; with three seconds the first attempt comes 3-6 s after the last event
-   * received, and the stream is back within 3 s of the server accepting connections.
+   * position stay as they are. With Debezium's one minute, a killed database meant up to two
+   * minutes without publishing; with three seconds the first attempt comes 3-6 s after the last
+   * event received, and the stream is back within 3 s of the server accepting connections.
    *
    * <p>The price: the client cannot tell a silent server from its own reader waiting on a full
    * Debezium queue (the relay stuck on Kafka for longer than this). It then reconnects too, after
@@ -112,7 +112,7 @@ final class DebeziumProperties {
   static Properties build(RelayConfig config) {
     SourceConfig source = config.source();
     CdcConfig cdc = config.cdc();
-    // The position store's transaction locks the lease row last (its fence): a leader frozen
+    // The position store's transaction locks the leadership row last (its fence): a leader frozen
     // before its commit would hold a standby's takeover back until it woke, but for the bound.
     String jdbcUrl =
         source.jdbcUrl()

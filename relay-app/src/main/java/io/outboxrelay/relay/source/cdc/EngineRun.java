@@ -9,7 +9,7 @@ import io.outboxrelay.relay.config.CdcConfig;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.metrics.OutageLog;
 import io.outboxrelay.relay.source.cdc.leader.FencedOffsetBackingStore;
-import io.outboxrelay.relay.source.cdc.leader.LeaseStore;
+import io.outboxrelay.relay.source.cdc.leader.LeadershipStore;
 import io.outboxrelay.relay.source.cdc.leader.Tenure;
 import java.io.IOException;
 import java.time.Duration;
@@ -75,7 +75,7 @@ final class EngineRun {
     FencedOffsetBackingStore.configure(
         properties,
         cdc.leaderTable(),
-        LeaseStore.resourceOf(config.source()),
+        LeadershipStore.resourceOf(config.source()),
         holder,
         tenure.epoch(),
         config.logContext());
@@ -86,7 +86,7 @@ final class EngineRun {
             .using(
                 (success, message, error) -> {
                   if (stopRequested) {
-                    // Stopped before it streamed: a lost lease (the relay is a standby now) or a
+                    // Stopped before it streamed: lost leadership (the relay is a standby now) or a
                     // shutdown. The engine then reports a failure of its own (a state change it
                     // could not make), which is no failure of the relay's.
                     streaming.complete(null);

@@ -47,10 +47,10 @@ import org.slf4j.LoggerFactory;
  * java.util.function.Predicate)}): nothing queued after it is sent. With {@code skip} the event is
  * logged, counted and passed over, and everything else is published.
  *
- * <p>With several relays on one table, only the leader publishes, and only while its lease is sure
- * to be valid ({@code mayPublish}, asked before every send and during retries): once that is no
- * longer sure, nothing more is sent or marked, and the rest of the batch is read again by whichever
- * relay holds the lease next.
+ * <p>With several relays on one table, only the leader publishes, and only while its leadership is
+ * sure to be valid ({@code mayPublish}, asked before every send and during retries): once that is
+ * no longer sure, nothing more is sent or marked, and the rest of the batch is read again by
+ * whichever relay holds leadership next.
  *
  * <p>Only the engine's polling thread calls {@link #handleBatch}; not thread-safe otherwise.
  */
@@ -335,7 +335,7 @@ final class OutboxChangeConsumer
    * {@link KafkaBreaker#isDownAfterFailedSend}), otherwise the backoff of this attempt.
    *
    * @return true when the re-send may go ahead, false when the batch is given up (stopping, or the
-   *     lease no longer sure)
+   *     leadership no longer sure)
    */
   private boolean awaitResend(
       List<Item> items, Marked marked, int attempt, boolean nothingAcknowledged)
@@ -455,12 +455,12 @@ final class OutboxChangeConsumer
     return !shouldAbandonRetries();
   }
 
-  /** Give up retrying: stopping past the drain deadline, or the lease is no longer sure. */
+  /** Give up retrying: stopping past the drain deadline, or leadership is no longer sure. */
   private boolean shouldAbandonRetries() {
     return gate.shouldAbandonRetries() || !mayPublish.getAsBoolean();
   }
 
-  /** Whether the lease is still sure; says once when it is not. */
+  /** Whether leadership is still sure; says once when it is not. */
   private boolean mayPublishNow() {
     if (mayPublish.getAsBoolean()) {
       return true;

@@ -81,13 +81,13 @@ final class ResumePoint {
   }
 
   /**
-   * The offset a relay stored, as Debezium's JSON ({@code file}, {@code pos}, {@code gtids}, {@code
-   * ts_sec}...), read on the caller's statement.
+   * The position a relay stored, as Debezium's offset JSON ({@code file}, {@code pos}, {@code
+   * gtids}, {@code ts_sec}...), read on the caller's statement.
    *
    * @param st a statement on a connection to the source database
    * @param offsetsTable the offsets table
    * @param relayName the relay's name
-   * @return the offset, or empty when the relay stored none
+   * @return the stored position, or empty when the relay stored none
    * @throws SQLException when the table cannot be read
    */
   static Optional<JsonNode> offset(Statement st, String offsetsTable, String relayName)

@@ -5,11 +5,11 @@ import io.outboxrelay.relay.config.PollingConfig;
 import io.outboxrelay.relay.failure.Backoff;
 import io.outboxrelay.relay.failure.Disposition;
 import io.outboxrelay.relay.failure.ErrorClassifier;
-import io.outboxrelay.relay.failure.SendVerdict;
 import io.outboxrelay.relay.metrics.OutageLog;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
+import io.outboxrelay.relay.source.polling.FinishPlanner.FinishPlan;
 import io.outboxrelay.relay.versions.VersionWatch;
 import io.outboxrelay.router.EventRouter;
 import io.outboxrelay.router.RoutedRecord;
@@ -25,13 +25,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One polling worker: claim a batch (short transaction), publish it after the claim committed, then
- * finish it (one fenced transaction). Claims again at once when a claim found anything; otherwise
- * pauses (with jitter) for {@link #idlePause}, which grows to {@code polling.interval} while the
- * table stays idle. Claims nothing while the {@link KafkaBreaker} is open: when a batch shows that
- * Kafka is down, its events go back to PENDING without counting an attempt and the breaker opens.
- * While a batch is in flight the {@link LeaseKeeper} renews its lease. While the database cannot be
- * reached the worker reconnects after a pause that grows to {@link #RECONNECT_MAX}, and the shared
- * {@link OutageLog} tells the operator once.
+ * finish it (one fenced transaction that writes what the {@link FinishPlanner} decided from Kafka's
+ * answers). Claims again at once when a claim found anything; otherwise pauses (with jitter) for
+ * {@link #idlePause}, which grows to {@code polling.interval} while the table stays idle. Claims
+ * nothing while the {@link KafkaBreaker} is open: when a batch shows that Kafka is down, its events
+ * go back to PENDING without counting an attempt and the breaker opens. While a batch is in flight
+ * the {@link LeaseKeeper} renews its lease. While the database cannot be reached the worker
+ * reconnects after a pause that grows to {@link #RECONNECT_MAX}, and the shared {@link OutageLog}
+ * tells the operator once.
  *
  * <p>Runs on its own thread and owns its connection; {@link #stop()} may be called from any thread
  * and lets the batch in flight finish.
@@ -46,13 +47,6 @@ final class PollingWorker implements Runnable {
    */
   static final Duration RECONNECT_MAX = Duration.ofSeconds(1);
 
-  /**
-   * How long after the database's now an event released during a Kafka outage is due again. The
-   * breaker holds this process's claims back until Kafka answers; the pause spares other relay
-   * processes on the table a claim that would fail the same way.
-   */
-  static final Duration RELEASE_DELAY = Duration.ofSeconds(1);
-
   private final String name;
   private final String context;
   private final PollingConfig config;
@@ -62,7 +56,7 @@ final class PollingWorker implements Runnable {
   private final EventRouter router;
   private final VersionWatch versions;
   private final RelayMetrics metrics;
-  private final Backoff retryBackoff;
+  private final FinishPlanner planner;
   private final Backoff reconnectBackoff;
   private final LeaseKeeper leases;
   private final OutageLog databaseOutages;
@@ -111,13 +105,7 @@ final class PollingWorker implements Runnable {
     this.databaseOutages = databaseOutages;
     this.onFatal = onFatal;
     this.finishMargin = finishMargin(config.lease());
-    this.retryBackoff =
-        new Backoff(
-            config.backoffInitial(),
-            config.backoffMax(),
-            config.backoffMultiplier(),
-            Backoff.JITTER,
-            ThreadLocalRandom.current());
+    this.planner = new FinishPlanner(name, context, config, breaker, metrics, finishMargin);
     this.reconnectBackoff =
         new Backoff(
             Duration.ofMillis(200), RECONNECT_MAX, 2, Backoff.JITTER, ThreadLocalRandom.current());
@@ -263,10 +251,40 @@ final class PollingWorker implements Runnable {
   /** Publishes a claimed batch and finishes it; its lease is renewed until the finish starts. */
   private boolean publishAndFinish(Claim claim, LeaseKeeper.Lease lease)
       throws SQLException, InterruptedException {
-    List<ClaimedEvent> events = claim.events();
+    Routed routed = route(claim.events());
+    long publishStart = System.nanoTime();
+    List<KafkaPublisher.Outcome> outcomes = publish(routed.records(), claim, lease);
+    long published = System.nanoTime();
+    FinishPlan plan = planner.plan(routed.events(), outcomes, lease.expiresAt());
+    List<OutboxStore.Failure> failures = new ArrayList<>(routed.unroutable());
+    failures.addAll(plan.failures());
+    leases.end(lease); // a renewal after the finish would take the released rows for taken over
+    OutboxStore.Finish finish = finish(claim, plan.acknowledged(), failures, lease);
+    metrics.batch(published - publishStart, System.nanoTime() - published);
+    metrics.published(finish.published().size());
+    reportLostLease(finish);
+    if (plan.stop() != null) {
+      throw plan.stop();
+    }
+    return true;
+  }
+
+  /**
+   * A claimed batch routed to records.
+   *
+   * @param records the records to send, one per routed event
+   * @param events the events routed, in the order of {@code records}
+   * @param unroutable a DEAD failure per event that could not be routed
+   */
+  private record Routed(
+      List<RoutedRecord> records,
+      List<ClaimedEvent> events,
+      List<OutboxStore.Failure> unroutable) {}
+
+  private Routed route(List<ClaimedEvent> events) {
     List<RoutedRecord> records = new ArrayList<>(events.size());
     List<ClaimedEvent> routed = new ArrayList<>(events.size());
-    List<OutboxStore.Failure> failures = new ArrayList<>();
+    List<OutboxStore.Failure> unroutable = new ArrayList<>();
     for (ClaimedEvent c : events) {
       try {
         if (c.malformed() != null) {
@@ -276,26 +294,36 @@ final class PollingWorker implements Runnable {
         routed.add(c);
         versions.published(c.event());
       } catch (RuntimeException e) {
-        failures.add(poison(c, e));
+        unroutable.add(planner.poison(c, e));
       }
     }
+    return new Routed(records, routed, unroutable);
+  }
+
+  /**
+   * Sends the records and waits for Kafka while the lease is renewed; stops waiting when another
+   * worker took the batch over, or when the lease could not be renewed and only the finish's margin
+   * is left.
+   */
+  private List<KafkaPublisher.Outcome> publish(
+      List<RoutedRecord> records, Claim claim, LeaseKeeper.Lease lease)
+      throws InterruptedException {
     long margin = finishMargin.toNanos();
-    long publishStart = System.nanoTime();
-    // Wait for Kafka while the lease is renewed; stop when another worker took the batch over, or
-    // when the lease could not be renewed and only the finish's margin is left.
-    List<KafkaPublisher.Outcome> outcomes =
-        publisher.sendAll(
-            records,
-            claim.databaseTime().toEpochMilli(),
-            () -> lease.lost() || System.nanoTime() - (lease.expiresAt() - margin) >= 0);
-    long published = System.nanoTime();
-    Decisions decided = decide(routed, outcomes, lease.expiresAt());
-    failures.addAll(decided.failures());
-    leases.end(lease); // a renewal after the finish would take the released rows for taken over
-    OutboxStore.Finish finish;
+    return publisher.sendAll(
+        records,
+        claim.databaseTime().toEpochMilli(),
+        () -> lease.lost() || System.nanoTime() - (lease.expiresAt() - margin) >= 0);
+  }
+
+  /** Writes the plan for the batch in one fenced transaction, retried while the lease lasts. */
+  private OutboxStore.Finish finish(
+      Claim claim,
+      List<Long> acknowledged,
+      List<OutboxStore.Failure> failures,
+      LeaseKeeper.Lease lease)
+      throws SQLException, InterruptedException {
     try {
-      finish =
-          finishWithRetries(claim.token(), decided.acknowledged(), failures, lease.expiresAt());
+      return finishWithRetries(claim.token(), acknowledged, failures, lease.expiresAt());
     } catch (SQLException e) {
       // E.g. the server ended a session frozen in a transaction (see PollingSource): the rows stay
       // leased to this batch until the lease expires, then another worker publishes them again.
@@ -304,146 +332,26 @@ final class PollingWorker implements Runnable {
               + " publishes them again, so they may be published twice",
           context,
           name,
-          events.size(),
+          claim.events().size(),
           ErrorClassifier.describe(e));
       throw e;
     }
-    metrics.batch(published - publishStart, System.nanoTime() - published);
-    metrics.published(finish.published().size());
-    if (!finish.lost().isEmpty()) {
-      metrics.leaseLost(finish.lost().size());
-      LOG.warn(
-          "[{}] {}: lost the lease on {} events before finishing them (ids {}): another worker"
-              + " took them over after polling.lease expired, so they may be published twice;"
-              + " if this repeats, raise polling.lease",
-          context,
-          name,
-          finish.lost().size(),
-          finish.lost().size() > 20 ? finish.lost().subList(0, 20) + "..." : finish.lost());
-    }
-    if (decided.stop() != null) {
-      throw decided.stop();
-    }
-    return true;
   }
 
-  /**
-   * What the finish does with the events of a sent batch.
-   *
-   * @param acknowledged the ids Kafka acknowledged: marked published
-   * @param failures what becomes of the others: DEAD, a retry, or back to PENDING
-   * @param stop when Kafka refused the relay itself, the failure that stops it once the batch is
-   *     finished; otherwise null
-   */
-  record Decisions(
-      List<Long> acknowledged, List<OutboxStore.Failure> failures, RelayFailure stop) {}
-
-  /**
-   * Decides from each routed event's outcome what becomes of it: acknowledged, it is published; a
-   * failure that is the event's for good makes it DEAD; one that may pass is retried or goes back
-   * to PENDING (see {@link #reschedule}); one that needs an operator sends it back to PENDING and
-   * stops the relay.
-   *
-   * @param routed the events sent, in the order of {@code outcomes}
-   * @param outcomes one per event
-   * @param leaseExpiresAt when the batch's lease expires, in {@link System#nanoTime()} terms
-   */
-  Decisions decide(
-      List<ClaimedEvent> routed, List<KafkaPublisher.Outcome> outcomes, long leaseExpiresAt)
-      throws InterruptedException {
-    List<Long> acknowledged = new ArrayList<>(routed.size());
-    List<OutboxStore.Failure> failures = new ArrayList<>();
-    List<Unsent> unsent = new ArrayList<>();
-    RelayFailure stop = null;
-    for (int i = 0; i < routed.size(); i++) {
-      ClaimedEvent c = routed.get(i);
-      KafkaPublisher.Outcome o = outcomes.get(i);
-      SendVerdict verdict = o.verdict();
-      switch (verdict) {
-        case PUBLISHED -> {
-          acknowledged.add(c.event().id());
-          metrics.observeCreatedAt(c.event().createdAt());
-        }
-        case DEAD -> failures.add(poison(c, o.error()));
-        case RETRY, UNAVAILABLE ->
-            unsent.add(new Unsent(c, verdict, ErrorClassifier.describe(o.error())));
-        case STOP -> {
-          failures.add(release(c, Duration.ZERO, ErrorClassifier.describe(o.error())));
-          if (stop == null) {
-            stop =
-                new RelayFailure(
-                    "Kafka refused the relay ("
-                        + ErrorClassifier.describe(o.error())
-                        + "): fix the Kafka credentials or ACLs"
-                        + " and restart; the events are back to PENDING",
-                    o.error());
-          }
-        }
-      }
+  /** Counts and tells the events whose lease another worker took before this finish ran. */
+  private void reportLostLease(OutboxStore.Finish finish) {
+    if (finish.lost().isEmpty()) {
+      return;
     }
-    if (!unsent.isEmpty()) {
-      failures.addAll(reschedule(unsent, acknowledged.isEmpty(), leaseExpiresAt));
-    }
-    return new Decisions(acknowledged, failures, stop);
-  }
-
-  /** An event Kafka did not take, for a reason that may pass. */
-  private record Unsent(ClaimedEvent event, SendVerdict verdict, String reason) {}
-
-  /**
-   * Decides whose problem the transient failures of a batch are. Kafka is down when the breaker is
-   * already open, or when nothing of the batch reached Kafka and Kafka does not answer a metadata
-   * request either: then every such event goes back to PENDING without counting an attempt, and the
-   * breaker opens, which pauses claiming. Otherwise Kafka works, so a failure that persists belongs
-   * to the event (its topic does not exist, its partition does not take it) and counts as an
-   * attempt; only a partition that is briefly without a leader or replicas never counts.
-   */
-  private List<OutboxStore.Failure> reschedule(
-      List<Unsent> unsent, boolean nothingAcknowledged, long leaseExpiresAt)
-      throws InterruptedException {
-    // Leave the finish its margin: the probe gets what is left of the lease before it.
-    long budget = leaseExpiresAt - finishMargin.toNanos() / 2 - System.nanoTime();
-    List<OutboxStore.Failure> failures = new ArrayList<>(unsent.size());
-    if (breaker.isDownAfterFailedSend(
-        nothingAcknowledged, Duration.ofNanos(Math.max(0, budget)), unsent.get(0).reason())) {
-      for (Unsent u : unsent) {
-        failures.add(release(u.event(), RELEASE_DELAY, "Kafka unavailable: " + u.reason()));
-      }
-      LOG.debug(
-          "[{}] {}: {} events back to PENDING, attempts not counted: Kafka is unavailable",
-          context,
-          name,
-          unsent.size());
-      return failures;
-    }
-    List<Long> partitionDown = new ArrayList<>();
-    String partitionReason = null;
-    Duration pause = retryBackoff.delay(1);
-    for (Unsent u : unsent) {
-      if (u.verdict() == SendVerdict.UNAVAILABLE) {
-        partitionDown.add(u.event().event().id());
-        partitionReason = partitionReason == null ? u.reason() : partitionReason;
-        failures.add(release(u.event(), pause, u.reason()));
-      } else {
-        failures.add(retry(u.event(), u.reason()));
-      }
-    }
-    if (!partitionDown.isEmpty()) {
-      LOG.warn(
-          "[{}] {}: {} events not published ({}) while Kafka answers: attempts not counted; next"
-              + " attempt in {} ms (ids {})",
-          context,
-          name,
-          partitionDown.size(),
-          partitionReason,
-          pause.toMillis(),
-          partitionDown.size() > 20 ? partitionDown.subList(0, 20) + "..." : partitionDown);
-    }
-    return failures;
-  }
-
-  private static OutboxStore.Failure release(ClaimedEvent c, Duration in, String reason) {
-    return new OutboxStore.Failure(c.event().id(), OutboxStore.Failure.Kind.RELEASE, in, reason);
+    metrics.leaseLost(finish.lost().size());
+    LOG.warn(
+        "[{}] {}: lost the lease on {} events before finishing them (ids {}): another worker"
+            + " took them over after polling.lease expired, so they may be published twice;"
+            + " if this repeats, raise polling.lease",
+        context,
+        name,
+        finish.lost().size(),
+        finish.lost().size() > 20 ? finish.lost().subList(0, 20) + "..." : finish.lost());
   }
 
   /**
@@ -529,43 +437,6 @@ final class PollingWorker implements Runnable {
   /** A short random pause before running a rolled-back transaction again. */
   private static Duration rollbackPause() {
     return Duration.ofMillis(5 + ThreadLocalRandom.current().nextInt(20));
-  }
-
-  private OutboxStore.Failure poison(ClaimedEvent c, Throwable error) {
-    return dead(c, ErrorClassifier.describe(error));
-  }
-
-  private OutboxStore.Failure dead(ClaimedEvent c, String reason) {
-    metrics.poison();
-    LOG.error(
-        "[{}] {}: event_id={} (id {}) is DEAD: {}",
-        context,
-        name,
-        c.event().eventId(),
-        c.event().id(),
-        reason);
-    return new OutboxStore.Failure(c.event().id(), OutboxStore.Failure.Kind.DEAD, null, reason);
-  }
-
-  private OutboxStore.Failure retry(ClaimedEvent c, String reason) {
-    if (c.attempt() >= config.maxAttempts()) {
-      return dead(
-          c,
-          "failed " + c.attempt() + " of " + config.maxAttempts() + " attempts; last: " + reason);
-    }
-    metrics.retry();
-    Duration pause = retryBackoff.delay(c.attempt());
-    LOG.warn(
-        "[{}] {}: event_id={} (id {}) not published, attempt {} of {} ({}); next attempt in {} ms",
-        context,
-        name,
-        c.event().eventId(),
-        c.event().id(),
-        c.attempt(),
-        config.maxAttempts(),
-        reason,
-        pause.toMillis());
-    return new OutboxStore.Failure(c.event().id(), OutboxStore.Failure.Kind.RETRY, pause, reason);
   }
 
   /**

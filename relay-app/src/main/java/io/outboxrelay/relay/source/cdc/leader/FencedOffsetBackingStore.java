@@ -28,14 +28,15 @@ import org.slf4j.LoggerFactory;
 /**
  * Debezium's JDBC offset store, with every position commit fenced by the leader's epoch: in the
  * same transaction as the position, {@code UPDATE <leases> SET renewed_at = NOW(6) WHERE resource =
- * ? AND holder = ? AND epoch = ?}, and a rollback when no row matched. A relay that lost its lease
- * (another relay took it, raising the epoch) therefore cannot move the position, whatever it still
- * has in flight. The row lock taken by that update also orders the commit against a takeover: a
- * standby's acquisition waits for it, and a commit after the acquisition finds the new epoch. The
- * update is the transaction's last statement before the commit, so that a leader frozen in the
- * middle of a write holds that lock, and the takeover with it, only if it froze in that last round
- * trip; on MariaDB the server then ends the frozen session after half a lease ({@link
- * io.outboxrelay.relay.source.IdleTransactionBound}), rolling the write back and freeing the row.
+ * ? AND holder = ? AND epoch = ?}, and a rollback when no row matched. A relay that lost its
+ * leadership (another relay took it, raising the epoch) therefore cannot move the position,
+ * whatever it still has in flight. The row lock taken by that update also orders the commit against
+ * a takeover: a standby's acquisition waits for it, and a commit after the acquisition finds the
+ * new epoch. The update is the transaction's last statement before the commit, so that a leader
+ * frozen in the middle of a write holds that lock, and the takeover with it, only if it froze in
+ * that last round trip; on MariaDB the server then ends the frozen session after half of {@code
+ * cdc.leader.lease} ({@link io.outboxrelay.relay.source.IdleTransactionBound}), rolling the write
+ * back and freeing the row.
  *
  * <p>Configured by the engine from {@code offset.storage.jdbc.*}, plus the {@code
  * offset.storage.jdbc.lease.*} keys of {@link #configure(Properties, String, String, String, long,
@@ -49,9 +50,9 @@ import org.slf4j.LoggerFactory;
  * published again. A durable transaction in the source database takes milliseconds to tens of
  * milliseconds under load; waiting for it on the engine's thread, every {@code
  * cdc.commit.interval}, stalled publishing for as long. {@link #stop} waits for the last write, so
- * a clean stop commits the final position before the lease is given up. A write that fails (the
- * database unreachable, the lease taken over) is logged in one line and the next position is
- * written again.
+ * a clean stop commits the final position before the leadership is given up. A write that fails
+ * (the database unreachable, the leadership taken over) is logged in one line and the next position
+ * is written again.
  */
 public final class FencedOffsetBackingStore extends JdbcOffsetBackingStore {
 
@@ -78,8 +79,8 @@ public final class FencedOffsetBackingStore extends JdbcOffsetBackingStore {
    * Adds this store and its fence to the engine's properties.
    *
    * @param p the engine properties, with the {@code offset.storage.jdbc.*} connection keys
-   * @param leaseTable the lease table
-   * @param resource the lease key
+   * @param leaseTable the leases table
+   * @param resource the leadership key
    * @param holder this process
    * @param epoch the epoch of the term this engine publishes in
    * @param context the log prefix
@@ -143,10 +144,10 @@ public final class FencedOffsetBackingStore extends JdbcOffsetBackingStore {
                 insert.executeUpdate();
               }
             }
-            // The lease row is locked last, one round trip before the commit: a standby's
+            // The leadership row is locked last, one round trip before the commit: a standby's
             // acquisition waits on that lock, so a leader frozen (SIGSTOP, a long pause) between
             // this update and its commit holds the takeover back until it wakes, or on MariaDB
-            // until the server ends its idle transaction (half a lease).
+            // until the server ends its idle transaction (half of {@code cdc.leader.lease}).
             try (PreparedStatement fence =
                 c.prepareStatement(
                     "UPDATE "
@@ -255,7 +256,7 @@ public final class FencedOffsetBackingStore extends JdbcOffsetBackingStore {
     }
   }
 
-  /** A position commit refused because the lease moved to another relay. */
+  /** A position commit refused because the leadership moved to another relay. */
   public static final class PositionFencedException extends ConnectException {
     private static final long serialVersionUID = 1L;
 

@@ -18,14 +18,15 @@ import org.slf4j.LoggerFactory;
 /**
  * Makes this relay the leader of its outbox table or a standby, on one thread of its own.
  *
- * <p>A standby looks at the lease every renewal interval, or just after it expires if that comes
- * sooner, and takes it when it expired or is free (the database decides, with its own clock). The
- * leader then starts publishing ({@link Publishing#start}) from the committed position and renews
- * every renewal interval. It stops publishing when a renewal finds the lease taken by another
- * relay, and also, without asking anyone, when no renewal has succeeded for the lease minus half a
- * renewal interval ({@link Tenure}): it cannot reach the database, or it was paused. The lease
- * cannot have expired before that, so two relays never publish at the same time unless the leader's
- * pause hit between its check and its send. Having stopped, it is a standby again.
+ * <p>A standby looks at the leadership row every renewal interval, or just after it expires if that
+ * comes sooner, and takes it when it expired or is free (the database decides, with its own clock).
+ * The leader then starts publishing ({@link Publishing#start}) from the committed position and
+ * renews every renewal interval. It stops publishing when a renewal finds the leadership taken by
+ * another relay, and also, without asking anyone, when no renewal has succeeded for {@code
+ * cdc.leader.lease} minus half a renewal interval ({@link Tenure}): it cannot reach the database,
+ * or it was paused. The leadership cannot have expired before that, so two relays never publish at
+ * the same time unless the leader's pause hit between its check and its send. Having stopped, it is
+ * a standby again.
  *
  * <p>Thread-safe.
  */
@@ -42,8 +43,8 @@ public final class LeaderElection implements AutoCloseable {
   /** What a leader does with its term. */
   public interface Publishing {
     /**
-     * Starts publishing from the committed position, without waiting for it: the lease is renewed
-     * meanwhile.
+     * Starts publishing from the committed position, without waiting for it: the leadership is
+     * renewed meanwhile.
      *
      * @param tenure the term: publishing must check {@link Tenure#mayPublish()} before each send
      * @throws RelayFailure when the relay cannot publish at all; it stops
@@ -54,10 +55,10 @@ public final class LeaderElection implements AutoCloseable {
     void stop();
   }
 
-  private final LeaseStore store;
+  private final LeadershipStore store;
   private final String holder;
   private final String relayName;
-  private final Duration lease;
+  private final Duration termLength;
   private final Duration renewInterval;
   private final Duration valid;
   private final String context;
@@ -77,21 +78,21 @@ public final class LeaderElection implements AutoCloseable {
   /**
    * Creates the election; nothing happens until {@link #start()}.
    *
-   * @param store the lease table, used by the election's thread only
+   * @param store the leases table, used by the election's thread only
    * @param relayName this relay's name
-   * @param lease how long a lease lasts after a renewal
+   * @param termLength how long leadership lasts after a renewal ({@code cdc.leader.lease})
    * @param renewInterval how often to renew, and the longest a standby waits between looks
    * @param context log prefix
-   * @param sourceOutages the source database's outage log, shared with the binlog watch: a lease
+   * @param sourceOutages the source database's outage log, shared with the binlog watch: leadership
    *     table that cannot be reached is reported there, under {@link #OUTAGE_CAUSE}
    * @param publishing what to do while leader
    * @param onFailure told once when the relay must stop ({@link Publishing#start} failed after the
    *     first term)
    */
   public LeaderElection(
-      LeaseStore store,
+      LeadershipStore store,
       String relayName,
-      Duration lease,
+      Duration termLength,
       Duration renewInterval,
       String context,
       OutageLog sourceOutages,
@@ -100,9 +101,9 @@ public final class LeaderElection implements AutoCloseable {
     this.store = store;
     this.holder = holderId(relayName);
     this.relayName = relayName;
-    this.lease = lease;
+    this.termLength = termLength;
     this.renewInterval = renewInterval;
-    this.valid = lease.minus(renewInterval.dividedBy(2));
+    this.valid = termLength.minus(renewInterval.dividedBy(2));
     this.context = context;
     this.sourceOutages = sourceOutages;
     this.publishing = publishing;
@@ -113,7 +114,7 @@ public final class LeaderElection implements AutoCloseable {
 
   /**
    * A holder id unique to this process: the relay name, the host and the process id, and a random
-   * suffix so that a restarted process never mistakes its predecessor's lease for its own.
+   * suffix so that a restarted process never mistakes its predecessor's leadership for its own.
    */
   static String holderId(String relayName) {
     String host;
@@ -142,7 +143,7 @@ public final class LeaderElection implements AutoCloseable {
         context,
         store.resource(),
         holder,
-        lease.toMillis(),
+        termLength.toMillis(),
         renewInterval.toMillis());
     thread.start();
     firstDecision.await();
@@ -208,7 +209,7 @@ public final class LeaderElection implements AutoCloseable {
 
   private void standbyTurn() throws SQLException, InterruptedException {
     long start = System.nanoTime();
-    Lease l = store.tryAcquire(holder, relayName, lease);
+    LeadershipRow l = store.tryAcquire(holder, relayName, termLength);
     reached(
         l.heldBy(holder)
             ? "this relay takes the lease (epoch " + l.epoch() + ")"
@@ -242,7 +243,8 @@ public final class LeaderElection implements AutoCloseable {
           Math.max(0, l.remaining().toMillis()));
       if (!l.relayName().equals(relayName)) {
         // The start refuses this (exit 2); two relays of different names started at once on a
-        // table without a lease row can still meet here. This one never takes the lease over.
+        // table without a leadership row can still meet here. This one never takes the leadership
+        // over.
         throw new RelayFailure(
             l.resource()
                 + " is served by relay.name '"
@@ -290,7 +292,7 @@ public final class LeaderElection implements AutoCloseable {
         continue;
       }
       long start = System.nanoTime();
-      boolean held = store.renew(holder, t.epoch(), lease);
+      boolean held = store.renew(holder, t.epoch(), termLength);
       reached(held ? "leader (epoch " + t.epoch() + "), publishing" : "the lease was taken over");
       if (!t.mayPublish()) {
         // The renewal took so long that the deadline passed meanwhile: publishing has stopped.
@@ -311,7 +313,7 @@ public final class LeaderElection implements AutoCloseable {
     }
   }
 
-  /** The lease table answered: whatever outage the election reported is over. */
+  /** The leases table answered: whatever outage the election reported is over. */
   private void reached(String resumed) {
     sourceOutages.up(OUTAGE_CAUSE, resumed);
   }
@@ -335,8 +337,8 @@ public final class LeaderElection implements AutoCloseable {
   }
 
   /**
-   * Stops the election without giving the lease up: the caller stops publishing, then calls {@link
-   * #release()}. Idempotent.
+   * Stops the election without giving the leadership up: the caller stops publishing, then calls
+   * {@link #release()}. Idempotent.
    */
   @Override
   public void close() {
@@ -350,8 +352,8 @@ public final class LeaderElection implements AutoCloseable {
   }
 
   /**
-   * Gives the lease up, if this relay holds it, so that a standby takes over at once; call after
-   * publishing stopped and the position was committed. Best effort.
+   * Gives the leadership up, if this relay holds it, so that a standby takes over at once; call
+   * after publishing stopped and the position was committed. Best effort.
    */
   public void release() {
     Tenure t = tenure;
@@ -375,9 +377,9 @@ public final class LeaderElection implements AutoCloseable {
   }
 
   /**
-   * Ends the current term at once, as if the lease were lost, without giving the lease up: the
-   * election then takes it again in a new epoch when no one else did, which restarts publishing
-   * from the committed position. For a publishing failure that a fresh start can cure.
+   * Ends the current term at once, as if the leadership were lost, without giving the leadership
+   * up: the election then takes it again in a new epoch when no one else did, which restarts
+   * publishing from the committed position. For a publishing failure that a fresh start can cure.
    *
    * @param why for the log
    */
@@ -390,7 +392,7 @@ public final class LeaderElection implements AutoCloseable {
   }
 
   /**
-   * The holder id of this process, as stored in the lease table.
+   * The holder id of this process, as stored in the leases table.
    *
    * @return the id
    */

@@ -9,9 +9,9 @@ import java.time.Duration;
  * <p>Why a monotonic deadline and not the database's expiry: a leader that cannot reach the
  * database, or whose process was paused ({@code SIGSTOP}, a long GC), cannot ask. It only knows
  * that its last successful renewal started at a given {@link System#nanoTime()}, and that the
- * database computed the expiry after that. So the lease surely has not expired before {@code start
- * + lease}; the relay stops publishing a margin earlier. After a pause the first comparison fails,
- * whatever the pause did to the wall clock.
+ * database computed the expiry after that. So the leadership surely has not expired before {@code
+ * start + lease}; the relay stops publishing a margin earlier. After a pause the first comparison
+ * fails, whatever the pause did to the wall clock.
  *
  * <p>Thread-safe: the election loop extends it, the publishing thread reads it with one volatile
  * read and a comparison.
@@ -26,10 +26,10 @@ public final class Tenure {
   /**
    * Starts a term.
    *
-   * @param epoch the epoch the lease was taken with
+   * @param epoch the epoch the leadership was taken with
    * @param renewalStartNanos {@link System#nanoTime()} just before the statement that took it
-   * @param valid how long after the start of a successful renewal publishing may go on: the lease
-   *     minus a safety margin
+   * @param valid how long after the start of a successful renewal publishing may go on: {@code
+   *     cdc.leader.lease} minus a safety margin
    */
   public Tenure(long epoch, long renewalStartNanos, Duration valid) {
     this.epoch = epoch;
@@ -59,7 +59,7 @@ public final class Tenure {
     }
   }
 
-  /** Ends the term at once: the lease was lost or given up. */
+  /** Ends the term at once: the leadership was lost or given up. */
   void end() {
     ended = true;
   }

@@ -3,15 +3,15 @@ package io.outboxrelay.relay.source.cdc.leader;
 import java.time.Duration;
 
 /**
- * The lease of one outbox table as read from the database. Immutable.
+ * The leadership of one outbox table as read from the database. Immutable.
  *
- * @param resource what the lease is for: {@code database.table} of the outbox table
+ * @param resource what the leadership is for: {@code database.table} of the outbox table
  * @param holder the process holding it (unique per process)
  * @param relayName the holder's {@code relay.name}
  * @param epoch the fencing token: raised by one on every change of holder or term
  * @param remaining time left until it expires, by the database clock; zero or negative once expired
  */
-public record Lease(
+public record LeadershipRow(
     String resource, String holder, String relayName, long epoch, Duration remaining) {
 
   /**

@@ -12,16 +12,16 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * The lease rows in the source database. Every time is computed by the database ({@code NOW(6)}),
- * never by the JVM: relays on hosts with different clocks agree on who holds a lease. Each
- * statement commits on its own (autocommit).
+ * The leadership rows in the source database. Every time is computed by the database ({@code
+ * NOW(6)}), never by the JVM: relays on hosts with different clocks agree on who holds leadership.
+ * Each statement commits on its own (autocommit).
  *
  * <p>Not thread-safe: one connection, used by the election loop only. A failed statement closes the
  * connection; the next call opens a new one.
  */
-public final class LeaseStore implements AutoCloseable {
+public final class LeadershipStore implements AutoCloseable {
 
-  /** DDL of the lease table; {@code %s} is its name. */
+  /** DDL of the leases table; {@code %s} is its name. */
   public static final String DDL =
       "CREATE TABLE IF NOT EXISTS %s (resource VARCHAR(255) NOT NULL, holder VARCHAR(255) NOT"
           + " NULL, relay_name VARCHAR(255) NOT NULL, epoch BIGINT NOT NULL, expires_at"
@@ -39,10 +39,10 @@ public final class LeaseStore implements AutoCloseable {
    * Creates a store; connects on first use.
    *
    * @param source the source database
-   * @param table the lease table
+   * @param table the leases table
    * @param socketTimeout longest a statement may wait for the database
    */
-  public LeaseStore(SourceConfig source, String table, Duration socketTimeout) {
+  public LeadershipStore(SourceConfig source, String table, Duration socketTimeout) {
     this.source = source;
     this.table = table;
     this.resource = resourceOf(source);
@@ -50,7 +50,7 @@ public final class LeaseStore implements AutoCloseable {
   }
 
   /**
-   * The lease key of the outbox table: {@code database.table}.
+   * The leadership key of the outbox table: {@code database.table}.
    *
    * @param source the source database
    * @return the key
@@ -59,22 +59,24 @@ public final class LeaseStore implements AutoCloseable {
     return source.database() + "." + source.table();
   }
 
-  /** The lease key this store works on. */
+  /** The leadership key this store works on. */
   String resource() {
     return resource;
   }
 
   /**
-   * Takes the lease when it is free, expired and of this {@code relayName}, or already held by
-   * {@code holder} (a new term, with a new epoch), and returns the lease as it stands afterwards.
+   * Takes the leadership when it is free, expired and of this {@code relayName}, or already held by
+   * {@code holder} (a new term, with a new epoch), and returns the leadership as it stands
+   * afterwards.
    *
    * @param holder this process
    * @param relayName this relay's name
-   * @param lease how long the lease lasts
-   * @return the lease after the attempt: held by {@code holder} when taken
+   * @param termLength how long the leadership lasts
+   * @return the leadership after the attempt: held by {@code holder} when taken
    * @throws SQLException when the database cannot be reached
    */
-  public Lease tryAcquire(String holder, String relayName, Duration lease) throws SQLException {
+  public LeadershipRow tryAcquire(String holder, String relayName, Duration termLength)
+      throws SQLException {
     try {
       Connection c = connection();
       int taken;
@@ -85,11 +87,11 @@ public final class LeaseStore implements AutoCloseable {
                   + " SET holder = ?, relay_name = ?, epoch = epoch + 1, expires_at = NOW(6) +"
                   + " INTERVAL ? MICROSECOND, renewed_at = NOW(6) WHERE resource = ? AND"
                   + " ((expires_at <= NOW(6) AND relay_name = ?) OR holder = ?)")) {
-        // Only a relay of the lease's relay.name takes it over: one of another name would
+        // Only a relay of the leadership's relay.name takes it over: one of another name would
         // continue from its own position, skipping what was committed since the leader's.
         ps.setString(1, holder);
         ps.setString(2, relayName);
-        ps.setLong(3, micros(lease));
+        ps.setLong(3, micros(termLength));
         ps.setString(4, resource);
         ps.setString(5, relayName);
         ps.setString(6, holder);
@@ -105,7 +107,7 @@ public final class LeaseStore implements AutoCloseable {
           ps.setString(1, resource);
           ps.setString(2, holder);
           ps.setString(3, relayName);
-          ps.setLong(4, micros(lease));
+          ps.setLong(4, micros(termLength));
           ps.executeUpdate();
         } catch (SQLIntegrityConstraintViolationException held) {
           // another relay holds it (or took it first): read below who
@@ -120,15 +122,15 @@ public final class LeaseStore implements AutoCloseable {
   }
 
   /**
-   * Extends the lease held by {@code holder} in {@code epoch}.
+   * Extends the leadership held by {@code holder} in {@code epoch}.
    *
    * @param holder this process
    * @param epoch the epoch it was taken with
-   * @param lease how long the lease lasts from now (database clock)
-   * @return false when the lease is no longer held in this epoch: another relay took it
+   * @param termLength how long the leadership lasts from now (database clock)
+   * @return false when the leadership is no longer held in this epoch: another relay took it
    * @throws SQLException when the database cannot be reached
    */
-  public boolean renew(String holder, long epoch, Duration lease) throws SQLException {
+  public boolean renew(String holder, long epoch, Duration termLength) throws SQLException {
     try (PreparedStatement ps =
         connection()
             .prepareStatement(
@@ -136,7 +138,7 @@ public final class LeaseStore implements AutoCloseable {
                     + table
                     + " SET expires_at = NOW(6) + INTERVAL ? MICROSECOND, renewed_at = NOW(6)"
                     + " WHERE resource = ? AND holder = ? AND epoch = ?")) {
-      ps.setLong(1, micros(lease));
+      ps.setLong(1, micros(termLength));
       ps.setString(2, resource);
       ps.setString(3, holder);
       ps.setLong(4, epoch);
@@ -148,8 +150,8 @@ public final class LeaseStore implements AutoCloseable {
   }
 
   /**
-   * Lets the lease expire now, so that a standby takes over at its next look instead of after the
-   * lease (graceful stop). Does nothing when the lease moved on.
+   * Lets the leadership expire now, so that a standby takes over at its next look instead of when
+   * it runs out (graceful stop). Does nothing when the leadership moved on.
    *
    * @param holder this process
    * @param epoch the epoch it was taken with
@@ -173,12 +175,12 @@ public final class LeaseStore implements AutoCloseable {
   }
 
   /**
-   * Reads the lease.
+   * Reads the leadership row.
    *
-   * @return the lease, empty when no relay ever took it
+   * @return the leadership, empty when no relay ever took it
    * @throws SQLException when the database cannot be reached
    */
-  public Optional<Lease> read() throws SQLException {
+  public Optional<LeadershipRow> read() throws SQLException {
     try (PreparedStatement ps =
         connection()
             .prepareStatement(
@@ -192,7 +194,7 @@ public final class LeaseStore implements AutoCloseable {
           return Optional.empty();
         }
         return Optional.of(
-            new Lease(
+            new LeadershipRow(
                 resource,
                 rs.getString(1),
                 rs.getString(2),

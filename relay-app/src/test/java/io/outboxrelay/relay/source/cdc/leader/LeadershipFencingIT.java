@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * file: who takes a lease and when, by the database clock, and that a relay whose epoch is past
  * cannot write the position.
  */
-class LeaseFencingIT {
+class LeadershipFencingIT {
 
   private static final Duration LEASE = Duration.ofMillis(500);
 
@@ -49,14 +49,16 @@ class LeaseFencingIT {
 
   @Test
   void aSecondRelayWaitsUntilTheLeaseExpiresAndThenTakesItWithTheNextEpoch() throws Exception {
-    try (LeaseStore a = new LeaseStore(source, "outbox_relay_leases", Duration.ofSeconds(5));
-        LeaseStore b = new LeaseStore(source, "outbox_relay_leases", Duration.ofSeconds(5))) {
-      Lease first = a.tryAcquire("a", "relay", Duration.ofMinutes(1));
+    try (LeadershipStore a =
+            new LeadershipStore(source, "outbox_relay_leases", Duration.ofSeconds(5));
+        LeadershipStore b =
+            new LeadershipStore(source, "outbox_relay_leases", Duration.ofSeconds(5))) {
+      LeadershipRow first = a.tryAcquire("a", "relay", Duration.ofMinutes(1));
       assertThat(first.heldBy("a")).isTrue();
       assertThat(first.epoch()).isEqualTo(1);
       assertThat(first.resource()).isEqualTo(db.name() + ".outbox_events");
 
-      Lease seen = b.tryAcquire("b", "relay", LEASE);
+      LeadershipRow seen = b.tryAcquire("b", "relay", LEASE);
       assertThat(seen.holder()).isEqualTo("a");
       assertThat(seen.relayName()).isEqualTo("relay");
       assertThat(seen.remaining()).isGreaterThan(Duration.ofSeconds(50));
@@ -77,12 +79,14 @@ class LeaseFencingIT {
 
   @Test
   void aRelayOfAnotherNameNeverTakesTheLeaseOver() throws Exception {
-    try (LeaseStore a = new LeaseStore(source, "outbox_relay_leases", Duration.ofSeconds(5));
-        LeaseStore b = new LeaseStore(source, "outbox_relay_leases", Duration.ofSeconds(5))) {
+    try (LeadershipStore a =
+            new LeadershipStore(source, "outbox_relay_leases", Duration.ofSeconds(5));
+        LeadershipStore b =
+            new LeadershipStore(source, "outbox_relay_leases", Duration.ofSeconds(5))) {
       assertThat(a.tryAcquire("a", "orders", LEASE).heldBy("a")).isTrue();
       a.release("a", 1);
       // Free, expired: a relay of the same name would take it; one of another name does not.
-      Lease seen = b.tryAcquire("b", "orders-new", Duration.ofMinutes(1));
+      LeadershipRow seen = b.tryAcquire("b", "orders-new", Duration.ofMinutes(1));
       assertThat(seen.holder()).isEqualTo("a");
       assertThat(seen.relayName()).isEqualTo("orders");
       assertThat(seen.epoch()).isEqualTo(1);
@@ -92,7 +96,8 @@ class LeaseFencingIT {
 
   @Test
   void aRelayThatLostTheLeaseCannotMoveThePosition() throws Exception {
-    try (LeaseStore leases = new LeaseStore(source, "outbox_relay_leases", Duration.ofSeconds(5))) {
+    try (LeadershipStore leases =
+        new LeadershipStore(source, "outbox_relay_leases", Duration.ofSeconds(5))) {
       assertThat(leases.tryAcquire("a", "relay", LEASE).epoch()).isEqualTo(1);
       FencedOffsetBackingStore deposed = store("a", 1);
       save(deposed, "position-1");

@@ -11,8 +11,6 @@ import io.outboxrelay.relay.publish.KafkaPublisher;
 import io.outboxrelay.relay.publish.TestBreakers;
 import io.outboxrelay.relay.source.polling.OutboxStore.Failure;
 import io.outboxrelay.relay.source.polling.OutboxStore.Failure.Kind;
-import io.outboxrelay.relay.versions.VersionWatch;
-import io.outboxrelay.router.EventRouter;
 import io.outboxrelay.router.OutboxEvent;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -31,12 +29,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * What a polling worker does with each event of a sent batch, from Kafka's answer for it: mark it
- * published, bury it (DEAD), retry it counting an attempt, send it back to PENDING without counting
- * one (Kafka or the partition unavailable), or send it back and stop the relay. The database side
- * (claim, finish) is covered by the polling contract tests.
+ * What a polling worker's finish does with each event of a sent batch, from Kafka's answer for it:
+ * mark it published, bury it (DEAD), retry it counting an attempt, send it back to PENDING without
+ * counting one (Kafka or the partition unavailable), or send it back and stop the relay. The
+ * database side (claim, finish) is covered by the polling contract tests.
  */
-class PollingWorkerDecisionsTest {
+class FinishPlannerTest {
 
   private static final int MAX_ATTEMPTS = 3;
   private static final Duration BACKOFF_INITIAL = Duration.ofMillis(400);
@@ -47,10 +45,10 @@ class PollingWorkerDecisionsTest {
   private final AtomicBoolean kafkaAnswers = new AtomicBoolean(true);
 
   private final KafkaBreaker breaker = TestBreakers.answeringWhile(kafkaAnswers::get);
-  private final PollingWorker worker = worker();
+  private final FinishPlanner planner = planner();
   private final long leaseExpiresAt = System.nanoTime() + Duration.ofSeconds(30).toNanos();
 
-  private PollingWorker worker() {
+  private FinishPlanner planner() {
     PollingConfig config =
         new PollingConfig(
             1,
@@ -67,20 +65,8 @@ class PollingWorkerDecisionsTest {
             Duration.ZERO,
             100,
             Duration.ofMinutes(1));
-    // Deciding touches neither the database, the producer nor the lease keeper.
-    return new PollingWorker(
-        "worker-1",
-        "test",
-        config,
-        null,
-        null,
-        breaker,
-        EventRouter.withDefaults(),
-        VersionWatch.off(),
-        metrics,
-        null,
-        null,
-        failure -> {});
+    return new FinishPlanner(
+        "worker-1", "test", config, breaker, metrics, PollingWorker.finishMargin(config.lease()));
   }
 
   @AfterEach
@@ -120,12 +106,12 @@ class PollingWorkerDecisionsTest {
     return new KafkaPublisher.Outcome(null, error);
   }
 
-  private PollingWorker.Decisions decide(List<ClaimedEvent> events, KafkaPublisher.Outcome... o)
+  private FinishPlanner.FinishPlan plan(List<ClaimedEvent> events, KafkaPublisher.Outcome... o)
       throws InterruptedException {
-    return worker.decide(events, List.of(o), leaseExpiresAt);
+    return planner.plan(events, List.of(o), leaseExpiresAt);
   }
 
-  private static Failure only(PollingWorker.Decisions d) {
+  private static Failure only(FinishPlanner.FinishPlan d) {
     assertThat(d.failures()).hasSize(1);
     return d.failures().get(0);
   }
@@ -142,8 +128,8 @@ class PollingWorkerDecisionsTest {
    * @return what becomes of the second
    */
   private Failure secondFails(int attempt, Throwable error) throws InterruptedException {
-    PollingWorker.Decisions d =
-        decide(List.of(event(1, 1), event(2, attempt)), acknowledged(), failed(error));
+    FinishPlanner.FinishPlan d =
+        plan(List.of(event(1, 1), event(2, attempt)), acknowledged(), failed(error));
 
     assertThat(d.acknowledged()).containsExactly(1L);
     assertThat(d.stop()).isNull();
@@ -154,7 +140,7 @@ class PollingWorkerDecisionsTest {
 
   @Test
   void marksEveryAcknowledgedEventPublishedAndNothingElse() throws Exception {
-    PollingWorker.Decisions d = decide(onFirstAttempt(2), acknowledged(), acknowledged());
+    FinishPlanner.FinishPlan d = plan(onFirstAttempt(2), acknowledged(), acknowledged());
 
     assertThat(d.acknowledged()).containsExactly(1L, 2L);
     assertThat(d.failures()).isEmpty();
@@ -163,8 +149,8 @@ class PollingWorkerDecisionsTest {
 
   @Test
   void buriesAnEventKafkaCanNeverTakeAndGoesOnWithTheRest() throws Exception {
-    PollingWorker.Decisions d =
-        decide(
+    FinishPlanner.FinishPlan d =
+        plan(
             onFirstAttempt(3),
             acknowledged(),
             failed(new RecordTooLargeException("The message is 2000000 bytes")),
@@ -216,8 +202,8 @@ class PollingWorkerDecisionsTest {
       throws Exception {
     kafkaAnswers.set(false);
 
-    PollingWorker.Decisions d =
-        decide(
+    FinishPlanner.FinishPlan d =
+        plan(
             List.of(event(1, 1), event(2, 2)),
             failed(new NetworkException("connection lost")),
             failed(new TimeoutException("Expiring 1 record(s): 120000 ms has passed")));
@@ -228,7 +214,7 @@ class PollingWorkerDecisionsTest {
         .allSatisfy(
             f -> {
               assertThat(f.kind()).isEqualTo(Kind.RELEASE);
-              assertThat(f.retryIn()).isEqualTo(PollingWorker.RELEASE_DELAY);
+              assertThat(f.retryIn()).isEqualTo(FinishPlanner.RELEASE_DELAY);
               assertThat(f.reason()).startsWith("Kafka unavailable: ");
             });
     assertThat(d.stop()).isNull();
@@ -238,7 +224,7 @@ class PollingWorkerDecisionsTest {
 
   @Test
   void countsTheAttemptWhenNothingWasAcknowledgedButKafkaAnswers() throws Exception {
-    PollingWorker.Decisions d = decide(List.of(event(1, 1)), failed(notInMetadata()));
+    FinishPlanner.FinishPlan d = plan(List.of(event(1, 1)), failed(notInMetadata()));
 
     assertThat(only(d).kind()).isEqualTo(Kind.RETRY);
     assertThat(breaker.state()).isEqualTo(KafkaBreaker.State.CLOSED);
@@ -246,8 +232,8 @@ class PollingWorkerDecisionsTest {
 
   @Test
   void sendsTheEventBackAndStopsTheRelayWhenKafkaRefusesTheRelayItself() throws Exception {
-    PollingWorker.Decisions d =
-        decide(
+    FinishPlanner.FinishPlan d =
+        plan(
             onFirstAttempt(3),
             acknowledged(),
             failed(new ClusterAuthorizationException("denied")),
@@ -270,8 +256,8 @@ class PollingWorkerDecisionsTest {
 
   @Test
   void decidesEachEventOfAMixedBatchOnItsOwn() throws Exception {
-    PollingWorker.Decisions d =
-        decide(
+    FinishPlanner.FinishPlan d =
+        plan(
             onFirstAttempt(4),
             failed(notInMetadata()),
             acknowledged(),
