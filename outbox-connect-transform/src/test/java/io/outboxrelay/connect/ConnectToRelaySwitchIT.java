@@ -104,11 +104,13 @@ class ConnectToRelaySwitchIT {
     writer = Writer.start(db);
     Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> writer.committed() >= 300);
     distributed.awaitLogLine(l -> l.contains("Committing offsets for"), Duration.ofSeconds(60));
+    // The log line comes before the offsets topic has the record: kill only once it has.
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> holdsOffsetOf(bootstrap, offsetsTopic, name));
     distributed.kill();
-    distributed.waitFor(
-        Duration.ofSeconds(
-            30)); // a dying worker may still write // no last flush: what Connect published after
-    // its last one repeats
+    // Killed: no last flush, so what Connect published after its last offset commit repeats.
+    distributed.waitFor(Duration.ofSeconds(30));
     Map<TopicPartition, Long> connectEnd = endOffsets(bootstrap, prefix);
     RelaySettings settings = example(bootstrap, name, prefix);
     Path config = settings.writeTo(dir.resolve("relay.properties"));
@@ -600,6 +602,33 @@ class ConnectToRelaySwitchIT {
             .collect(Collectors.joining(","))
         + " "
         + hex.formatHex(r.value());
+  }
+
+  /**
+   * Whether Connect's offsets topic holds a committed offset (a non-null value) of the connector.
+   */
+  private static boolean holdsOffsetOf(String bootstrap, String topic, String connector) {
+    byte[] name = ("[\"" + connector + "\",").getBytes(StandardCharsets.UTF_8);
+    try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap)) {
+      List<TopicPartition> partitions =
+          consumer.partitionsFor(topic).stream()
+              .map(i -> new TopicPartition(i.topic(), i.partition()))
+              .toList();
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+      boolean found = false;
+      while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+          if (r.key() != null
+              && r.value() != null
+              && java.util.Arrays.equals(r.key(), 0, name.length, name, 0, name.length)) {
+            found = true;
+          }
+        }
+      }
+      return found;
+    }
   }
 
   private static Map<TopicPartition, Long> endOffsets(String bootstrap, String prefix) {
