@@ -159,6 +159,56 @@ final class BinlogServer {
   }
 
   /**
+   * The binlog readers of {@code user} still connected once those that are gone had their chance to
+   * leave: a probe transaction every quarter second for up to {@link #GONE_WITHIN} (see {@link
+   * #wakeReaders}). It takes more than one: the server's first write to a closed connection usually
+   * succeeds, and only the answer to it (a reset) makes the next one fail. Ends {@code c}'s
+   * transaction first.
+   */
+  static List<Reader> readersStillConnected(Connection c, String offsetsTable, String user)
+      throws SQLException {
+    c.rollback();
+    long deadline = System.nanoTime() + GONE_WITHIN.toNanos();
+    while (true) {
+      wakeReaders(c, offsetsTable);
+      try {
+        Thread.sleep(250);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return readers(c, user);
+      }
+      List<Reader> readers = readers(c, user);
+      c.rollback();
+      if (readers.isEmpty() || System.nanoTime() > deadline) {
+        return readers;
+      }
+    }
+  }
+
+  /**
+   * One line naming the first of {@code readers} (host, connection, age) and how many more, ending
+   * with {@code whatToStop}.
+   */
+  static String describeConnected(
+      List<Reader> readers, String user, String server, String whatToStop) {
+    Reader r = readers.get(0);
+    return "a binlog reader of user '"
+        + user
+        + "' is connected to "
+        + server
+        + " from "
+        + r.host()
+        + " (connection "
+        + r.connectionId()
+        + ", for "
+        + r.seconds()
+        + " s)"
+        + (readers.size() > 1 ? " with " + (readers.size() - 1) + " more" : "")
+        + ": "
+        + whatToStop;
+  }
+
+  /**
    * The binlog bytes from {@code from} to {@code to}, or -1 when {@code from}'s file is gone or
    * either file is unknown.
    */

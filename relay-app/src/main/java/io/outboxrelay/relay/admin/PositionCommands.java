@@ -213,7 +213,7 @@ public final class PositionCommands {
   private void reset(Connection c, boolean yes) throws SQLException, AdminException {
     List<BinlogServer.Reader> readers = BinlogServer.readers(c, source.user());
     if (!readers.isEmpty() && yes) {
-      readers = stillConnected(c);
+      readers = BinlogServer.readersStillConnected(c, config.cdc().offsetsTable(), source.user());
       if (!readers.isEmpty()) {
         throw AdminException.usage(running(readers) + "; nothing was changed");
       }
@@ -257,50 +257,6 @@ public final class PositionCommands {
             + " now starts at "
             + state.current()
             + "; start it, and it publishes every event committed from there on");
-  }
-
-  /**
-   * The readers still connected once those that are gone had their chance to leave: a probe
-   * transaction every quarter second (see {@link BinlogServer#wakeReaders}). It takes more than
-   * one: the server's first write to a closed connection usually succeeds, and only the answer to
-   * it (a reset) makes the next one fail.
-   */
-  private List<BinlogServer.Reader> stillConnected(Connection c) throws SQLException {
-    c.rollback();
-    long deadline = System.nanoTime() + BinlogServer.GONE_WITHIN.toNanos();
-    while (true) {
-      BinlogServer.wakeReaders(c, config.cdc().offsetsTable());
-      try {
-        Thread.sleep(250);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return BinlogServer.readers(c, source.user());
-      }
-      List<BinlogServer.Reader> readers = BinlogServer.readers(c, source.user());
-      c.rollback();
-      if (readers.isEmpty() || System.nanoTime() > deadline) {
-        return readers;
-      }
-    }
-  }
-
-  private String running(List<BinlogServer.Reader> readers) {
-    BinlogServer.Reader r = readers.get(0);
-    return "a binlog reader of user '"
-        + source.user()
-        + "' is connected to "
-        + source.describe()
-        + " from "
-        + r.host()
-        + " (connection "
-        + r.connectionId()
-        + ", for "
-        + r.seconds()
-        + " s)"
-        + (readers.size() > 1 ? " with " + (readers.size() - 1) + " more" : "")
-        + ": stop the CDC relay "
-        + config.name()
-        + " (and any other relay of this user) first";
   }
 
   /** What a reset skips: the binlog range, and how to find the outbox rows in it. */
@@ -383,5 +339,13 @@ public final class PositionCommands {
 
   static double seconds(Duration d) {
     return Math.round(d.toMillis() / 100.0) / 10.0;
+  }
+
+  private String running(List<BinlogServer.Reader> readers) {
+    return BinlogServer.describeConnected(
+        readers,
+        source.user(),
+        source.describe(),
+        "stop the CDC relay " + config.name() + " (and any other relay of this user) first");
   }
 }

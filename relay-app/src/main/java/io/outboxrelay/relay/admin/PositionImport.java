@@ -188,7 +188,7 @@ public final class PositionImport {
     }
     ensureOffsetsTable(c);
     if (!readers.isEmpty()) {
-      readers = stillConnected(c);
+      readers = BinlogServer.readersStillConnected(c, config.cdc().offsetsTable(), source.user());
       if (!readers.isEmpty()) {
         throw AdminException.usage(running(readers) + "; nothing was changed");
       }
@@ -362,43 +362,6 @@ public final class PositionImport {
     }
   }
 
-  /** The readers still connected once those that are gone had their chance to leave. */
-  private List<BinlogServer.Reader> stillConnected(Connection c) throws SQLException {
-    c.rollback();
-    long deadline = System.nanoTime() + BinlogServer.GONE_WITHIN.toNanos();
-    while (true) {
-      BinlogServer.wakeReaders(c, config.cdc().offsetsTable());
-      try {
-        Thread.sleep(250);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return BinlogServer.readers(c, source.user());
-      }
-      List<BinlogServer.Reader> readers = BinlogServer.readers(c, source.user());
-      c.rollback();
-      if (readers.isEmpty() || System.nanoTime() > deadline) {
-        return readers;
-      }
-    }
-  }
-
-  private String running(List<BinlogServer.Reader> readers) {
-    BinlogServer.Reader r = readers.get(0);
-    return "a binlog reader of user '"
-        + source.user()
-        + "' is connected to "
-        + source.describe()
-        + " from "
-        + r.host()
-        + " (connection "
-        + r.connectionId()
-        + ", for "
-        + r.seconds()
-        + " s)"
-        + (readers.size() > 1 ? " with " + (readers.size() - 1) + " more" : "")
-        + ": stop the connector (and any relay of this user) first";
-  }
-
   private static void refuse(Optional<String> problem) throws AdminException {
     if (problem.isPresent()) {
       throw AdminException.usage(problem.get() + "; nothing was changed");
@@ -441,5 +404,13 @@ public final class PositionImport {
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e); // parsed from JSON, so it serialises
     }
+  }
+
+  private String running(List<BinlogServer.Reader> readers) {
+    return BinlogServer.describeConnected(
+        readers,
+        source.user(),
+        source.describe(),
+        "stop the connector (and any relay of this user) first");
   }
 }
