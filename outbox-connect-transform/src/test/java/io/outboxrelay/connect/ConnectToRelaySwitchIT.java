@@ -360,32 +360,11 @@ class ConnectToRelaySwitchIT {
 
   /** Debezium's connector with its EventRouter, routed under the test's prefix. */
   private Map<String, Object> connector(String name, String topicPrefix, String bootstrap) {
-    Map<String, String> config = new LinkedHashMap<>();
-    config.put("connector.class", "io.debezium.connector.mariadb.MariaDbConnector");
-    config.put("tasks.max", "1");
-    config.put("database.hostname", db.host());
-    config.put("database.port", String.valueOf(db.port()));
-    config.put("database.user", db.relayUser());
-    config.put("database.password", db.password());
-    config.put(
-        "database.server.id",
-        String.valueOf(ThreadLocalRandom.current().nextInt(2_000_000, 3_000_000)));
-    config.put("topic.prefix", name);
-    config.put("database.include.list", db.name());
-    config.put("table.include.list", db.name() + ".outbox");
-    config.put("snapshot.mode", "no_data");
-    config.put("snapshot.locking.mode", "none");
-    config.put("include.schema.changes", "false");
-    config.put("extended.headers.enabled", "false");
-    config.put("schema.history.internal.kafka.bootstrap.servers", bootstrap);
-    config.put("schema.history.internal.kafka.topic", name + ".schema-history");
-    config.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
-    config.put("value.converter", "org.apache.kafka.connect.storage.StringConverter");
-    config.put("transforms", "outbox");
-    config.put("transforms.outbox.type", "io.debezium.transforms.outbox.EventRouter");
-    config.put(
-        "transforms.outbox.route.topic.replacement", topicPrefix + "outbox.event.${routedByValue}");
-    return Map.of("name", name, "config", config);
+    return Map.of(
+        "name",
+        name,
+        "config",
+        DebeziumOutboxCompatibilityIT.debeziumOutboxConnector(db, name, topicPrefix, bootstrap));
   }
 
   /**
@@ -419,25 +398,7 @@ class ConnectToRelaySwitchIT {
             .map(e -> e.getKey() + "=" + e.getValue())
             .collect(Collectors.joining("\n", "", "\n")));
     Path log4j = workerDir.resolve("log4j2.xml");
-    Files.writeString(
-        log4j,
-        """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <Configuration status="WARN">
-          <Appenders>
-            <Console name="stdout" target="SYSTEM_OUT">
-              <PatternLayout pattern="[%d] %p %m (%c)%n"/>
-            </Console>
-          </Appenders>
-          <Loggers>
-            <Logger name="org.apache.kafka.clients" level="WARN"/>
-            <Logger name="org.apache.kafka.common" level="WARN"/>
-            <Root level="INFO">
-              <AppenderRef ref="stdout"/>
-            </Root>
-          </Loggers>
-        </Configuration>
-        """);
+    Files.writeString(log4j, KafkaConnectWorker.LOG4J2_XML);
     return ChildProcess.builder(
             ChildProcess.javaCommand(
                 "384m",

@@ -295,6 +295,19 @@ class DebeziumOutboxCompatibilityIT {
 
   /** Debezium's connector with its EventRouter, as the JSON body of {@code POST /connectors}. */
   private Map<String, Object> debeziumConnector(String name, String topicPrefix, String bootstrap) {
+    Map<String, String> config = debeziumOutboxConnector(db, name, topicPrefix, bootstrap);
+    config.put(
+        "transforms.outbox.table.fields.additional.placement", "timestamp:header:eventTimestamp");
+    return Map.of("name", name, "config", config);
+  }
+
+  /**
+   * Debezium's MariaDB connector on {@code db}'s table {@code outbox} with its EventRouter at its
+   * defaults, routed under {@code topicPrefix}, with string converters and no context headers: the
+   * settings under which its records equal the relay's. A mutable map, for a test to add to.
+   */
+  static Map<String, String> debeziumOutboxConnector(
+      OutboxDatabase db, String name, String topicPrefix, String bootstrap) {
     Map<String, String> config = new LinkedHashMap<>();
     config.put("connector.class", "io.debezium.connector.mariadb.MariaDbConnector");
     config.put("tasks.max", "1");
@@ -320,9 +333,7 @@ class DebeziumOutboxCompatibilityIT {
     config.put("transforms.outbox.type", "io.debezium.transforms.outbox.EventRouter");
     config.put(
         "transforms.outbox.route.topic.replacement", topicPrefix + "outbox.event.${routedByValue}");
-    config.put(
-        "transforms.outbox.table.fields.additional.placement", "timestamp:header:eventTimestamp");
-    return Map.of("name", name, "config", config);
+    return config;
   }
 
   /** A record as read, every header kept in order (duplicates too). */

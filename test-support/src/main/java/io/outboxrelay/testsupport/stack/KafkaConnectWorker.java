@@ -268,7 +268,11 @@ public final class KafkaConnectWorker implements AutoCloseable {
     }
   }
 
-  private static final String LOG4J2_XML =
+  /**
+   * The workers' log4j2 configuration: INFO to stdout (the lines tests wait for), the Kafka
+   * clients' chatter at WARN.
+   */
+  public static final String LOG4J2_XML =
       """
       <?xml version="1.0" encoding="UTF-8"?>
       <Configuration status="WARN">
