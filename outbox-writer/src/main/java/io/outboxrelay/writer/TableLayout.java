@@ -78,7 +78,7 @@ final class TableLayout {
           "cannot read the outbox table "
               + config.table
               + " ("
-              + e.getMessage()
+              + oneLine(e.getMessage())
               + "): create it from config/"
               + (dialect == Dialect.MYSQL ? "mysql" : "postgresql")
               + "/outbox-schema.sql, or name yours with OutboxWriter.Builder.table(...)",
@@ -111,6 +111,11 @@ final class TableLayout {
         hasVersion ? config.aggregateVersionColumn : null,
         hasHeaders ? config.headersColumn : null,
         binaryId);
+  }
+
+  /** A driver's message on one line (PostgreSQL's spans several: the error, then its position). */
+  private static String oneLine(String message) {
+    return message == null ? "" : message.strip().replaceAll("\\s*\\R\\s*", "; ");
   }
 
   /**
