@@ -130,7 +130,8 @@ final class FirstStart {
       }
       String why =
           handedOver
-              ? " that polling left unpublished ('handoff --to cdc' " + handoff.get().describe()
+              ? " that polling left unpublished ('handoff --to cdc' "
+                  + handoff.get().describe()
                   + ")"
               : " already in the table (cdc.first.start="
                   + config.cdc().firstStart().name().toLowerCase(java.util.Locale.ROOT)
@@ -206,8 +207,7 @@ final class FirstStart {
    *
    * @return how many rows were read, or -1 when the run stopped first
    */
-  private long publish(
-      Connection c, RowLayout layout, String where, OutboxChangeConsumer consumer)
+  private long publish(Connection c, RowLayout layout, String where, OutboxChangeConsumer consumer)
       throws SQLException, InterruptedException {
     String sql =
         "SELECT "

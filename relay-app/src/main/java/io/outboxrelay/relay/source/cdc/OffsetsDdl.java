@@ -8,9 +8,9 @@ import java.util.Map;
 
 /**
  * The offsets table as Debezium's {@code JdbcOffsetBackingStore} keeps it, for the positions the
- * relay stores itself (a first start, {@link FirstStart}; the admin commands): its DDL, the key of a
- * relay's row and the MariaDB/MySQL connector's offset of a position reached outside a transaction.
- * Stateless.
+ * relay stores itself (a first start, {@link FirstStart}; the admin commands): its DDL, the key of
+ * a relay's row and the MariaDB/MySQL connector's offset of a position reached outside a
+ * transaction. Stateless.
  */
 public final class OffsetsDdl {
 
@@ -47,8 +47,8 @@ public final class OffsetsDdl {
   }
 
   /**
-   * The offset the binlog connectors store for a position reached outside a transaction: restart
-   * at {@code file}/{@code pos} with {@code gtids} completed, nothing to skip after it.
+   * The offset the binlog connectors store for a position reached outside a transaction: restart at
+   * {@code file}/{@code pos} with {@code gtids} completed, nothing to skip after it.
    *
    * @param file the binlog file
    * @param pos the byte offset in it

@@ -122,7 +122,8 @@ public final class RowLayout {
    * @param table the table's columns, from {@link OutboxColumns#read}
    * @return the layout
    */
-  public static RowLayout forSnapshot(SourceConfig source, Map<String, OutboxColumns.Column> table) {
+  public static RowLayout forSnapshot(
+      SourceConfig source, Map<String, OutboxColumns.Column> table) {
     RowLayout claims = of(source, table);
     return new RowLayout(
         claims.flavor,
