@@ -179,12 +179,12 @@ final class HandoffToPolling {
 
   /**
    * Bounds a session of the hand-off so that it cannot hold the application back: its statements
-   * wait at most {@link HandoffToCdc#LOCK_WAIT_SECONDS} for a lock (the marks update rows by primary
-   * key in batches of {@link Handoff#BATCH}, at READ COMMITTED, so they lock only those rows), and
-   * the server ends the session when this client stops inside a transaction.
+   * wait at most {@link HandoffToCdc#LOCK_WAIT_SECONDS} for a lock (the marks update rows by
+   * primary key in batches of {@link Handoff#BATCH}, at READ COMMITTED, so they lock only those
+   * rows), and the server ends the session when this client stops inside a transaction.
    *
-   * @param idle the MariaDB variable that ends an idle transaction ({@code idle_transaction_timeout}
-   *     or, for a session whose read-only snapshot stays open, {@code
+   * @param idle the MariaDB variable that ends an idle transaction ({@code
+   *     idle_transaction_timeout} or, for a session whose read-only snapshot stays open, {@code
    *     idle_write_transaction_timeout})
    */
   private static void bound(Connection c, String idle) throws SQLException {
