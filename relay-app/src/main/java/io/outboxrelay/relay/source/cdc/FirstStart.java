@@ -274,7 +274,15 @@ final class FirstStart {
     String offsets = source.database() + "." + config.cdc().offsetsTable();
     try (Statement st = c.createStatement()) {
       st.execute("SET SESSION innodb_lock_wait_timeout = 10");
-      st.execute(OffsetsDdl.create(offsets));
+      try {
+        // CREATE TABLE IF NOT EXISTS needs the CREATE grant even when the table is there.
+        st.executeQuery("SELECT 1 FROM " + offsets + " LIMIT 0").close();
+      } catch (SQLException e) {
+        if (!io.outboxrelay.relay.failure.SqlErrors.isNoSuchTable(e)) {
+          throw e;
+        }
+        st.execute(OffsetsDdl.create(offsets));
+      }
     }
     c.commit();
     long serverId;
