@@ -457,6 +457,22 @@ public final class RelayConfigKeys {
                   + " it; skip logs its id and reason at ERROR, counts it and goes on.")
           .build();
 
+  public static final ConfigKey<FirstStartAction> CDC_FIRST_START =
+      define("cdc.first.start", ValueType.oneOf(FirstStartAction.class))
+          .group(Group.CDC)
+          .usedIn(RelayMode.CDC)
+          .defaultValue(FirstStartAction.PUBLISH)
+          .doc(
+              "What the first start of a relay.name (no stored position) does with the rows"
+                  + " already in the outbox table (with a status column, those not PUBLISHED, DEAD"
+                  + " or SKIPPED): publish takes a consistent snapshot of the table without"
+                  + " locking it, publishes its rows in id order and streams from the binlog"
+                  + " position of that snapshot; skip publishes none of them (for a table"
+                  + " published elsewhere) and streams from that position. After 'outbox-relay"
+                  + " handoff --to cdc' the first start publishes the rows polling left"
+                  + " unpublished whatever this says.")
+          .build();
+
   public static final ConfigKey<Duration> CDC_RETRY_BACKOFF_INITIAL =
       define("cdc.retry.backoff.initial", ValueType.DURATION_TYPE)
           .group(Group.CDC)
@@ -840,6 +856,7 @@ public final class RelayConfigKeys {
           CDC_COMMIT_INTERVAL,
           CDC_HEARTBEAT_INTERVAL,
           CDC_POISON_ACTION,
+          CDC_FIRST_START,
           CDC_RETRY_BACKOFF_INITIAL,
           CDC_RETRY_BACKOFF_MAX,
           CDC_STARTUP_TIMEOUT,

@@ -366,6 +366,7 @@ class CdcStartupChecksIT {
       Path config =
           RelaySettings.cdc(db, bootstrap(), "retfresh")
               .with("cdc.retention", "1h")
+              .with("cdc.first.start", "skip")
               .writeTo(dir.resolve("retfresh.properties"));
 
       RelayProcess relay = runExpectingExit("retfresh", config, 2);
