@@ -161,8 +161,12 @@ public final class TopicLimits implements AutoCloseable {
    */
   public RecordTooLargeException check(RoutedRecord record) {
     OptionalInt limit = limit(record.topic());
-    if (limit.isEmpty() || RecordSizeLimit.serializedSize(record) <= limit.getAsInt()) {
+    int upperBound = RecordSizeLimit.serializedSize(record);
+    if (limit.isEmpty() || upperBound <= limit.getAsInt()) {
       return null; // the upper bound fits: no need to build the batch
+    }
+    if (upperBound > maxRequestSize) {
+      return null; // the producer refuses it itself, naming its own limit, without compressing
     }
     int size = SingleRecordBatch.sizeOf(record, codec);
     if (size <= limit.getAsInt()) {

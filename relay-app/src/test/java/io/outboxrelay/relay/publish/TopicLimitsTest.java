@@ -92,6 +92,21 @@ class TopicLimitsTest {
   }
 
   @Test
+  void aRecordOverTheProducersOwnLimitIsLeftToTheProducerUncompressed() {
+    // The producer refuses it in send() naming max.request.size (1 MiB here); compressing it
+    // first would only cost CPU.
+    TopicLimits limits =
+        TopicLimits.of(t -> 1500, 262_144, Compression.lz4().build(), now::get, Runnable::run);
+    byte[] random = new byte[2_000_000];
+    new Random(7).nextBytes(random);
+    assertThat(
+            limits.check(
+                new RoutedRecord(
+                    "orders", "o-1".getBytes(StandardCharsets.UTF_8), List.of(), random)))
+        .isNull();
+  }
+
+  @Test
   void aReadRefusedByAnAclStopsReadingOnThePublishingThreadAndIsAskedAgainRarely() {
     List<Runnable> queued = new ArrayList<>();
     TopicLimits limits =
