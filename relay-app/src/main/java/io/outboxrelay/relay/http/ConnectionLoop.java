@@ -54,9 +54,6 @@ final class ConnectionLoop implements AutoCloseable {
   /** How long a connection stays open after its answer, for the client to close it. */
   private static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-  /** How often at most refused or evicted connections, and failed accepts, are logged. */
-  private static final long REFUSAL_LOG_NANOS = TimeUnit.MINUTES.toNanos(1);
-
   /** How long the loop stops accepting after an accept failed. */
   static final long ACCEPT_BACKOFF_MILLIS = 100;
 
@@ -113,11 +110,7 @@ final class ConnectionLoop implements AutoCloseable {
   // The loop thread's own.
   private SelectionKey serverKey;
   private int open;
-  private int refused;
-  private int evicted;
-  private long refusalLogged = System.nanoTime() - REFUSAL_LOG_NANOS;
-  private int acceptFailures;
-  private long acceptFailureLogged = System.nanoTime() - REFUSAL_LOG_NANOS;
+  private final ConnectionWarnings warnings;
 
   /** When accepting resumes after a failed accept; meaningful while {@link #acceptPaused}. */
   private long acceptResumes;
@@ -137,6 +130,7 @@ final class ConnectionLoop implements AutoCloseable {
     this.handler = handler;
     this.context = context;
     this.acceptor = acceptor;
+    this.warnings = new ConnectionWarnings(context, limits.maxConnections(), ACCEPT_BACKOFF_MILLIS);
     this.thread = new Thread(this::run, "relay-http");
     thread.setDaemon(true);
   }
@@ -298,23 +292,10 @@ final class ConnectionLoop implements AutoCloseable {
   }
 
   private void acceptFailed(IOException e) {
-    acceptFailures++;
     acceptPaused = true;
     acceptResumes = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ACCEPT_BACKOFF_MILLIS);
     serverKey.interestOps(0);
-    long now = System.nanoTime();
-    if (now - acceptFailureLogged >= REFUSAL_LOG_NANOS) {
-      LOG.warn(
-          "[{}] HTTP endpoint: {} connection(s) could not be accepted in the last minute ({}):"
-              + " still listening, retrying every {} ms; if the process is out of file"
-              + " descriptors, raise its limit (ulimit -n)",
-          context,
-          acceptFailures,
-          e.getMessage(),
-          ACCEPT_BACKOFF_MILLIS);
-      acceptFailures = 0;
-      acceptFailureLogged = now;
-    }
+    warnings.acceptFailed(e);
   }
 
   /**
@@ -341,8 +322,7 @@ final class ConnectionLoop implements AutoCloseable {
     boolean unanswered = ((Connection) oldest.attachment()).state == State.READING;
     closeQuietly(oldest);
     if (unanswered) {
-      evicted++;
-      logRefusals();
+      warnings.evicted();
     }
     return true;
   }
@@ -355,26 +335,7 @@ final class ConnectionLoop implements AutoCloseable {
     } catch (IOException e) {
       // closed either way
     }
-    refused++;
-    logRefusals();
-  }
-
-  /** At most once a minute: the connections refused and the unanswered ones closed early. */
-  private void logRefusals() {
-    long now = System.nanoTime();
-    if (now - refusalLogged >= REFUSAL_LOG_NANOS) {
-      LOG.warn(
-          "[{}] HTTP endpoint: {} connections open, the limit: in the last minute closed {} that"
-              + " had sent no complete request to serve newer ones, and refused {} while every"
-              + " open one had an answer not yet taken",
-          context,
-          limits.maxConnections(),
-          evicted,
-          refused);
-      refused = 0;
-      evicted = 0;
-      refusalLogged = now;
-    }
+    warnings.refused();
   }
 
   private void read(SelectionKey key, Connection c) throws IOException {
