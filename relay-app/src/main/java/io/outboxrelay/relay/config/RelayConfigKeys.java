@@ -75,6 +75,20 @@ public final class RelayConfigKeys {
                   + " anyway. Events not acknowledged by then are published again after restart.")
           .build();
 
+  public static final ConfigKey<Duration> RESOLVE_TIMEOUT =
+      define("relay.resolve.timeout", ValueType.DURATION_TYPE)
+          .group(Group.RELAY)
+          .defaultValue(Duration.ofMinutes(5))
+          .check(Checks.between(Duration.ZERO, Duration.ofDays(1)))
+          .doc(
+              "At start, how long to wait for a host name that does not resolve to an address:"
+                  + " source.host, or every host of kafka.bootstrap.servers. A compose service or"
+                  + " a Kubernetes Service without ready pods resolves only once it runs, so the"
+                  + " relay waits for it as for a database or Kafka that does not answer yet"
+                  + " (/health/ready says why, a WARN every 30 s), then exits with code 2 naming"
+                  + " the host. 0 exits at once.")
+          .build();
+
   public static final ConfigKey<SourceFlavor> SOURCE_FLAVOR =
       define("source.flavor", ValueType.oneOf(SourceFlavor.class))
           .group(Group.SOURCE)
@@ -826,6 +840,7 @@ public final class RelayConfigKeys {
           RELAY_NAME,
           STATS_INTERVAL,
           SHUTDOWN_TIMEOUT,
+          RESOLVE_TIMEOUT,
           SOURCE_FLAVOR,
           SOURCE_HOST,
           SOURCE_PORT,

@@ -119,7 +119,11 @@ public final class CdcSource implements OutboxSource {
       // A database that does not answer yet is waited for, not a reason to exit.
       Connection reachable =
           SourceConnections.awaitOpen(
-              config.source(), context, metrics.health(), () -> state.get() != State.RUNNING);
+              config.source(),
+              config.resolveTimeout(),
+              context,
+              metrics.health(),
+              () -> state.get() != State.RUNNING);
       if (reachable == null) {
         return; // stopped while waiting
       }
