@@ -89,6 +89,11 @@ final class EngineRun {
                   // definition. Recovery recovers that history, then records the table's
                   // definition as it is now, which wins (Debezium's schema-only snapshot).
                   properties.setProperty("snapshot.mode", "recovery");
+                  LOG.info(
+                      "[{}] the engine reads the outbox table's definition as it is now"
+                          + " (snapshot.mode=recovery), then streams from the first start's"
+                          + " position",
+                      config.logContext());
                 }
               } catch (InterruptedException e) {
                 streaming.complete(null);
