@@ -18,6 +18,8 @@ import java.util.Optional;
  * @param serverId the source's {@code server_id}
  * @param now the database's clock
  * @param leadership who publishes the table; {@code null} when read for a change (under lock)
+ * @param handoffPending whether {@code handoff --to cdc} stored its marker instead of a position
+ *     ({@code stored} is then empty): the next start publishes the rows polling left unpublished
  */
 record CdcState(
     Optional<OffsetsRow> stored,
@@ -25,7 +27,8 @@ record CdcState(
     List<BinlogServer.BinlogFile> files,
     long serverId,
     Instant now,
-    Leadership leadership) {
+    Leadership leadership,
+    boolean handoffPending) {
 
   static CdcState read(Connection c, RelayConfig config, boolean lock) throws SQLException {
     return read(
@@ -43,6 +46,12 @@ record CdcState(
   private static CdcState read(
       Connection c, RelayConfig config, boolean lock, Optional<OffsetsRow> stored)
       throws SQLException {
+    boolean handoffPending =
+        stored.isPresent()
+            && io.outboxrelay.relay.source.cdc.HandoffMarker.is(stored.get().offset());
+    if (handoffPending) {
+      stored = Optional.empty();
+    }
     BinlogServer.Position current = BinlogServer.current(c, config.source().flavor());
     List<BinlogServer.BinlogFile> files = BinlogServer.files(c);
     long serverId;
@@ -54,7 +63,7 @@ record CdcState(
       now = rs.getTimestamp(2).toInstant();
     }
     Leadership leadership = lock ? null : Leadership.read(c, config);
-    return new CdcState(stored, current, files, serverId, now, leadership);
+    return new CdcState(stored, current, files, serverId, now, leadership, handoffPending);
   }
 
   /** Whether the stored position's binlog file is gone from the server. */

@@ -3,26 +3,29 @@ package io.outboxrelay.relay.admin;
 import io.outboxrelay.relay.config.RelayMode;
 import io.outboxrelay.relay.source.HandoffRecords;
 import io.outboxrelay.relay.source.ModeOwnership;
+import io.outboxrelay.relay.source.cdc.HandoffMarker;
 import io.outboxrelay.relay.source.cdc.OffsetsDdl;
+import io.outboxrelay.relay.source.cdc.leader.OffsetKey;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * {@code outbox-relay handoff --to cdc} (every relay stopped): records that the table is handed to
- * CDC relay {@code relay.name} and clears that relay's stored position, in one short transaction
- * that touches neither the outbox table nor any lock the application's statements wait for. The
- * relay's next start is then a first start ({@code FirstStart}): it takes a consistent snapshot of
- * the table with its binlog position, publishes the rows polling left unpublished ({@code PENDING},
- * due for retry or not, and {@code PROCESSING}, leased or not) in id order whatever {@code
- * cdc.first.start} says, and streams from that position. Rows polling published are {@code
- * PUBLISHED} and stay behind; {@code DEAD} and {@code SKIPPED} rows stay as they are.
+ * CDC relay {@code relay.name} and replaces every row of that relay's stored position with a {@link
+ * HandoffMarker}, in one short transaction that touches neither the outbox table nor any lock the
+ * application's statements wait for. The relay's next start is then a first start ({@code
+ * FirstStart}): it takes a consistent snapshot of the table with its binlog position, publishes the
+ * rows polling left unpublished ({@code PENDING}, due for retry or not, and {@code PROCESSING},
+ * leased or not) in id order whatever {@code cdc.first.start} says, and streams from that position;
+ * storing that position consumes the marker, so the instruction applies to that start only. Rows
+ * polling published are {@code PUBLISHED} and stay behind; {@code DEAD} and {@code SKIPPED} rows
+ * stay as they are.
  *
  * <p>Never waits for the application: transactions open on the outbox table commit whenever they
  * do, before the relay's snapshot (their rows are in it) or after (their rows are in the binlog
@@ -70,14 +73,7 @@ final class HandoffToCdc {
     long dead = count(c, "('DEAD', 'SKIPPED')");
     c.commit();
     String offsets = h.source.database() + "." + h.config.cdc().offsetsTable();
-    Optional<OffsetsRow> stored = OffsetsRow.read(c, offsets, h.config.name(), true);
-    if (stored.isPresent()) {
-      try (PreparedStatement delete =
-          c.prepareStatement("DELETE FROM " + offsets + " WHERE id = ?")) {
-        delete.setString(1, stored.get().rowId());
-        delete.executeUpdate();
-      }
-    }
+    replacePositionWithMarker(c, offsets);
     HandoffRecords.begin(
         c,
         h.source,
@@ -85,8 +81,8 @@ final class HandoffToCdc {
         h.config.name(),
         h.operator.name(),
         true,
-        "stored position cleared: the relay's next start publishes the rows polling left"
-            + " unpublished ("
+        "stored position replaced by a hand-off marker: the relay's next start publishes the rows"
+            + " polling left unpublished ("
             + unpublished
             + " now) from a consistent snapshot, then streams from its binlog position");
     c.commit();
@@ -110,6 +106,46 @@ final class HandoffToCdc {
     if (dead > 0) {
       h.out.println(
           "note: " + dead + " DEAD or SKIPPED rows stay as they are; CDC does not publish them");
+    }
+  }
+
+  /**
+   * Deletes every row of the relay's key (Debezium keeps the last of several; all go) and stores
+   * the hand-off's marker in their place, in the caller's transaction.
+   */
+  private void replacePositionWithMarker(Connection c, String offsets) throws SQLException {
+    java.util.List<String> own = new java.util.ArrayList<>();
+    try (PreparedStatement select = c.prepareStatement("SELECT id, offset_key FROM " + offsets);
+        ResultSet rs = select.executeQuery()) {
+      while (rs.next()) {
+        if (OffsetKey.belongsTo(rs.getString(2), h.config.name())) {
+          own.add(rs.getString(1));
+        }
+      }
+    }
+    try (PreparedStatement delete =
+        c.prepareStatement("DELETE FROM " + offsets + " WHERE id = ?")) {
+      for (String id : own) {
+        delete.setString(1, id);
+        delete.executeUpdate();
+      }
+    }
+    String now;
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT CAST(UTC_TIMESTAMP(6) AS CHAR)")) {
+      rs.next();
+      now = rs.getString(1).replace(' ', 'T') + "Z";
+    }
+    try (PreparedStatement insert =
+        c.prepareStatement(
+            "INSERT INTO "
+                + offsets
+                + " (id, offset_key, offset_val, record_insert_ts, record_insert_seq)"
+                + " VALUES (?, ?, ?, CURRENT_TIMESTAMP, 1)")) {
+      insert.setString(1, java.util.UUID.randomUUID().toString());
+      insert.setString(2, OffsetKey.of(h.config.name()));
+      insert.setString(3, HandoffMarker.value(now));
+      insert.executeUpdate();
     }
   }
 

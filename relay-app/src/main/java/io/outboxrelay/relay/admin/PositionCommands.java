@@ -118,6 +118,7 @@ public final class PositionCommands {
       n.putNull("position");
       n.putNull("last_commit");
     }
+    n.put("handoff_pending", state.handoffPending());
     ObjectNode server = n.putObject("server_position");
     server.put("file", state.current().file());
     server.put("pos", state.current().pos());
@@ -141,10 +142,17 @@ public final class PositionCommands {
     TextTable t = new TextTable("", "");
     t.row("relay:", config.name() + " (cdc) on " + source.describe());
     t.row("offsets table:", config.cdc().offsetsTable());
-    if (state.stored().isEmpty()) {
+    if (state.handoffPending()) {
       t.row(
           "stored position:",
-          "none: the relay starts from the server's current position when it starts");
+          "none: hand-off to CDC pending: the next start publishes the unpublished rows from a"
+              + " consistent snapshot, then streams from its binlog position");
+    } else if (state.stored().isEmpty()) {
+      t.row(
+          "stored position:",
+          "none: the relay's first start takes a consistent snapshot and streams from its binlog"
+              + " position (publishing the rows already in the table unless cdc.first.start=skip"
+              + " or the relay streamed before)");
     } else {
       OffsetsRow p = state.stored().get();
       t.row("stored position:", p.position());
@@ -191,7 +199,8 @@ public final class PositionCommands {
               + source.flavor().name().toLowerCase(java.util.Locale.ROOT)
               + ", stop the relay and delete its row from "
               + config.cdc().offsetsTable()
-              + ": it then starts from the current position");
+              + ": its next start then takes the current position, publishing none of the rows"
+              + " already in the table (it streamed before)");
     }
     if (yes && !config.cdc().retention().isZero()) {
       throw AdminException.usage(
@@ -219,6 +228,14 @@ public final class PositionCommands {
       }
     }
     CdcState state = CdcState.read(c, config, yes);
+    if (state.handoffPending()) {
+      c.rollback();
+      throw AdminException.usage(
+          "a hand-off to CDC is pending for relay "
+              + config.name()
+              + ": its next start publishes the unpublished rows from a consistent snapshot, then"
+              + " streams; start it instead of resetting; nothing was changed");
+    }
     if (state.stored().isEmpty()) {
       c.rollback();
       out.println(
@@ -226,7 +243,8 @@ public final class PositionCommands {
               + config.name()
               + " has no stored position in "
               + config.cdc().offsetsTable()
-              + ": it starts from the server's current position when it starts; nothing to reset");
+              + ": its first start takes a consistent snapshot and streams from its binlog"
+              + " position; nothing to reset");
       return;
     }
     plan(state, maxId(c), yes);

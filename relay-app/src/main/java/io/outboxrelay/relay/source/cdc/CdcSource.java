@@ -374,6 +374,9 @@ public final class CdcSource implements OutboxSource {
       throw new StartupCheckException(
           List.of(messages().positionOfAnotherTable(position.tables())));
     }
+    if (position.handoffPending()) {
+      return true; // a first start ('handoff --to cdc'): no position to resume at yet
+    }
     if (position.eventsToSkip() > 0) {
       LOG.info(
           "[{}] resuming at {}: {} binlog events of the transaction there, and {} row(s) of the"
@@ -390,16 +393,16 @@ public final class CdcSource implements OutboxSource {
    * A first start (no stored position) with {@code cdc.first.start=skip} publishes nothing already
    * in the table, yet retention would delete those rows as lying before the position. If they are
    * {@code PENDING}, nothing proves they were published (a polling relay may have left them):
-   * refuse, rather than let retention delete them unpublished. With {@code publish} (the default),
-   * or after a hand-off to this relay, the first start publishes them ({@link FirstStart}).
+   * refuse, rather than let retention delete them unpublished. With {@code publish} (the default)
+   * the first start publishes them ({@link FirstStart}); after a hand-off to this relay there is a
+   * stored {@link HandoffMarker}, not checked here, and the first start publishes them too.
    */
   private void refuseRetentionOverUnpublishedRows(String context) throws StartupCheckException {
     CdcConfig cdc = config.cdc();
     if (cdc.retention().isZero()
         || cdc.firstStart() != io.outboxrelay.relay.config.FirstStartAction.SKIP
         || !"no_data"
-            .equals(DebeziumProperties.build(config).getProperty("snapshot.mode", "no_data"))
-        || handedToThisRelay(context)) {
+            .equals(DebeziumProperties.build(config).getProperty("snapshot.mode", "no_data"))) {
       return;
     }
     SourceConfig source = config.source();
@@ -423,21 +426,6 @@ public final class CdcSource implements OutboxSource {
     }
     state.set(State.STOPPED);
     throw new StartupCheckException(List.of(messages().retentionOverPendingRows(table, pending)));
-  }
-
-  /** Whether the table's latest hand-off gives it to this relay: its first start publishes. */
-  private boolean handedToThisRelay(String context) {
-    try (Connection c = SourceConnections.open(config.source())) {
-      return io.outboxrelay.relay.source.HandoffRecords.latest(c, config.source())
-          .filter(
-              h ->
-                  h.to() == io.outboxrelay.relay.config.RelayMode.CDC
-                      && h.relayName().equals(config.name()))
-          .isPresent();
-    } catch (SQLException | StartupCheckException e) {
-      LOG.warn("[{}] cannot read the hand-off record: {}", context, e.getMessage());
-      return false;
-    }
   }
 
   private CdcFailureMessages messages() {

@@ -19,10 +19,12 @@ import java.util.Properties;
  *
  * <ul>
  *   <li>{@code connect.keep.alive.interval.ms} of {@link #KEEPALIVE}: see there.
- *   <li>{@code snapshot.mode=no_data}: a first start publishes nothing already in the table; it
- *       starts from the binlog position it reads at startup. {@code snapshot.locking.mode=none}:
- *       reading that position needs no global read lock (the default takes {@code FLUSH TABLES WITH
- *       READ LOCK}, which blocks every writer of the database while it lasts).
+ *   <li>{@code snapshot.mode=no_data}: the engine takes no snapshot of rows; a first start (no
+ *       stored position) is the relay's own ({@link FirstStart}), which stores the position the
+ *       engine then starts from with {@code snapshot.mode=recovery}. {@code
+ *       snapshot.locking.mode=none}: reading that position needs no global read lock (the default
+ *       takes {@code FLUSH TABLES WITH READ LOCK}, which blocks every writer of the database while
+ *       it lasts).
  *   <li>Offsets and schema history in the source database (Debezium's JDBC stores). A position is
  *       committed only after Kafka acknowledged its events, once {@code cdc.batch.size} events are
  *       acknowledged or {@code cdc.commit.interval} has passed ({@link PositionCommitPolicy}, set

@@ -79,10 +79,21 @@ final class EngineRun {
             () -> {
               Properties properties = DebeziumProperties.build(config);
               try {
-                if (FirstStart.needed(config, properties)
-                    && !new FirstStart(config, holder, tenure.epoch()).run(consumer)) {
-                  streaming.complete(null); // stopped, or no longer leader: nothing to stream
-                  return;
+                if (FirstStart.needed(config, properties)) {
+                  if (!new FirstStart(config, holder, tenure.epoch()).run(consumer)) {
+                    streaming.complete(null); // stopped, or no longer leader: nothing to stream
+                    return;
+                  }
+                  // The relay may have schema history from an earlier term as CDC (CDC, polling,
+                  // ALTER TABLE, CDC again): streaming with it would decode new rows with the old
+                  // definition. Recovery recovers that history, then records the table's
+                  // definition as it is now, which wins (Debezium's schema-only snapshot).
+                  properties.setProperty("snapshot.mode", "recovery");
+                  LOG.info(
+                      "[{}] the engine reads the outbox table's definition as it is now"
+                          + " (snapshot.mode=recovery), then streams from the first start's"
+                          + " position",
+                      config.logContext());
                 }
               } catch (InterruptedException e) {
                 streaming.complete(null);

@@ -4,7 +4,6 @@ import io.outboxrelay.relay.RelayFailure;
 import io.outboxrelay.relay.StartupCheckException;
 import io.outboxrelay.relay.config.FirstStartAction;
 import io.outboxrelay.relay.config.RelayConfig;
-import io.outboxrelay.relay.config.RelayMode;
 import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.source.HandoffRecords;
@@ -33,15 +32,18 @@ import org.slf4j.LoggerFactory;
  * action and acknowledgements as streamed events); then stores that position, fenced by the term's
  * epoch, and the engine streams from it. Every row committed before the snapshot is in it, every
  * row committed after it is in the binlog after the position: nothing is left out. A crash before
- * the position is stored publishes the snapshot again (duplicates, never loss).
+ * the position is stored publishes the snapshot again (duplicates, never loss). The snapshot's
+ * transaction lasts only as long as reading the ids to publish ({@link #run}).
  *
  * <p>{@code cdc.first.start=skip} takes the same snapshot and position and publishes none of its
- * rows. After {@code handoff --to cdc} for this relay (the table's latest hand-off gives it to CDC
- * relay {@code relay.name}, and the hand-off cleared the stored position), the rows polling left
- * unpublished are published whatever {@code cdc.first.start} says.
+ * rows, and so does {@code publish} for a relay whose engine streamed before (it has schema
+ * history: its position was deleted, and CDC, which sets no status, published its rows then). After
+ * {@code handoff --to cdc} for this relay (the hand-off stored a {@link HandoffMarker} as its
+ * position), the rows polling left unpublished are published whatever {@code cdc.first.start} says,
+ * once: storing the position replaces the marker.
  *
  * <p>MariaDB reports the binlog position of a consistent snapshot exactly ({@link BinlogSnapshot}).
- * MySQL does not: the position is read just before the snapshot opens, so a transaction that
+ * MySQL does not: the position is read a second before the snapshot opens, so a transaction that
  * commits in between is both in the snapshot and after the position, and is published twice. Not
  * thread-safe: one per run.
  */
@@ -51,6 +53,12 @@ final class FirstStart {
 
   /** Rows read from the snapshot, and published, per window. */
   static final int WINDOW = 1000;
+
+  /**
+   * MySQL: the pause between reading the binlog position and opening the snapshot, for a
+   * transaction written to the binlog but not yet committed to become visible.
+   */
+  static final long MYSQL_COMMIT_PAUSE_MILLIS = 1000;
 
   /** Statuses of rows there is nothing to publish for. */
   private static final String DONE = "('PUBLISHED', 'DEAD', 'SKIPPED')";
@@ -68,9 +76,10 @@ final class FirstStart {
   }
 
   /**
-   * Whether a run must start with this: the relay has no stored position and the engine would
-   * otherwise start at the current binlog position ({@code snapshot.mode=no_data}, the relay's
-   * default; an operator's {@code debezium.snapshot.mode} is left to Debezium).
+   * Whether a run must start with this: the relay stored a {@link HandoffMarker} ({@code handoff
+   * --to cdc}; the engine must never start on it), or it has no stored position and the engine
+   * would otherwise start at the current binlog position ({@code snapshot.mode=no_data}, the
+   * relay's default; an operator's {@code debezium.snapshot.mode} is left to Debezium).
    *
    * @param config the relay configuration
    * @param properties the engine's properties
@@ -78,12 +87,21 @@ final class FirstStart {
    * @throws SQLException when the stored position cannot be read
    */
   static boolean needed(RelayConfig config, Properties properties) throws SQLException {
-    return "no_data".equals(properties.getProperty("snapshot.mode"))
-        && ResumePoint.read(config.source(), config.cdc(), config.name()).isEmpty();
+    Optional<ResumePoint> stored = ResumePoint.read(config.source(), config.cdc(), config.name());
+    if (stored.isPresent()) {
+      return stored.get().handoffPending();
+    }
+    return "no_data".equals(properties.getProperty("snapshot.mode"));
   }
 
   /**
    * Publishes what the snapshot holds (or counts it, to skip) and stores its position.
+   *
+   * <p>The snapshot's transaction reads only the ids to publish and ends at once: held open for the
+   * whole publish (Kafka waits, outages) its shared metadata lock would make an {@code ALTER TABLE}
+   * wait, and every application insert queue behind that, and its read view would hold back purge.
+   * The rows are then read by id, in windows, at {@code READ COMMITTED}: outbox rows do not change
+   * once committed, and retention cannot delete them before a position is stored.
    *
    * @param consumer the run's consumer
    * @return true when the position is stored; false when the run stopped or lost leadership first
@@ -96,29 +114,37 @@ final class FirstStart {
     String context = config.logContext();
     String table = source.database() + "." + source.table();
     try (Connection c = SourceConnections.open(source)) {
+      bound(c);
       c.setAutoCommit(false);
-      Optional<HandoffRecords.Handoff> handoff = HandoffRecords.latest(c, source);
-      boolean handedOver =
-          handoff.isPresent()
-              && handoff.get().to() == RelayMode.CDC
-              && handoff.get().relayName().equals(config.name());
+      Optional<ResumePoint> stored = ResumePoint.read(source, config.cdc(), config.name());
+      boolean handedOver = stored.isPresent() && stored.get().handoffPending();
+      // A relay whose engine streamed before has schema history: its rows were published then
+      // (CDC sets no status), and its position was deleted since. Publishing them again would
+      // flood the topics with duplicates.
+      boolean streamedBefore =
+          !handedOver && ResumePoint.hasOwnHistory(source, config.cdc(), config.name());
       Map<String, OutboxColumns.Column> columns = OutboxColumns.read(c, source);
       c.commit();
-      boolean publish = handedOver || config.cdc().firstStart() == FirstStartAction.PUBLISH;
+      boolean publish =
+          handedOver || (config.cdc().firstStart() == FirstStartAction.PUBLISH && !streamedBefore);
       String where =
           OutboxColumns.has(columns, "status") ? "e.status NOT IN " + DONE + " AND " : "";
       BinlogPosition at = snapshot(c);
-      long rows;
+      Ids ids = publish ? ids(c, where) : null;
+      long rows = publish ? ids.size : count(c, where);
+      c.rollback(); // ends the snapshot, before anything waits for Kafka
+      c.setAutoCommit(true);
+      c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+      long vanished = 0;
       if (publish) {
-        rows = publish(c, RowLayout.forSnapshot(source, columns), where, consumer);
-        if (rows < 0) {
-          c.rollback();
+        RowLayout layout = RowLayout.forSnapshot(source, columns);
+        dryRun(c, layout, ids, consumer);
+        vanished = publish(c, layout, ids, consumer);
+        if (vanished < 0) {
           return false;
         }
-      } else {
-        rows = count(c, where);
       }
-      c.rollback(); // ends the snapshot
+      c.setAutoCommit(false);
       if (!store(c, at)) {
         LOG.warn(
             "[{}] the first start's position was not stored: the lease of {} is no longer held in"
@@ -130,23 +156,56 @@ final class FirstStart {
       }
       String why =
           handedOver
-              ? " that polling left unpublished ('handoff --to cdc' "
-                  + handoff.get().describe()
-                  + ")"
-              : " already in the table (cdc.first.start="
-                  + config.cdc().firstStart().name().toLowerCase(java.util.Locale.ROOT)
-                  + ")";
+              ? " that polling left unpublished ('handoff --to cdc' pending since "
+                  + stored.get().handoffTime()
+                  + ", now done)"
+              : streamedBefore
+                  ? " already in the table (relay.name '"
+                      + config.name()
+                      + "' streamed this table before: it has schema history in "
+                      + config.cdc().schemaHistoryTable()
+                      + ", so they are taken as published; cdc.first.start=publish applies to a"
+                      + " relay that never streamed)"
+                  : " already in the table (cdc.first.start="
+                      + config.cdc().firstStart().name().toLowerCase(java.util.Locale.ROOT)
+                      + ")";
       LOG.info(
           "[{}] first start of relay.name '{}': {} {} rows of {}{}, read from a consistent"
-              + " snapshot at binlog position {}; streaming from there",
+              + " snapshot at binlog position {}{}; streaming from there",
           context,
           config.name(),
           publish ? "published" : "skipped",
-          rows,
+          rows - vanished,
           table,
           why,
-          at);
+          at,
+          vanished > 0 ? " (" + vanished + " rows of the snapshot were gone when read)" : "");
       return true;
+    }
+  }
+
+  /**
+   * Bounds the session as the position store's is: no lock wait is long, and a process frozen
+   * inside {@link #store}'s transaction (after the fenced lease update) cannot hold the lease row.
+   */
+  private void bound(Connection c) throws SQLException {
+    try (Statement st = c.createStatement()) {
+      st.execute("SET SESSION innodb_lock_wait_timeout = 10");
+    }
+    io.outboxrelay.relay.source.IdleTransactionBound.apply(
+        c, source.flavor(), config.cdc().leaderLease());
+  }
+
+  /** The ids of the snapshot's rows to publish, in order; 8 bytes each. */
+  static final class Ids {
+    long[] values = new long[1024];
+    int size;
+
+    void add(long id) {
+      if (size == values.length) {
+        values = java.util.Arrays.copyOf(values, values.length * 2);
+      }
+      values[size++] = id;
     }
   }
 
@@ -159,7 +218,7 @@ final class FirstStart {
   }
 
   /** Opens the snapshot on {@code c} and returns its binlog position. */
-  private BinlogPosition snapshot(Connection c) throws SQLException {
+  private BinlogPosition snapshot(Connection c) throws SQLException, InterruptedException {
     if (source.flavor() == SourceFlavor.MARIADB) {
       BinlogSnapshot.Position p = BinlogSnapshot.begin(c);
       String gtids;
@@ -173,8 +232,12 @@ final class FirstStart {
       return new BinlogPosition(p.file(), p.pos(), gtids);
     }
     // MySQL: no position tied to a snapshot. Read before it opens: what commits in between is in
-    // both, and published twice, never left out.
+    // both, and published twice, never left out. A transaction already in the binlog before the
+    // position but not yet committed in the engine would be in neither: the pause lets it commit
+    // before the snapshot opens (published twice, never left out).
     BinlogPosition before = mysqlStatus(c);
+    c.commit();
+    Thread.sleep(MYSQL_COMMIT_PAUSE_MILLIS);
     c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
     try (Statement st = c.createStatement()) {
       st.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
@@ -202,13 +265,37 @@ final class FirstStart {
     throw first;
   }
 
-  /**
-   * Publishes the snapshot's rows in windows, in id order.
-   *
-   * @return how many rows were read, or -1 when the run stopped first
-   */
-  private long publish(Connection c, RowLayout layout, String where, OutboxChangeConsumer consumer)
-      throws SQLException, InterruptedException {
+  /** Reads the ids to publish from the snapshot, in id order. */
+  private Ids ids(Connection c, String where) throws SQLException {
+    Ids ids = new Ids();
+    String seq = "e." + source.sequenceColumn();
+    try (Statement st = c.createStatement()) {
+      st.setFetchSize(WINDOW);
+      try (ResultSet rs =
+          st.executeQuery(
+              "SELECT "
+                  + seq
+                  + " FROM "
+                  + source.database()
+                  + "."
+                  + source.table()
+                  + " e"
+                  + (where.isEmpty()
+                      ? ""
+                      : " WHERE " + where.substring(0, where.length() - " AND ".length()))
+                  + " ORDER BY "
+                  + seq)) {
+        while (rs.next()) {
+          ids.add(rs.getLong(1));
+        }
+      }
+    }
+    return ids;
+  }
+
+  /** Reads the rows of {@code ids[from, to)} (auto-commit, {@code READ COMMITTED}). */
+  private List<RowLayout.Row> window(Connection c, RowLayout layout, Ids ids, int from, int to)
+      throws SQLException {
     String sql =
         "SELECT "
             + layout.selectList(SqlDialect.of(source.flavor()))
@@ -216,35 +303,70 @@ final class FirstStart {
             + source.database()
             + "."
             + source.table()
-            + " e WHERE "
-            + where
-            + "e."
+            + " e WHERE e."
             + source.sequenceColumn()
-            + " > ? ORDER BY e."
-            + source.sequenceColumn()
-            + " LIMIT "
-            + WINDOW;
-    long after = Long.MIN_VALUE;
-    long rows = 0;
-    while (true) {
-      List<RowLayout.Row> window = new ArrayList<>(WINDOW);
-      try (PreparedStatement ps = c.prepareStatement(sql)) {
-        ps.setLong(1, after);
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            window.add(layout.readRow(rs));
-          }
+            + " IN ("
+            + String.join(", ", java.util.Collections.nCopies(to - from, "?"))
+            + ") ORDER BY e."
+            + source.sequenceColumn();
+    List<RowLayout.Row> window = new ArrayList<>(to - from);
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = from; i < to; i++) {
+        ps.setLong(i - from + 1, ids.values[i]);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          window.add(layout.readRow(rs));
         }
       }
-      if (window.isEmpty()) {
-        return rows;
+    }
+    return window;
+  }
+
+  /**
+   * With {@code cdc.poison.action=fail}, checks every row before the first is sent: a poison event
+   * found part-way would stop the start after its earlier rows were sent, and each restart would
+   * send them again.
+   */
+  private void dryRun(Connection c, RowLayout layout, Ids ids, OutboxChangeConsumer consumer)
+      throws SQLException {
+    if (config.cdc().poisonAction() != io.outboxrelay.relay.config.PoisonAction.FAIL) {
+      return;
+    }
+    for (int from = 0; from < ids.size; from += WINDOW) {
+      String refused =
+          consumer.firstUnpublishable(
+              window(c, layout, ids, from, Math.min(ids.size, from + WINDOW)));
+      if (refused != null) {
+        throw new RelayFailure(
+            "the first start of relay.name '"
+                + config.name()
+                + "' cannot publish "
+                + refused
+                + ". Nothing was sent and nothing stored (cdc.poison.action=fail): the next start"
+                + " checks the rows again",
+            null);
       }
-      after = window.get(window.size() - 1).event().id();
-      if (!consumer.publishEvents(window)) {
+    }
+  }
+
+  /**
+   * Publishes the snapshot's rows in windows, in id order.
+   *
+   * @return how many ids were gone when read, or -1 when the run stopped first
+   */
+  private long publish(Connection c, RowLayout layout, Ids ids, OutboxChangeConsumer consumer)
+      throws SQLException, InterruptedException {
+    long vanished = 0;
+    for (int from = 0; from < ids.size; from += WINDOW) {
+      int to = Math.min(ids.size, from + WINDOW);
+      List<RowLayout.Row> window = window(c, layout, ids, from, to);
+      vanished += (to - from) - window.size();
+      if (!window.isEmpty() && !consumer.publishEvents(window)) {
         return -1;
       }
-      rows += window.size();
     }
+    return vanished;
   }
 
   private long count(Connection c, String where) throws SQLException {
@@ -271,9 +393,11 @@ final class FirstStart {
    * @return false when the lease is no longer held in this epoch (nothing stored)
    */
   private boolean store(Connection c, BinlogPosition at) throws SQLException {
+    // READ COMMITTED: the rows are deleted by primary key, so no gap lock on the shared table can
+    // deadlock with a sibling relay's commit of its own position.
+    c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
     String offsets = source.database() + "." + config.cdc().offsetsTable();
     try (Statement st = c.createStatement()) {
-      st.execute("SET SESSION innodb_lock_wait_timeout = 10");
       try {
         // CREATE TABLE IF NOT EXISTS needs the CREATE grant even when the table is there.
         st.executeQuery("SELECT 1 FROM " + offsets + " LIMIT 0").close();
@@ -294,11 +418,7 @@ final class FirstStart {
       now = rs.getLong(2);
     }
     String key = OffsetsDdl.keyOf(config.name());
-    try (PreparedStatement delete =
-        c.prepareStatement("DELETE FROM " + offsets + " WHERE offset_key = ?")) {
-      delete.setString(1, key);
-      delete.executeUpdate();
-    }
+    deleteOwnRows(c, offsets);
     try (PreparedStatement insert =
         c.prepareStatement(
             "INSERT INTO "
@@ -325,5 +445,29 @@ final class FirstStart {
     }
     c.commit();
     return true;
+  }
+
+  /**
+   * Deletes every row of this relay's key (its position, or the hand-off's marker, which is thus
+   * consumed with the position's insert), by primary key, in the caller's transaction.
+   */
+  private void deleteOwnRows(Connection c, String offsets) throws SQLException {
+    List<String> own = new ArrayList<>();
+    try (PreparedStatement select = c.prepareStatement("SELECT id, offset_key FROM " + offsets);
+        ResultSet rs = select.executeQuery()) {
+      while (rs.next()) {
+        if (io.outboxrelay.relay.source.cdc.leader.OffsetKey.belongsTo(
+            rs.getString(2), config.name())) {
+          own.add(rs.getString(1));
+        }
+      }
+    }
+    try (PreparedStatement delete =
+        c.prepareStatement("DELETE FROM " + offsets + " WHERE id = ?")) {
+      for (String id : own) {
+        delete.setString(1, id);
+        delete.executeUpdate();
+      }
+    }
   }
 }

@@ -239,6 +239,43 @@ final class OutboxChangeConsumer
     }
   }
 
+  /**
+   * A first start's dry pass, before it sends anything ({@link FirstStart}): maps, routes and
+   * size-checks each event as {@link #publishEvents} would, and sends nothing. With {@code
+   * cdc.poison.action=fail} a poison event would stop the start part-way after its earlier events
+   * were sent, and every restart would send them again; found here, it stops the start first.
+   *
+   * @param events the events, as for {@link #publishEvents}
+   * @return null when each can be published as far as the relay can tell (or the poison action is
+   *     not {@code fail}); else the first that cannot, and what to do, for the failure message
+   */
+  String firstUnpublishable(List<io.outboxrelay.relay.source.polling.RowLayout.Row> events) {
+    if (poisonAction != PoisonAction.FAIL) {
+      return null;
+    }
+    for (io.outboxrelay.relay.source.polling.RowLayout.Row row : events) {
+      Item item = new Item(null, row.event());
+      Throwable poison = row.malformed();
+      if (poison == null && row.event() != null) {
+        try {
+          // Not route(): that records the event's version, which the real pass does once.
+          poison = sizeLimit.check(router.route(row.event()));
+        } catch (RuntimeException e) {
+          poison = e;
+        }
+      }
+      if (poison != null) {
+        String reason = ErrorClassifier.describe(poison);
+        return describe(item)
+            + ": "
+            + (reason.endsWith(".") ? reason.substring(0, reason.length() - 1) : reason)
+            + ". "
+            + PoisonHint.whatToDo(poison, true);
+      }
+    }
+    return null;
+  }
+
   private Item route(RecordChangeEvent<SourceRecord> change) {
     OutboxEvent event;
     try {

@@ -87,15 +87,21 @@ final class ResumePoint {
    * @param st a statement on a connection to the source database
    * @param offsetsTable the offsets table
    * @param relayName the relay's name
-   * @return the stored position, or empty when the relay stored none
+   * @return the stored position (or a {@link HandoffMarker}), or empty when the relay stored none
    * @throws SQLException when the table cannot be read
    */
   static Optional<JsonNode> offset(Statement st, String offsetsTable, String relayName)
       throws SQLException {
     JsonNode offset = null;
-    try (ResultSet rs = st.executeQuery("SELECT offset_key, offset_val FROM " + offsetsTable)) {
+    // Debezium's store reads the rows in this order, the last row of a key winning.
+    try (ResultSet rs =
+        st.executeQuery(
+            "SELECT offset_key, offset_val FROM "
+                + offsetsTable
+                + " ORDER BY record_insert_ts, record_insert_seq")) {
       while (rs.next()) {
-        if (relayName.equals(serverOf(parse(rs.getString(1)).path(1)))) {
+        if (io.outboxrelay.relay.source.cdc.leader.OffsetKey.belongsTo(
+            rs.getString(1), relayName)) {
           offset = parse(rs.getString(2));
         }
       }
@@ -162,6 +168,40 @@ final class ResumePoint {
       return JSON.readTree(text);
     } catch (IOException e) {
       return JSON.missingNode(); // not Debezium's: not ours to judge
+    }
+  }
+
+  /**
+   * Whether what is stored is no position but {@code handoff --to cdc}'s marker: the next start is
+   * a first start that publishes the rows polling left unpublished ({@link FirstStart}); the engine
+   * must never start on it.
+   */
+  boolean handoffPending() {
+    return HandoffMarker.is(offset);
+  }
+
+  /** When the pending hand-off ran, as its marker says; empty when none is pending. */
+  String handoffTime() {
+    return offset.path(HandoffMarker.FIELD).asText("");
+  }
+
+  /**
+   * Whether the relay's schema history holds records of its own: its engine streamed before (a
+   * relay whose position was deleted since, not one that never ran).
+   *
+   * @param source the source settings
+   * @param cdc the CDC settings (table names)
+   * @param relayName the relay's name
+   * @return false when there is no history table or no record of the relay in it
+   * @throws SQLException when the table cannot be read
+   */
+  static boolean hasOwnHistory(SourceConfig source, CdcConfig cdc, String relayName)
+      throws SQLException {
+    try (Connection c =
+            DriverManager.getConnection(
+                source.jdbcUrl(), source.user(), source.password().reveal());
+        Statement st = c.createStatement()) {
+      return historyIfAny(st, cdc, relayName).records() > 0;
     }
   }
 

@@ -12,6 +12,7 @@ import io.outboxrelay.testsupport.outbox.SteadyWriter;
 import io.outboxrelay.testsupport.outbox.TestEvent;
 import io.outboxrelay.testsupport.outbox.TestTopics;
 import io.outboxrelay.testsupport.stack.ConsumedRecord;
+import io.outboxrelay.testsupport.stack.KafkaBroker;
 import io.outboxrelay.testsupport.stack.LocalStack;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -132,5 +133,86 @@ class CdcFirstStartIT {
                         "skipped 40 rows of "
                             + db.name()
                             + ".outbox_events already in the table (cdc.first.start=skip)"));
+  }
+
+  /**
+   * While the first start waits for Kafka (its topic does not exist yet on a broker that creates
+   * none), the relay holds no transaction open: an {@code ALTER TABLE} of the outbox, which needs
+   * an exclusive metadata lock, and the application's inserts after it complete at once. Then the
+   * topic appears and every event, those before and after the ALTER, is published once in order.
+   */
+  @Test
+  void holdsNoTransactionWhileItWaitsForKafkaSoAnAlterAndTheApplicationsInsertsDoNotWait()
+      throws Exception {
+    try (KafkaBroker broker =
+        KafkaBroker.builder().brokerProperty("auto.create.topics.enable", "false").start()) {
+      TestTopics own = topics.on(broker.bootstrapServers());
+      Ledger ledger = own.newLedger();
+      OutboxWriter.write(db, ledger, existing(60));
+      Path config =
+          RelaySettings.cdc(db, broker.bootstrapServers(), topics.name())
+              .writeTo(dir.resolve("relay.properties"));
+      RelayProcess relay = RelayProcess.start("relay", dir, "run", "--config", config.toString());
+      processes.add(relay); // not run(): that waits for ready, which follows the topic
+      await().atMost(Duration.ofSeconds(60)).until(() -> relay.log().contains("leader (epoch"));
+      Thread.sleep(10_000); // the first start takes its snapshot and waits for the topic
+
+      assertThat(relay.log()).doesNotContain("first start of relay.name");
+      Object open =
+          db.adminQuery(
+              "SELECT COUNT(*) FROM information_schema.innodb_trx t JOIN"
+                  + " information_schema.processlist p ON p.id = t.trx_mysql_thread_id WHERE"
+                  + " p.user = '"
+                  + db.relayUser()
+                  + "'");
+      assertThat(((Number) open).longValue()).as("transactions of the relay open").isZero();
+      long start = System.nanoTime();
+      db.admin(
+          "SET SESSION lock_wait_timeout = 5",
+          "ALTER TABLE " + db.name() + ".outbox_events ADD COLUMN note VARCHAR(20) NULL");
+      OutboxWriter.write(db, ledger, List.of(TestEvent.of("order", "after-alter", 1)));
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+
+      broker.createTopic(RelaySettings.topicPrefix(topics.name()) + "order", 3);
+      Ledger.Result result = own.check(ledger, Duration.ofSeconds(120));
+      assertThat(result.lost()).as(result.summary()).isZero();
+      assertThat(result.duplicates()).as(result.summary()).isZero();
+      assertThat(result.outOfOrder()).as(result.summary()).isZero();
+      assertThat(result.mismatches()).as(result.summary()).isEmpty();
+    }
+  }
+
+  /**
+   * A relay that streamed the table before and whose stored position was deleted (an operator, a
+   * recreated offsets table) does not publish the table again at its next start (CDC sets no
+   * status, so every row looks unpublished): it takes a new position and says why it skipped.
+   */
+  @Test
+  void aRelayThatStreamedBeforeDoesNotRepublishTheTableWhenItsPositionIsDeleted() throws Exception {
+    Ledger before = topics.newLedger();
+    OutboxWriter.write(db, before, existing(30));
+    RelaySettings settings = RelaySettings.cdc(db, topics.bootstrap(), topics.name());
+    RelayProcess first = run("first", settings);
+    first.awaitReady();
+    List<TestEvent> streamed = List.of(TestEvent.of("order", "streamed-1", 1));
+    OutboxWriter.write(db, before, streamed);
+    Ledger.Result once = topics.check(before, Duration.ofSeconds(90));
+    assertThat(once.lost()).as(once.summary()).isZero();
+    first.close();
+
+    db.admin("DELETE FROM " + db.name() + ".outbox_relay_offsets");
+    RelayProcess second = run("second", settings);
+    second.awaitReady();
+    Ledger after = topics.newLedger();
+    List<TestEvent> later = List.of(TestEvent.of("order", "after-1", 1));
+    OutboxWriter.write(db, after, later);
+    topics.readAll(after, Duration.ofSeconds(60));
+
+    Ledger.Result result = topics.check(before, Duration.ofSeconds(30));
+    assertThat(result.lost()).as(result.summary()).isZero();
+    assertThat(result.duplicates()).as(result.summary()).isZero();
+    assertThat(second.log())
+        .contains("skipped 31 rows of " + db.name() + ".outbox_events already in the table")
+        .contains("streamed this table before");
   }
 }
