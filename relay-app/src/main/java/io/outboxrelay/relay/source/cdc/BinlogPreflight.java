@@ -28,8 +28,8 @@ import org.slf4j.LoggerFactory;
  * {@code binlog_row_image=FULL}, durable binlog settings, the replication grants, read access to
  * the outbox table, its columns and their types, and access to the position tables. A wrong
  * password or a host that does not resolve is one of these problems too, and so is a table that is
- * polling's ({@link ModeOwnership}): handed to polling, or published from by a polling relay.
- * Stateless.
+ * polling's ({@link ModeOwnership}): handed to polling, published from by a polling relay, or
+ * served by polling and never handed to CDC. Stateless.
  */
 final class BinlogPreflight {
 
@@ -257,7 +257,10 @@ final class BinlogPreflight {
       List<String> problems,
       List<String> warnings)
       throws SQLException {
-    ModeOwnership.TableState state = ModeOwnership.read(c, source, cdc.leaderTable(), columns);
+    ModeOwnership.TableState state =
+        ModeOwnership.read(c, source, cdc.leaderTable(), columns)
+            .withStoredPosition(
+                ModeOwnership.storedPosition(c, source, cdc.offsetsTable(), relayName));
     ModeOwnership.cdcStartProblem(state).ifPresent(problems::add);
     ModeOwnership.relayNameProblem(state, relayName, cdc.leaderTable()).ifPresent(problems::add);
     if (state.unreadable() != null) {
