@@ -79,6 +79,16 @@ final class BinlogPreflight {
           "UPDATE",
           problems);
       checkRetentionColumns(source, cdc, columns, problems);
+      if (!cdc.retention().isZero()
+          && columns.contains(source.sequenceColumn().toLowerCase(Locale.ROOT))) {
+        // Retention deletes published rows by their sequence values.
+        String notUnique =
+            OutboxColumns.sequenceUniquenessProblem(
+                c, source, source.database() + "." + source.table());
+        if (notUnique != null) {
+          problems.add(notUnique);
+        }
+      }
       if (problems.isEmpty()) {
         checkOwnership(c, source, cdc, relayName, columns, problems, warnings);
       }
