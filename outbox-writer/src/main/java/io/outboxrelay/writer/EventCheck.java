@@ -19,6 +19,15 @@ final class EventCheck {
   static final Set<String> RESERVED_HEADERS =
       Set.of("id", "event_type", "aggregate_type", "aggregate_id", "aggregate_version");
 
+  /** The literal part of the relay's default topic template, before the aggregate type. */
+  static final String DEFAULT_TOPIC_PREFIX = "outbox.event.";
+
+  /** Kafka's longest legal topic name. */
+  static final int MAX_TOPIC_LENGTH = 249;
+
+  /** The longest aggregate type that fits the default template. */
+  static final int MAX_AGGREGATE_TYPE_LENGTH = MAX_TOPIC_LENGTH - DEFAULT_TOPIC_PREFIX.length();
+
   private EventCheck() {}
 
   /** Checks every event of a call against the rules of the event alone. */
@@ -36,6 +45,10 @@ final class EventCheck {
   private static void check(int i, int count, NewEvent e) {
     required(
         i, count, e, "aggregate_type", e.aggregateType(), "e.g. \"order\" (it picks the topic)");
+    String topic = aggregateTypeProblem(e.aggregateType());
+    if (topic != null) {
+      throw refuse(i, count, e, "aggregate_type", topic);
+    }
     required(i, count, e, "aggregate_id", e.aggregateId(), "the Kafka key, e.g. the order's id");
     required(i, count, e, "event_type", e.eventType(), "what happened, e.g. \"OrderPaid\"");
     if (e.eventId() != null && e.eventId().isEmpty()) {
@@ -69,6 +82,67 @@ final class EventCheck {
         throw refuse(i, count, e, "headers", problem);
       }
     }
+  }
+
+  /**
+   * What makes an aggregate type (not empty) unusable in the relay's default topic template {@value
+   * #DEFAULT_TOPIC_PREFIX}{@code ${aggregate_type}}, or {@code null}: Kafka's topic rules, which
+   * the router applies to the rendered name and which a test pins against Kafka's own check. The
+   * writer cannot know a template the relay was configured with instead; under the default one an
+   * illegal name is found only when the relay routes the row, where it stops CDC under {@code
+   * fail}.
+   *
+   * @param aggregateType the aggregate type
+   */
+  static String aggregateTypeProblem(String aggregateType) {
+    if (aggregateType == null || aggregateType.isEmpty()) {
+      return null;
+    }
+    for (int k = 0; k < aggregateType.length(); k++) {
+      char c = aggregateType.charAt(k);
+      boolean legal =
+          (c >= 'a' && c <= 'z')
+              || (c >= 'A' && c <= 'Z')
+              || (c >= '0' && c <= '9')
+              || c == '.'
+              || c == '_'
+              || c == '-';
+      if (!legal) {
+        return "aggregate_type '"
+            + printable(aggregateType)
+            + "' has the character "
+            + (c < 0x20 || c > 0x7e
+                ? String.format("U+%04X", (int) c)
+                : "'" + c + "' (U+" + String.format("%04X", (int) c) + ")")
+            + " at index "
+            + k
+            + ", which no Kafka topic may hold, and the relay's default topic is "
+            + DEFAULT_TOPIC_PREFIX
+            + "<aggregate_type>: use only ASCII letters, digits, '.', '_' and '-'";
+      }
+    }
+    if (aggregateType.length() > MAX_AGGREGATE_TYPE_LENGTH) {
+      return "aggregate_type has "
+          + aggregateType.length()
+          + " characters, more than the "
+          + MAX_AGGREGATE_TYPE_LENGTH
+          + " that fit in the relay's default topic "
+          + DEFAULT_TOPIC_PREFIX
+          + "<aggregate_type> (Kafka topic names have at most "
+          + MAX_TOPIC_LENGTH
+          + "): use a shorter name";
+    }
+    return null;
+  }
+
+  /** The aggregate type for a message: at most 64 characters, control characters escaped. */
+  private static String printable(String s) {
+    StringBuilder out = new StringBuilder();
+    for (int k = 0; k < s.length() && k < 64; k++) {
+      char c = s.charAt(k);
+      out.append(c < 0x20 || c == 0x7f ? String.format("\\u%04x", (int) c) : String.valueOf(c));
+    }
+    return s.length() > 64 ? out + "..." : out.toString();
   }
 
   private static void required(

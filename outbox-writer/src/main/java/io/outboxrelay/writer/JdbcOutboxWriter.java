@@ -32,6 +32,9 @@ final class JdbcOutboxWriter implements OutboxWriter {
   private final Object layoutLock = new Object();
   private volatile TableLayout layout;
 
+  /** The server's max_allowed_packet, read with the layout; read again before a refusal. */
+  private volatile long maxPacket = PacketLimit.NONE;
+
   JdbcOutboxWriter(OutboxWriter.Builder builder, TraceContext traceContext) {
     this.config = copy(builder);
     this.traceContext = traceContext;
@@ -72,12 +75,18 @@ final class JdbcOutboxWriter implements OutboxWriter {
     for (int i = 0; i < count; i++) {
       rows.add(row(i, count, events.get(i), trace));
     }
-    insert(connection, table, rows);
+    long limit = fitPackets(connection, table, events, rows);
+    insert(connection, table, rows, limit);
     List<String> ids = new ArrayList<>(count);
     for (Row row : rows) {
       ids.add(row.eventId());
     }
     return ids;
+  }
+
+  @Override
+  public void checkTable(Connection connection) throws SQLException {
+    layout(Objects.requireNonNull(connection, "connection"));
   }
 
   private TableLayout layout(Connection connection) throws SQLException {
@@ -87,10 +96,35 @@ final class JdbcOutboxWriter implements OutboxWriter {
     }
     synchronized (layoutLock) {
       if (layout == null) {
-        layout = TableLayout.read(connection, config);
+        TableLayout read = TableLayout.read(connection, config);
+        maxPacket = PacketLimit.read(connection, read.dialect());
+        layout = read;
       }
       return layout;
     }
+  }
+
+  /**
+   * Refuses the call when a row cannot fit in a statement under the server's max_allowed_packet
+   * (the limit is read again first: it may have been raised since), and returns the limit to split
+   * statements by.
+   */
+  private long fitPackets(
+      Connection connection, TableLayout table, List<NewEvent> events, List<Row> rows)
+      throws SQLException {
+    long limit = maxPacket;
+    for (int i = 0; i < rows.size(); i++) {
+      Row row = rows.get(i);
+      if (row.packetBytes() + PacketLimit.STATEMENT_OVERHEAD > limit) {
+        limit = PacketLimit.read(connection, table.dialect());
+        maxPacket = limit;
+        if (row.packetBytes() + PacketLimit.STATEMENT_OVERHEAD > limit) {
+          throw EventCheck.refuse(
+              i, rows.size(), events.get(i), "payload", PacketLimit.problem(row, limit));
+        }
+      }
+    }
+    return limit;
   }
 
   /**
@@ -129,9 +163,10 @@ final class JdbcOutboxWriter implements OutboxWriter {
    * Inserts the rows in as few statements as the bounds allow. One statement is atomic on its own;
    * several are made so by a savepoint, rolled back to when one fails.
    */
-  private static void insert(Connection connection, TableLayout table, List<Row> rows)
+  private static void insert(
+      Connection connection, TableLayout table, List<Row> rows, long maxPacket)
       throws SQLException {
-    List<List<Row>> statements = split(rows);
+    List<List<Row>> statements = split(rows, maxPacket);
     if (statements.size() == 1) {
       execute(connection, table, rows);
       return;
@@ -152,19 +187,31 @@ final class JdbcOutboxWriter implements OutboxWriter {
     connection.releaseSavepoint(savepoint);
   }
 
-  private static List<List<Row>> split(List<Row> rows) {
+  /**
+   * Splits the rows into statements of at most {@link #MAX_ROWS} rows, {@link #MAX_STATEMENT_SIZE}
+   * characters and {@code maxPacket} bytes as sent (each row fits alone: {@link #fitPackets}).
+   */
+  static List<List<Row>> split(List<Row> rows, long maxPacket) {
     List<List<Row>> statements = new ArrayList<>();
     int start = 0;
     long size = 0;
+    long bytes = PacketLimit.STATEMENT_OVERHEAD;
     for (int r = 0; r < rows.size(); r++) {
-      long rowSize = rows.get(r).size();
-      boolean full = r - start == MAX_ROWS || size + rowSize > MAX_STATEMENT_SIZE;
+      Row row = rows.get(r);
+      long rowSize = row.size();
+      long rowBytes = row.packetBytes();
+      boolean full =
+          r - start == MAX_ROWS
+              || size + rowSize > MAX_STATEMENT_SIZE
+              || bytes + rowBytes > maxPacket;
       if (r > start && full) {
         statements.add(rows.subList(start, r));
         start = r;
         size = 0;
+        bytes = PacketLimit.STATEMENT_OVERHEAD;
       }
       size += rowSize;
+      bytes += rowBytes;
     }
     statements.add(rows.subList(start, rows.size()));
     return statements;

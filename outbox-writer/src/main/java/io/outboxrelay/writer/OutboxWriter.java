@@ -63,7 +63,11 @@ import java.util.Objects;
  * not UTF-8, an object without a serializer, or the serializer fails; a header name is {@code
  * null}, empty or reserved; a header value is {@code null}; a header's name or value is not valid
  * Unicode (an unpaired surrogate); a header is over the size bound; the event has a version or
- * headers and the table has no column for them.
+ * headers and the table has no column for them; the aggregate type has a character no Kafka topic
+ * may hold (anything but ASCII letters, digits, {@code .}, {@code _}, {@code -}) or is longer than
+ * the 236 characters that fit the relay's default topic {@code outbox.event.<aggregate type>}; a
+ * row is larger than the server's {@code max_allowed_packet} (MariaDB, MySQL), which would drop the
+ * connection.
  *
  * <p>Implementations are thread-safe: build one writer per outbox table and share it.
  */
@@ -86,8 +90,8 @@ public interface OutboxWriter {
    * @param event the event; not {@code null}
    * @return the event's id (the one given, or the generated UUIDv7)
    * @throws IllegalStateException if the connection is in auto-commit mode (the event would commit
-   *     apart from the business change), or the table lacks a column the writer needs; nothing is
-   *     written
+   *     apart from the business change), the configured dialect is not the database's, or the table
+   *     lacks a column the writer needs; nothing is written
    * @throws InvalidEventException if the event breaks a rule above; nothing is written
    * @throws SQLException if the database fails; roll the transaction back (on PostgreSQL it is
    *     aborted anyway)
@@ -109,6 +113,20 @@ public interface OutboxWriter {
    * @throws SQLException if the database fails; roll the transaction back
    */
   List<String> appendAll(Connection connection, List<NewEvent> events) throws SQLException;
+
+  /**
+   * Checks, at application start, that the database is of the configured dialect and the outbox
+   * table exists with the columns this writer needs, and remembers the table's layout for the
+   * appends to come. Reads the catalog only; writes nothing and neither commits nor closes the
+   * connection. The default implementation checks nothing.
+   *
+   * @param connection a connection to the database of the outbox table
+   * @throws IllegalStateException if the configured dialect does not match the database, or the
+   *     table lacks a column the writer needs; the message names the fix
+   * @throws SQLException if the table cannot be read (it does not exist, or the user may not read
+   *     it); the message names the DDL file
+   */
+  default void checkTable(Connection connection) throws SQLException {}
 
   /** Configures an {@link OutboxWriter}. Every setting has the relay's default. Not thread-safe. */
   final class Builder {

@@ -62,10 +62,7 @@ final class TableLayout {
    * @throws IllegalStateException if a required column is missing
    */
   static TableLayout read(Connection c, OutboxWriter.Builder config) throws SQLException {
-    Dialect dialect =
-        config.dialect != null
-            ? config.dialect
-            : Dialect.fromProductName(c.getMetaData().getDatabaseProductName());
+    Dialect dialect = dialect(c, config.dialect);
     List<String> names = new ArrayList<>();
     List<Integer> types = new ArrayList<>();
     String sql = "SELECT * FROM " + dialect.quote(config.table) + " WHERE 1 = 0";
@@ -81,7 +78,7 @@ final class TableLayout {
           "cannot read the outbox table "
               + config.table
               + " ("
-              + e.getMessage()
+              + oneLine(e.getMessage())
               + "): create it from config/"
               + (dialect == Dialect.MYSQL ? "mysql" : "postgresql")
               + "/outbox-schema.sql, or name yours with OutboxWriter.Builder.table(...)",
@@ -114,6 +111,47 @@ final class TableLayout {
         hasVersion ? config.aggregateVersionColumn : null,
         hasHeaders ? config.headersColumn : null,
         binaryId);
+  }
+
+  /** A driver's message on one line (PostgreSQL's spans several: the error, then its position). */
+  private static String oneLine(String message) {
+    return message == null ? "" : message.strip().replaceAll("\\s*\\R\\s*", "; ");
+  }
+
+  /**
+   * The configured dialect after checking it against the database product, or the product's.
+   * Without the check a PostgreSQL dialect on MariaDB fails on the quoting, and the message would
+   * point to the PostgreSQL DDL.
+   */
+  static Dialect dialect(Connection c, Dialect configured) throws SQLException {
+    String product = c.getMetaData().getDatabaseProductName();
+    if (configured == null) {
+      return Dialect.fromProductName(product);
+    }
+    Dialect detected;
+    try {
+      detected = Dialect.fromProductName(product);
+    } catch (IllegalArgumentException unknown) {
+      // A product of its own name speaking a supported dialect: the configuration says which.
+      return configured;
+    }
+    if (detected != configured) {
+      throw new IllegalStateException(
+          "the outbox writer is configured with dialect "
+              + configured
+              + " but the database is "
+              + product
+              + ", which speaks "
+              + detected
+              + ": set the dialect to "
+              + detected
+              + " (OutboxWriter.Builder.dialect(Dialect."
+              + detected
+              + "), outbox.writer.dialect="
+              + detected.name().toLowerCase(Locale.ROOT)
+              + " in Spring Boot) or leave it unset to detect it");
+    }
+    return configured;
   }
 
   /** The columns a query returned; names compared as the dialect does for quoted identifiers. */

@@ -488,6 +488,44 @@ abstract class AbstractWriterContractIT {
     }
   }
 
+  @Test
+  void refusesAnAggregateTypeNoTopicMayHoldAndWritesNothing() throws Exception {
+    try (Connection c = db.connect()) {
+      OutboxWriter writer = OutboxWriter.builder().build();
+      assertThatThrownBy(
+              () ->
+                  writer.appendAll(
+                      c,
+                      List.of(
+                          NewEvent.of("order", "o-1", "OrderPlaced", "{}"),
+                          NewEvent.of("order line", "o-1", "LineAdded", "{}"))))
+          .isInstanceOf(InvalidEventException.class)
+          .hasMessageContaining("event #2 of 2 (order line/o-1 LineAdded)")
+          .hasMessageContaining("which no Kafka topic may hold");
+      String id = writer.append(c, NewEvent.of("order.line_item-v2", "o-1", "LineAdded", "{}"));
+      c.commit();
+
+      assertThat(db.eventIdsInInsertOrder()).containsExactly(id);
+    }
+  }
+
+  @Test
+  void refusesAConfiguredDialectThatIsNotTheDatabasesNamingBoth() throws Exception {
+    Dialect other = db.dialect() == Dialect.MYSQL ? Dialect.POSTGRESQL : Dialect.MYSQL;
+    try (Connection c = db.connect()) {
+      assertThatThrownBy(() -> OutboxWriter.builder().dialect(other).build().append(c, event(1)))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageStartingWith(
+              "the outbox writer is configured with dialect " + other + " but the database is ")
+          .hasMessageContaining("set the dialect to " + db.dialect())
+          .hasMessageContaining(
+              "outbox.writer.dialect=" + (db.dialect() == Dialect.MYSQL ? "mysql" : "postgresql"))
+          .hasMessageNotContaining("outbox-schema.sql");
+      c.rollback();
+    }
+    assertThat(db.count("outbox_events")).isZero();
+  }
+
   /** A span of the SDK (which gives valid spans only with a span processor registered). */
   private static Span startSpan() {
     SpanProcessor keepNothing =

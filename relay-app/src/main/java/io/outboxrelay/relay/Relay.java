@@ -1,11 +1,11 @@
 package io.outboxrelay.relay;
 
-import io.outboxrelay.relay.config.BootstrapServers;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.RelayMode;
 import io.outboxrelay.relay.http.Monitoring;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.metrics.StatsReporter;
+import io.outboxrelay.relay.publish.BootstrapResolution;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaProbe;
 import io.outboxrelay.relay.publish.KafkaPublisher;
@@ -15,7 +15,6 @@ import io.outboxrelay.relay.source.cdc.CdcSource;
 import io.outboxrelay.relay.source.polling.PollingSource;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -99,23 +98,33 @@ public final class Relay implements AutoCloseable {
   /**
    * Starts the relay and returns once it is ready: every event committed from now on will be
    * published. Waits, without limit, until Kafka has answered once (warning while it does not); the
-   * source's startup checks run meanwhile.
+   * source's startup checks run meanwhile. A host name that does not resolve ({@code
+   * kafka.bootstrap.servers}, {@code source.host}) is waited for up to {@code
+   * relay.resolve.timeout}.
    *
-   * @throws StartupCheckException when no bootstrap server resolves, or the source database is not
-   *     set up for the mode
+   * @throws StartupCheckException when no bootstrap server or the source host resolves in time, or
+   *     the source database is not set up for the mode
    * @throws RelayFailure when the relay cannot start
    * @throws InterruptedException when interrupted while starting
    */
   public void start() throws StartupCheckException, InterruptedException {
     LOG.info("[{}] starting with configuration:\n{}", config.logContext(), config.describe());
     try {
-      checkBootstrapServers();
       if (config.http() != null) {
-        // Before the source starts: probes see "starting" rather than a refused connection.
+        // Before anything is waited for: probes see "starting" rather than a refused connection.
         Monitoring m = Monitoring.start(config, metrics, kafka);
         synchronized (this) {
           monitoring = m;
         }
+      }
+      // A name that does not resolve yet is waited for (bounded), as a Kafka that does not answer.
+      if (!BootstrapResolution.await(
+          config.producer().bootstrapServers(),
+          config.resolveTimeout(),
+          config.logContext(),
+          metrics.health(),
+          this::isClosed)) {
+        throw new InterruptedException("closed while waiting for the bootstrap servers");
       }
       kafka.start(); // asks Kafka while the source runs its checks
       source.start();
@@ -141,27 +150,8 @@ public final class Relay implements AutoCloseable {
     }
   }
 
-  /**
-   * Fails when no bootstrap server resolves: the relay could never reach Kafka, so it says so at
-   * once rather than retrying forever.
-   */
-  private void checkBootstrapServers() throws StartupCheckException {
-    String servers = config.producer().bootstrapServers();
-    List<String> unresolvable = BootstrapServers.unresolvable(servers);
-    if (unresolvable.isEmpty()) {
-      return;
-    }
-    if (unresolvable.size() == BootstrapServers.count(servers)) {
-      throw new StartupCheckException(
-          List.of(
-              "kafka.bootstrap.servers: no bootstrap server resolves to an address ("
-                  + String.join(", ", unresolvable)
-                  + "): check the host names and this machine's DNS"));
-    }
-    LOG.warn(
-        "[{}] kafka.bootstrap.servers: {} do not resolve to an address; using the others",
-        config.logContext(),
-        String.join(", ", unresolvable));
+  private synchronized boolean isClosed() {
+    return closed;
   }
 
   /**

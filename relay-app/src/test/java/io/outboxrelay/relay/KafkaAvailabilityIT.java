@@ -102,17 +102,25 @@ class KafkaAvailabilityIT {
     write(new Ledger("x"), TestEvent.of("order", "o-1", 1));
     String unresolvable = "kafka.invalid:9092";
 
-    RelayProcess polling = start("polling", RelaySettings.polling(db, unresolvable, name + "-p"));
+    // Waited for (relay.resolve.timeout), then refused: HostResolutionIT has the wait.
+    RelayProcess polling =
+        start(
+            "polling",
+            RelaySettings.polling(db, unresolvable, name + "-p")
+                .with("relay.resolve.timeout", "2s"));
     assertThat(polling.waitFor(Duration.ofSeconds(60))).as(polling.log()).isEqualTo(2);
-    RelayProcess cdc = start("cdc", RelaySettings.cdc(db, unresolvable, name + "-c"));
+    RelayProcess cdc =
+        start(
+            "cdc",
+            RelaySettings.cdc(db, unresolvable, name + "-c").with("relay.resolve.timeout", "2s"));
     assertThat(cdc.waitFor(Duration.ofSeconds(60))).as(cdc.log()).isEqualTo(2);
 
     for (RelayProcess p : List.of(polling, cdc)) {
       assertThat(p.log())
           .contains(
               "startup check failed: kafka.bootstrap.servers: no bootstrap server resolves to an"
-                  + " address (kafka.invalid:9092 (unknown host)): check the host names and this"
-                  + " machine's DNS")
+                  + " address (kafka.invalid:9092 (unknown host); waited 2 s,"
+                  + " relay.resolve.timeout): check the host names and this machine's DNS")
           .doesNotContain("ready:")
           .doesNotContain("\tat ");
     }

@@ -33,8 +33,10 @@ public interface Outbox {
    * @return its id (the one given, or a new UUIDv7)
    * @throws org.springframework.transaction.IllegalTransactionStateException if no transaction is
    *     in progress (also under an active synchronisation without one, as with {@code
-   *     Propagation.SUPPORTS}), the transaction is read-only, or it does not hold a connection of
-   *     this bean's {@code DataSource}; nothing is written
+   *     Propagation.SUPPORTS}), the transaction has completed (a {@code TransactionalEventListener}
+   *     of phase {@code AFTER_COMMIT}), the transaction is read-only, or its transaction manager
+   *     has bound no connection of this bean's {@code DataSource} (another resource's manager);
+   *     nothing is written
    * @throws InvalidEventException if the event breaks a rule; nothing is written
    * @throws org.springframework.dao.DataAccessException if the database fails; let it roll the
    *     transaction back

@@ -5,6 +5,7 @@ import io.outboxrelay.writer.PayloadSerializer;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -86,6 +87,18 @@ public class OutboxAutoConfiguration {
   @ConditionalOnMissingBean
   public Outbox outbox(DataSource dataSource, OutboxWriter writer) {
     return new SpringOutbox(dataSource, writer);
+  }
+
+  /**
+   * Checks the outbox table once the application's singletons exist; see {@link OutboxTableCheck}.
+   *
+   * @param dataSource the application's single or primary data source
+   * @param writer the writer
+   * @return the check
+   */
+  @Bean
+  public SmartInitializingSingleton outboxTableCheck(DataSource dataSource, OutboxWriter writer) {
+    return new OutboxTableCheck(dataSource, writer);
   }
 
   private static String optional(String column) {

@@ -29,11 +29,20 @@ final class SpringOutbox implements Outbox {
       "outbox.append(...) was called in a read-only transaction: use @Transactional without"
           + " readOnly = true for the method that writes events";
 
+  static final String COMPLETED =
+      "outbox.append(...) was called after the transaction's commit or rollback (from a"
+          + " @TransactionalEventListener of phase AFTER_COMMIT, AFTER_ROLLBACK or AFTER_COMPLETION,"
+          + " or an afterCompletion callback), where nothing commits any more, or in a transaction"
+          + " without transaction synchronisation: append in the transaction itself (phase"
+          + " BEFORE_COMMIT, or the @Transactional method), or start a new one with"
+          + " @Transactional(propagation = Propagation.REQUIRES_NEW)";
+
   static final String OTHER_RESOURCE =
       "outbox.append(...) was called in a transaction that holds no connection of the outbox's"
-          + " DataSource (its connection is in auto-commit mode): the transaction manager in use"
-          + " manages another resource; let the transaction run on the DataSource the outbox"
-          + " writes to";
+          + " DataSource: the transaction manager in use manages another resource, so the event"
+          + " would commit on its own or be lost; let the transaction run on a transaction manager"
+          + " of the DataSource the outbox writes to (DataSourceTransactionManager,"
+          + " JdbcTransactionManager or JpaTransactionManager)";
 
   private final DataSource dataSource;
   private final OutboxWriter writer;
@@ -47,14 +56,11 @@ final class SpringOutbox implements Outbox {
   @Override
   public List<String> appendAll(List<NewEvent> events) {
     Objects.requireNonNull(events, "events");
-    if (!TransactionSynchronizationManager.isActualTransactionActive()) {
-      throw new IllegalTransactionStateException(NO_TRANSACTION);
-    }
-    if (TransactionSynchronizationManager.isCurrentTransactionReadOnly()) {
-      throw new IllegalTransactionStateException(READ_ONLY);
-    }
-    Connection connection = DataSourceUtils.getConnection(dataSource);
+    DataSource transactional = transactionalDataSource();
+    Connection connection = DataSourceUtils.getConnection(transactional);
     try {
+      // A pre-bound connection in auto-commit mode: a transaction of another resource met a
+      // connection that JdbcTemplate fetched outside it, and each statement commits alone.
       if (connection.getAutoCommit()) {
         throw new IllegalTransactionStateException(OTHER_RESOURCE);
       }
@@ -65,8 +71,34 @@ final class SpringOutbox implements Outbox {
           ? translated
           : new UncategorizedSQLException("outbox append", null, e);
     } finally {
-      DataSourceUtils.releaseConnection(connection, dataSource);
+      DataSourceUtils.releaseConnection(connection, transactional);
     }
+  }
+
+  /**
+   * The data source (this bean's, or one it wraps) whose connection the current, active, not yet
+   * completed, read-write transaction has bound; refuses every other case before a connection is
+   * fetched, since {@code DataSourceUtils} would otherwise hand out a fresh connection that nobody
+   * commits.
+   */
+  private DataSource transactionalDataSource() {
+    if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+      throw new IllegalTransactionStateException(NO_TRANSACTION);
+    }
+    // Spring clears the synchronisations before it calls afterCompletion (where
+    // @TransactionalEventListener's AFTER_* phases run) and unbinds the connection only after: the
+    // transaction still looks active there, but its commit is over.
+    if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+      throw new IllegalTransactionStateException(COMPLETED);
+    }
+    if (TransactionSynchronizationManager.isCurrentTransactionReadOnly()) {
+      throw new IllegalTransactionStateException(READ_ONLY);
+    }
+    DataSource bound = Bindings.boundDataSource(dataSource);
+    if (bound == null) {
+      throw new IllegalTransactionStateException(OTHER_RESOURCE);
+    }
+    return bound;
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.outboxrelay.writer.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -71,6 +72,10 @@ public abstract class AbstractOutboxStarterContractIT {
 
   private ConfigurableApplicationContext start(Class<?>[] more, String... properties) {
     List<String> all = new ArrayList<>(db.dataSourceProperties());
+    // JPA is on the test classpath for the transaction-boundary tests; these run on JDBC alone.
+    all.add(
+        "spring.autoconfigure.exclude="
+            + AbstractTransactionBoundaryIT.HIBERNATE_AUTO_CONFIGURATION);
     all.addAll(List.of(properties));
     List<Class<?>> sources = new ArrayList<>(List.of(OrderApplication.class));
     sources.addAll(List.of(more));
@@ -228,6 +233,34 @@ public abstract class AbstractOutboxStarterContractIT {
     } finally {
       db.execute("DROP TABLE app_events");
     }
+  }
+
+  private String ddlFile() {
+    return "config/" + (db.isMariaDb() ? "mysql" : "postgresql") + "/outbox-schema.sql";
+  }
+
+  @Test
+  void failsAtStartupWithOneLineNamingTheDdlWhenTheOutboxTableIsMissing() {
+    Throwable failure = catchThrowable(() -> start("outbox.writer.table=no_outbox_here").close());
+
+    assertThat(failure).isNotNull();
+    while (!failure.getMessage().startsWith("outbox table check failed")
+        && failure.getCause() != null) {
+      failure = failure.getCause();
+    }
+    assertThat(failure.getMessage())
+        .startsWith("outbox table check failed: cannot read the outbox table no_outbox_here")
+        .contains(ddlFile())
+        .doesNotContain("\n");
+  }
+
+  @Test
+  void failsAtStartupNamingAColumnTheOutboxTableLacks() {
+    assertThatThrownBy(() -> start("outbox.writer.columns.event-type=kind").close())
+        .rootCause()
+        .hasMessageContaining("has no column kind")
+        .hasMessageContaining("outbox-schema.sql")
+        .hasMessageNotContaining("\n");
   }
 
   /** A serializer bean of the application, which the starter must use. */

@@ -59,6 +59,18 @@ final class BinlogInserts {
    * @param annotateRows whether the relay asks for ANNOTATE_ROWS events ({@code
    *     debezium.include.query=true}): they count among the events it skips
    */
+  /**
+   * The binlog client logs its connection lifecycle through java.util.logging, which an admin
+   * command would print to the terminal in JUL's two-line format; what matters reaches the command
+   * as an exception. Held here: JUL keeps only weak references to its loggers.
+   */
+  private static final java.util.logging.Logger CLIENT_LOG =
+      java.util.logging.Logger.getLogger("com.github.shyiko.mysql.binlog");
+
+  static {
+    CLIENT_LOG.setLevel(java.util.logging.Level.OFF);
+  }
+
   BinlogInserts(SourceConfig source, int idColumn, boolean annotateRows) {
     this.source = source;
     this.idColumn = idColumn;

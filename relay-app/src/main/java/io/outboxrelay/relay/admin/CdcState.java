@@ -28,8 +28,21 @@ record CdcState(
     Leadership leadership) {
 
   static CdcState read(Connection c, RelayConfig config, boolean lock) throws SQLException {
-    Optional<OffsetsRow> stored =
-        OffsetsRow.read(c, config.cdc().offsetsTable(), config.name(), lock);
+    return read(
+        c, config, lock, OffsetsRow.read(c, config.cdc().offsetsTable(), config.name(), lock));
+  }
+
+  /**
+   * The state of a relay whose offsets table does not exist yet (it never started): no stored
+   * position.
+   */
+  static CdcState readWithoutOffsetsTable(Connection c, RelayConfig config) throws SQLException {
+    return read(c, config, false, Optional.empty());
+  }
+
+  private static CdcState read(
+      Connection c, RelayConfig config, boolean lock, Optional<OffsetsRow> stored)
+      throws SQLException {
     BinlogServer.Position current = BinlogServer.current(c, config.source().flavor());
     List<BinlogServer.BinlogFile> files = BinlogServer.files(c);
     long serverId;

@@ -28,7 +28,7 @@ final class Handoff {
           + " INSERT, DELETE on the offsets table, SELECT on the schema history and lease tables,"
           + " SELECT, INSERT, UPDATE on "
           + HandoffRecords.TABLE
-          + ", LOCK TABLES on the database, REPLICATION SLAVE and BINLOG MONITOR (see"
+          + ", REPLICATION SLAVE and BINLOG MONITOR (see"
           + " config/mysql/relay-grants.sql)";
 
   /** Rows read or changed per statement. */

@@ -64,6 +64,7 @@ final class HandoffToPolling {
 
   private void handOver(Connection c, Duration openTransactions)
       throws SQLException, AdminException {
+    bound(c, "idle_write_transaction_timeout"); // its snapshot stays open, read-only
     Set<String> columns = h.requirePollingColumns(c);
     // The binlog's row images list the columns in table order.
     int idColumn =
@@ -177,6 +178,29 @@ final class HandoffToPolling {
   }
 
   /**
+   * Bounds a session of the hand-off so that it cannot hold the application back: its statements
+   * wait at most {@link HandoffToCdc#LOCK_WAIT_SECONDS} for a lock (the marks update rows by
+   * primary key in batches of {@link Handoff#BATCH}, at READ COMMITTED, so they lock only those
+   * rows), and the server ends the session when this client stops inside a transaction.
+   *
+   * @param idle the MariaDB variable that ends an idle transaction ({@code
+   *     idle_transaction_timeout} or, for a session whose read-only snapshot stays open, {@code
+   *     idle_write_transaction_timeout})
+   */
+  private static void bound(Connection c, String idle) throws SQLException {
+    int wait = HandoffToCdc.LOCK_WAIT_SECONDS;
+    try (java.sql.Statement s = c.createStatement()) {
+      s.execute("SET SESSION lock_wait_timeout = " + wait);
+      s.execute("SET SESSION innodb_lock_wait_timeout = " + wait);
+      try {
+        s.execute("SET SESSION " + idle + " = " + 2 * wait);
+      } catch (SQLException e) {
+        LOG.debug("{} not set (MySQL has none): {}", idle, e.toString());
+      }
+    }
+  }
+
+  /**
    * Marks the published rows the open snapshot on {@code c} sees, in windows, through a second
    * connection, a short transaction per batch.
    *
@@ -187,6 +211,8 @@ final class HandoffToPolling {
     long seen = 0;
     long marked = 0;
     try (Connection w = Connections.open(h.source)) {
+      w.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+      bound(w, "idle_transaction_timeout");
       long after = 0;
       while (true) {
         List<long[]> window = pendingRows(c, cutoff, after);

@@ -2,7 +2,7 @@ package io.outboxrelay.relay.admin;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.JsonNode;
+import io.outboxrelay.relay.source.cdc.leader.OffsetKey;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -11,17 +11,17 @@ import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
  * A CDC relay's binlog position as Debezium's {@code JdbcOffsetBackingStore} keeps it: one row per
  * offset key in the offsets table ({@code id}, {@code offset_key}, {@code offset_val}, {@code
- * record_insert_ts}, {@code record_insert_seq}). Debezium replaces every row of the table on each
- * commit (a DELETE, then an INSERT per key) in one transaction, stamping {@code record_insert_ts}
- * with the relay's clock, and on start reads them in {@code (record_insert_ts, record_insert_seq)}
- * order, the last row of a key winning.
+ * record_insert_ts}, {@code record_insert_seq}). The relay replaces its own key's rows on each
+ * commit (a DELETE of them, then an INSERT) in one transaction, stamping {@code record_insert_ts}
+ * with the relay's clock, and leaves the rows of other relays of the database alone ({@link
+ * io.outboxrelay.relay.source.cdc.leader.FencedOffsetBackingStore}); on start it reads its rows in
+ * {@code (record_insert_ts, record_insert_seq)} order, the last row of a key winning.
  *
  * <p>The key is the engine's name and the connector's partition as JSON, {@code
  * ["<relay.name>",{"server":"<relay.name>"}]}; the value is the binlog connector's offset: {@code
@@ -79,12 +79,7 @@ record OffsetsRow(
 
   /** Whether an {@code offset_key} is the one of the engine named {@code relayName}. */
   static boolean belongsTo(String key, String relayName) {
-    try {
-      JsonNode k = Json.MAPPER.readTree(key == null ? "null" : key);
-      return k != null && k.isArray() && k.size() >= 1 && relayName.equals(k.get(0).asText());
-    } catch (JsonProcessingException e) {
-      return false; // not a key Debezium wrote
-    }
+    return OffsetKey.belongsTo(key, relayName);
   }
 
   static Map<String, Object> parseOffset(String value) throws SQLException {
@@ -208,11 +203,7 @@ record OffsetsRow(
 
   /** The {@code offset_key} Debezium's engine writes for a relay: {@code ["n",{"server":"n"}]}. */
   static String keyOf(String relayName) {
-    try {
-      return Json.MAPPER.writeValueAsString(List.of(relayName, Map.of("server", relayName)));
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e); // strings always serialise
-    }
+    return OffsetKey.of(relayName);
   }
 
   /** {@code file}, or null when the offset has none (a first start still in its snapshot). */

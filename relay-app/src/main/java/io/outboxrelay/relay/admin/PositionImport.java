@@ -34,10 +34,11 @@ import org.slf4j.LoggerFactory;
  * table's definition as it is now ({@code snapshot.mode=recovery}) and streams from the position.
  *
  * <p>Refused, with nothing changed: when the table lacks a mapped column, when the binlog no longer
- * holds the offset's file, when the connector was inside a snapshot, when the relay already has
- * another stored position, when a CDC relay holds the table's lease or a binlog reader of the
- * relay's user is connected, and when the table is in polling mode. Not thread-safe; one instance
- * per command.
+ * holds the offset's file, when the offset is no position of this server ({@link
+ * ImportedOffsetCheck}), when the connector was inside a snapshot or an incremental snapshot, when
+ * the relay already has another stored position, when a CDC relay holds the table's lease or a
+ * binlog reader of the relay's user is connected, and when the table is in polling mode. Not
+ * thread-safe; one instance per command.
  */
 public final class PositionImport {
 
@@ -117,7 +118,7 @@ public final class PositionImport {
           + o.keySet()
           + "): the relay continues Debezium's MariaDB and MySQL connectors";
     }
-    return null;
+    return ImportedOffsetCheck.fieldProblem(o, where);
   }
 
   private static boolean isTrue(Object v) {
@@ -144,6 +145,17 @@ public final class PositionImport {
               + " instead, or see docs/migrating-from-debezium.md; nothing was changed");
     }
     BinlogServer.Position current = BinlogServer.current(c, source.flavor());
+    String unusable =
+        ImportedOffsetCheck.serverProblem(
+            c,
+            source.flavor(),
+            at,
+            files,
+            current,
+            "the offset of connector '" + found.connector() + "' in " + found.where());
+    if (unusable != null) {
+      throw AdminException.usage(unusable + "; nothing was changed");
+    }
     Optional<OffsetsRow> stored = readStored(c, yes);
     String offsetJson = json(found.offset());
     if (stored.isPresent()) {

@@ -58,13 +58,22 @@ public final class RelayStatus {
         c -> {
           requireOutboxTable(c);
           if (config.cdc() != null) {
-            CdcState state = CdcState.read(c, config, false);
+            boolean offsetsTable = offsetsTableExists(c);
+            CdcState state =
+                offsetsTable
+                    ? CdcState.read(c, config, false)
+                    : CdcState.readWithoutOffsetsTable(c, config);
             c.rollback();
             PositionCommands position = new PositionCommands(config, out, null);
             if (json) {
-              Json.print(out, PositionCommands.json(config, state));
+              ObjectNode n = PositionCommands.json(config, state);
+              n.put("offsets_table_exists", offsetsTable);
+              Json.print(out, n);
             } else {
               position.print(state);
+              if (!offsetsTable) {
+                out.println(notCreatedYet());
+              }
             }
           } else {
             Polling p =
@@ -108,6 +117,31 @@ public final class RelayStatus {
       }
       throw e;
     }
+  }
+
+  /**
+   * Whether the CDC offsets table exists. A relay creates it at its first start: on a database
+   * where none ran yet its absence is no missing grant (a table the user may not read at all is
+   * still reported as one, by the read that follows).
+   */
+  private boolean offsetsTableExists(java.sql.Connection c) throws SQLException {
+    try (java.sql.Statement st = c.createStatement()) {
+      st.executeQuery("SELECT 1 FROM " + config.cdc().offsetsTable() + " WHERE 1 = 0").close();
+      return true;
+    } catch (SQLException e) {
+      if (SqlErrors.isNoSuchTable(e)) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  private String notCreatedYet() {
+    return "offsets table "
+        + config.cdc().offsetsTable()
+        + " does not exist yet: relay "
+        + config.name()
+        + " has not started on this database (it creates the table at its first start)";
   }
 
   /** The table's latest hand-off (MariaDB/MySQL), if any and if the user may read it. */

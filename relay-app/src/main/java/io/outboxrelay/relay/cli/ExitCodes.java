@@ -11,7 +11,8 @@ public final class ExitCodes {
 
   /**
    * Bad usage, bad configuration, a source database not set up for the mode, or one that refuses
-   * the relay's user or cannot be found (a {@code source.host} that does not resolve).
+   * the relay's user or cannot be found (a {@code source.host} or {@code kafka.bootstrap.servers}
+   * that does not resolve, after {@code relay.resolve.timeout} for a relay's start).
    */
   public static final int CONFIG = 2;
 

@@ -1,5 +1,6 @@
 package io.outboxrelay.relay.cli;
 
+import java.security.Security;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
@@ -39,6 +40,10 @@ public final class OutboxRelayCli implements Callable<Integer> {
    * @param args the arguments
    */
   public static void main(String[] args) {
+    // Before the first name lookup fixes the policy: a failed lookup is not remembered (the JDK
+    // keeps one for 10 s), so that a start waiting for source.host or kafka.bootstrap.servers to
+    // resolve sees the name as soon as the DNS has it (relay.resolve.timeout).
+    Security.setProperty("networkaddress.cache.negative.ttl", "0");
     if (args.length > 0 && ADMIN_COMMANDS.contains(args[0])) {
       // Before anything logs (see log4j2.xml): an operator command's standard output is its
       // answer alone (JSON with --json), so its log lines, the record of what it changed among

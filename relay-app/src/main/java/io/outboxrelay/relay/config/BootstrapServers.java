@@ -11,8 +11,8 @@ import org.apache.kafka.common.utils.Utils;
  * The entries of {@code kafka.bootstrap.servers}: comma-separated {@code host:port}, an IPv6
  * address in brackets. {@link #problems} checks their form when the configuration is loaded,
  * without looking any name up; {@link #unresolvable} looks the hosts up at startup, so a relay
- * whose bootstrap servers cannot be found stops at once with a message instead of retrying forever.
- * Stateless and thread-safe.
+ * whose bootstrap servers cannot be found waits for them for a bounded time and then stops with a
+ * message instead of retrying forever. Stateless and thread-safe.
  */
 public final class BootstrapServers {
 

@@ -26,6 +26,7 @@ import java.util.Map;
  * @param retention age after which certainly published rows are deleted, or zero for never
  * @param retentionBatchSize rows deleted per statement
  * @param retentionInterval how often the deletion runs
+ * @param firstStart what the first start does with the rows already in the table
  */
 public record CdcConfig(
     long serverId,
@@ -45,7 +46,8 @@ public record CdcConfig(
     Map<String, String> debeziumOverrides,
     Duration retention,
     int retentionBatchSize,
-    Duration retentionInterval) {
+    Duration retentionInterval,
+    FirstStartAction firstStart) {
 
   /** Freezes the overrides. */
   public CdcConfig {
@@ -75,6 +77,7 @@ public record CdcConfig(
         debeziumOverrides,
         v.get(RelayConfigKeys.CDC_RETENTION),
         v.get(RelayConfigKeys.CDC_RETENTION_BATCH_SIZE),
-        v.get(RelayConfigKeys.CDC_RETENTION_INTERVAL));
+        v.get(RelayConfigKeys.CDC_RETENTION_INTERVAL),
+        v.get(RelayConfigKeys.CDC_FIRST_START));
   }
 }

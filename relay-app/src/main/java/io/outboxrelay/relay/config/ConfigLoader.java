@@ -120,6 +120,7 @@ public final class ConfigLoader {
         values.get(RelayConfigKeys.RELAY_NAME),
         values.get(RelayConfigKeys.STATS_INTERVAL),
         values.get(RelayConfigKeys.SHUTDOWN_TIMEOUT),
+        values.get(RelayConfigKeys.RESOLVE_TIMEOUT),
         source,
         TopicTemplate.parse(values.get(RelayConfigKeys.TOPIC_TEMPLATE)),
         RelayConfigKeys.list(values.get(RelayConfigKeys.ROUTER_HEADERS)),

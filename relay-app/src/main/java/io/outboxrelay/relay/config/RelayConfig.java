@@ -16,6 +16,7 @@ import java.util.TreeMap;
  * @param name the relay's name
  * @param statsInterval how often the throughput line is logged
  * @param shutdownTimeout how long SIGTERM waits for in-flight acknowledgements
+ * @param resolveTimeout how long the start waits for a host name that does not resolve
  * @param source the source database
  * @param topicTemplate the topic template
  * @param routerHeaders the relay's own headers to publish, in order ({@code router.headers})
@@ -35,6 +36,7 @@ public record RelayConfig(
     String name,
     Duration statsInterval,
     Duration shutdownTimeout,
+    Duration resolveTimeout,
     SourceConfig source,
     TopicTemplate topicTemplate,
     List<String> routerHeaders,

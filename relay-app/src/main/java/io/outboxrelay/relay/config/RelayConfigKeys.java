@@ -79,6 +79,20 @@ public final class RelayConfigKeys {
                   + " anyway. Events not acknowledged by then are published again after restart.")
           .build();
 
+  public static final ConfigKey<Duration> RESOLVE_TIMEOUT =
+      define("relay.resolve.timeout", ValueType.DURATION_TYPE)
+          .group(Group.RELAY)
+          .defaultValue(Duration.ofMinutes(5))
+          .check(Checks.between(Duration.ZERO, Duration.ofDays(1)))
+          .doc(
+              "At start, how long to wait for a host name that does not resolve to an address:"
+                  + " source.host, or every host of kafka.bootstrap.servers. A compose service or"
+                  + " a Kubernetes Service without ready pods resolves only once it runs, so the"
+                  + " relay waits for it as for a database or Kafka that does not answer yet"
+                  + " (/health/ready says why, a WARN every 30 s), then exits with code 2 naming"
+                  + " the host. 0 exits at once.")
+          .build();
+
   public static final ConfigKey<SourceFlavor> SOURCE_FLAVOR =
       define("source.flavor", ValueType.oneOf(SourceFlavor.class))
           .group(Group.SOURCE)
@@ -516,6 +530,22 @@ public final class RelayConfigKeys {
                   + " it; skip logs its id and reason at ERROR, counts it and goes on.")
           .build();
 
+  public static final ConfigKey<FirstStartAction> CDC_FIRST_START =
+      define("cdc.first.start", ValueType.oneOf(FirstStartAction.class))
+          .group(Group.CDC)
+          .usedIn(RelayMode.CDC)
+          .defaultValue(FirstStartAction.PUBLISH)
+          .doc(
+              "What the first start of a relay.name (no stored position) does with the rows"
+                  + " already in the outbox table (with a status column, those not PUBLISHED, DEAD"
+                  + " or SKIPPED): publish takes a consistent snapshot of the table without"
+                  + " locking it, publishes its rows in id order and streams from the binlog"
+                  + " position of that snapshot; skip publishes none of them (for a table"
+                  + " published elsewhere) and streams from that position. After 'outbox-relay"
+                  + " handoff --to cdc' the first start publishes the rows polling left"
+                  + " unpublished whatever this says.")
+          .build();
+
   public static final ConfigKey<Duration> CDC_RETRY_BACKOFF_INITIAL =
       define("cdc.retry.backoff.initial", ValueType.DURATION_TYPE)
           .group(Group.CDC)
@@ -869,6 +899,7 @@ public final class RelayConfigKeys {
           RELAY_NAME,
           STATS_INTERVAL,
           SHUTDOWN_TIMEOUT,
+          RESOLVE_TIMEOUT,
           SOURCE_FLAVOR,
           SOURCE_HOST,
           SOURCE_PORT,
@@ -899,6 +930,7 @@ public final class RelayConfigKeys {
           CDC_COMMIT_INTERVAL,
           CDC_HEARTBEAT_INTERVAL,
           CDC_POISON_ACTION,
+          CDC_FIRST_START,
           CDC_RETRY_BACKOFF_INITIAL,
           CDC_RETRY_BACKOFF_MAX,
           CDC_STARTUP_TIMEOUT,

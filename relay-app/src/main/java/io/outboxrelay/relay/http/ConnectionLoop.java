@@ -28,11 +28,20 @@ import org.slf4j.LoggerFactory;
  *   <li>the answer must be taken within {@link Limits#responseDeadline()}, or the connection is
  *       closed; after it the connection stays open for at most a second, for the client to close
  *       first (so that unread bytes it sent do not reset the answer);
- *   <li>at most {@link Limits#maxConnections()} are open; one more is accepted, answered 503 and
- *       closed at once rather than left waiting in the listen backlog.
+ *   <li>at most {@link Limits#maxConnections()} are open. A new connection is served first: to take
+ *       it, the loop closes the oldest connection that has no answer to take (one still sending its
+ *       request, or one lingering after its answer), so clients that connect and send nothing
+ *       cannot keep an orchestrator's probes out; only when every open connection has an answer not
+ *       yet taken is the new one answered 503 and closed at once rather than left waiting in the
+ *       listen backlog.
  * </ul>
  *
- * The handler runs on the loop's thread and must not block. Thread-safe: {@link #close()} may be
+ * <p>A failed accept (the process out of file descriptors, {@code EMFILE}) does not stop the loop:
+ * it stops accepting for {@value #ACCEPT_BACKOFF_MILLIS} ms, so that a lasting shortage does not
+ * spin the thread, and tries again; the connections waiting in the listen backlog are served once
+ * descriptors are free. It says so in one WARN per minute at most.
+ *
+ * <p>The handler runs on the loop's thread and must not block. Thread-safe: {@link #close()} may be
  * called from any thread and is idempotent.
  */
 final class ConnectionLoop implements AutoCloseable {
@@ -45,8 +54,8 @@ final class ConnectionLoop implements AutoCloseable {
   /** How long a connection stays open after its answer, for the client to close it. */
   private static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-  /** How often at most refused connections are logged. */
-  private static final long REFUSAL_LOG_NANOS = TimeUnit.MINUTES.toNanos(1);
+  /** How long the loop stops accepting after an accept failed. */
+  static final long ACCEPT_BACKOFF_MILLIS = 100;
 
   /**
    * The loop's limits.
@@ -70,15 +79,23 @@ final class ConnectionLoop implements AutoCloseable {
   /** One open connection; touched by the loop's thread only. */
   private static final class Connection {
     private final SocketChannel channel;
+    private final long accepted;
     private final ByteBuffer in = ByteBuffer.allocate(MAX_HEAD_BYTES);
     private ByteBuffer out;
     private State state = State.READING;
     private long deadline;
 
-    private Connection(SocketChannel channel, long deadline) {
+    private Connection(SocketChannel channel, long accepted, long deadline) {
       this.channel = channel;
+      this.accepted = accepted;
       this.deadline = deadline;
     }
+  }
+
+  /** Seam for tests: the listening socket's accept. */
+  @FunctionalInterface
+  interface Acceptor {
+    SocketChannel accept(ServerSocketChannel server) throws IOException;
   }
 
   private final ServerSocketChannel server;
@@ -86,25 +103,34 @@ final class ConnectionLoop implements AutoCloseable {
   private final Limits limits;
   private final Function<RequestHead, Reply> handler;
   private final String context;
+  private final Acceptor acceptor;
   private final Thread thread;
   private volatile boolean closing;
 
   // The loop thread's own.
+  private SelectionKey serverKey;
   private int open;
-  private int refused;
-  private long refusalLogged = System.nanoTime() - REFUSAL_LOG_NANOS;
+  private final ConnectionWarnings warnings;
+
+  /** When accepting resumes after a failed accept; meaningful while {@link #acceptPaused}. */
+  private long acceptResumes;
+
+  private boolean acceptPaused;
 
   private ConnectionLoop(
       ServerSocketChannel server,
       Selector selector,
       Limits limits,
       Function<RequestHead, Reply> handler,
-      String context) {
+      String context,
+      Acceptor acceptor) {
     this.server = server;
     this.selector = selector;
     this.limits = limits;
     this.handler = handler;
     this.context = context;
+    this.acceptor = acceptor;
+    this.warnings = new ConnectionWarnings(context, limits.maxConnections(), ACCEPT_BACKOFF_MILLIS);
     this.thread = new Thread(this::run, "relay-http");
     thread.setDaemon(true);
   }
@@ -125,14 +151,26 @@ final class ConnectionLoop implements AutoCloseable {
       Function<RequestHead, Reply> handler,
       String context)
       throws IOException {
+    return start(address, limits, handler, context, ServerSocketChannel::accept);
+  }
+
+  /** {@link #start(InetSocketAddress, Limits, Function, String)} with an accept of the test's. */
+  static ConnectionLoop start(
+      InetSocketAddress address,
+      Limits limits,
+      Function<RequestHead, Reply> handler,
+      String context,
+      Acceptor acceptor)
+      throws IOException {
     ServerSocketChannel server = ServerSocketChannel.open();
     Selector selector = null;
+    SelectionKey serverKey;
     try {
       server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
       server.bind(address, 64);
       server.configureBlocking(false);
       selector = Selector.open();
-      server.register(selector, SelectionKey.OP_ACCEPT);
+      serverKey = server.register(selector, SelectionKey.OP_ACCEPT);
     } catch (IOException | RuntimeException e) {
       server.close();
       if (selector != null) {
@@ -140,7 +178,8 @@ final class ConnectionLoop implements AutoCloseable {
       }
       throw e;
     }
-    ConnectionLoop loop = new ConnectionLoop(server, selector, limits, handler, context);
+    ConnectionLoop loop = new ConnectionLoop(server, selector, limits, handler, context, acceptor);
+    loop.serverKey = serverKey;
     loop.thread.start();
     return loop;
   }
@@ -158,7 +197,12 @@ final class ConnectionLoop implements AutoCloseable {
     try {
       while (!closing) {
         selector.select(this::ready, untilNextDeadline());
-        closeExpired(System.nanoTime());
+        long now = System.nanoTime();
+        closeExpired(now);
+        if (acceptPaused && now - acceptResumes >= 0) {
+          acceptPaused = false;
+          serverKey.interestOps(SelectionKey.OP_ACCEPT);
+        }
       }
     } catch (IOException | RuntimeException e) {
       if (!closing) {
@@ -177,10 +221,13 @@ final class ConnectionLoop implements AutoCloseable {
     }
   }
 
-  /** The select timeout: until the nearest deadline, at least 1 ms; 0 (none) when idle. */
+  /**
+   * The select timeout: until the nearest deadline or the end of an accept backoff, at least 1 ms;
+   * 0 (none) when idle.
+   */
   private long untilNextDeadline() {
     long now = System.nanoTime();
-    long nearest = Long.MAX_VALUE;
+    long nearest = acceptPaused ? Math.max(0, acceptResumes - now) : Long.MAX_VALUE;
     for (SelectionKey key : selector.keys()) {
       if (key.attachment() instanceof Connection c) {
         nearest = Math.min(nearest, Math.max(0, c.deadline - now));
@@ -190,10 +237,14 @@ final class ConnectionLoop implements AutoCloseable {
   }
 
   private void ready(SelectionKey key) {
-    try {
-      if (key.isAcceptable()) {
+    if (key == serverKey) {
+      if (key.isValid() && key.isAcceptable()) {
         accept();
-      } else if (key.attachment() instanceof Connection c) {
+      }
+      return;
+    }
+    try {
+      if (key.attachment() instanceof Connection c) {
         if (key.isReadable()) {
           read(key, c);
         } else if (key.isWritable()) {
@@ -205,18 +256,75 @@ final class ConnectionLoop implements AutoCloseable {
     }
   }
 
-  private void accept() throws IOException {
-    SocketChannel channel;
-    while ((channel = server.accept()) != null) {
-      if (open >= limits.maxConnections()) {
+  /**
+   * Accepts what waits in the backlog. A failed accept (out of file descriptors) pauses accepting
+   * for {@value #ACCEPT_BACKOFF_MILLIS} ms instead of ending the loop: the listening socket stays
+   * open and its backlog is served once descriptors are free.
+   */
+  private void accept() {
+    while (true) {
+      SocketChannel channel;
+      try {
+        channel = acceptor.accept(server);
+      } catch (IOException e) {
+        acceptFailed(e);
+        return;
+      }
+      if (channel == null) {
+        return;
+      }
+      if (open >= limits.maxConnections() && !evictOldestUnanswered()) {
         refuse(channel);
         continue;
       }
-      channel.configureBlocking(false);
-      long deadline = System.nanoTime() + limits.requestDeadline().toNanos();
-      channel.register(selector, SelectionKey.OP_READ, new Connection(channel, deadline));
-      open++;
+      try {
+        channel.configureBlocking(false);
+        long now = System.nanoTime();
+        channel.register(
+            selector,
+            SelectionKey.OP_READ,
+            new Connection(channel, now, now + limits.requestDeadline().toNanos()));
+        open++;
+      } catch (IOException e) {
+        closeQuietly(channel); // the client went away already
+      }
     }
+  }
+
+  private void acceptFailed(IOException e) {
+    acceptPaused = true;
+    acceptResumes = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ACCEPT_BACKOFF_MILLIS);
+    serverKey.interestOps(0);
+    warnings.acceptFailed(e);
+  }
+
+  /**
+   * Closes the oldest connection that has no answer to take, to make room for a new one: one still
+   * sending its request (most likely a client that connected and sends nothing) or one lingering
+   * after its answer.
+   *
+   * @return false when every open connection has an answer not yet taken
+   */
+  private boolean evictOldestUnanswered() {
+    SelectionKey oldest = null;
+    long oldestAccepted = 0;
+    for (SelectionKey key : selector.keys()) {
+      if (key.attachment() instanceof Connection c
+          && c.state != State.WRITING
+          && (oldest == null || c.accepted - oldestAccepted < 0)) {
+        oldest = key;
+        oldestAccepted = c.accepted;
+      }
+    }
+    if (oldest == null) {
+      return false;
+    }
+    boolean unanswered = ((Connection) oldest.attachment()).state == State.READING;
+    closeQuietly(oldest);
+    if (unanswered) {
+      warnings.evicted();
+    }
+    return true;
   }
 
   /** Answers 503 where the socket takes it at once, and closes. */
@@ -227,20 +335,7 @@ final class ConnectionLoop implements AutoCloseable {
     } catch (IOException e) {
       // closed either way
     }
-    refused++;
-    long now = System.nanoTime();
-    if (now - refusalLogged >= REFUSAL_LOG_NANOS) {
-      LOG.warn(
-          "[{}] HTTP endpoint: refused {} connection(s) in the last minute: {} are open, the"
-              + " limit; a client that opens connections without sending requests holds each for"
-              + " up to {} s",
-          context,
-          refused,
-          open,
-          limits.requestDeadline().toSeconds());
-      refused = 0;
-      refusalLogged = now;
-    }
+    warnings.refused();
   }
 
   private void read(SelectionKey key, Connection c) throws IOException {

@@ -29,10 +29,11 @@ import org.slf4j.LoggerFactory;
  *
  * Any other method is 405, any other path 404. A client cannot hold the endpoint up: a request must
  * arrive within {@link #REQUEST_DEADLINE} of its connection and its answer be taken within {@link
- * #RESPONSE_DEADLINE}, and at most {@link #MAX_CONNECTIONS} connections are open at once, more
- * being answered 503 and closed at once; while fewer are open every request is answered at once,
- * however many of them stall (see {@link ConnectionLoop}). Thread-safe; {@link #close()} is
- * idempotent.
+ * #RESPONSE_DEADLINE}, and at most {@link #MAX_CONNECTIONS} connections are open at once: a new one
+ * is served first, the oldest that has sent no complete request being closed to make room, so every
+ * probe is answered at once however many clients stall; a failed accept (out of file descriptors)
+ * pauses accepting briefly and never ends the endpoint (see {@link ConnectionLoop}). Thread-safe;
+ * {@link #close()} is idempotent.
  */
 public final class HttpEndpoint implements AutoCloseable {
 
@@ -41,7 +42,7 @@ public final class HttpEndpoint implements AutoCloseable {
   /** The Prometheus text exposition format. */
   static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
-  /** Connections open at once; more are answered 503 and closed. */
+  /** Connections open at once; a new one closes the oldest without a complete request. */
   static final int MAX_CONNECTIONS = 32;
 
   /** From a connection's accept to the end of its request's head; then it is closed. */
@@ -144,8 +145,23 @@ public final class HttpEndpoint implements AutoCloseable {
     String body =
         r.ready()
             ? "{\"status\":\"ready\"}\n"
-            : "{\"status\":\"not ready\",\"reason\":\"" + r.reason() + "\"}\n";
+            : "{\"status\":\"not ready\",\"reason\":\"" + jsonText(r.reason()) + "\"}\n";
     return new Reply(r.ready() ? 200 : 503, JSON, body, null);
+  }
+
+  /** The text as the inside of a JSON string: a reason can name a host as configured. */
+  static String jsonText(String text) {
+    StringBuilder b = new StringBuilder(text.length());
+    for (char ch : text.toCharArray()) {
+      if (ch == '"' || ch == '\\') {
+        b.append('\\').append(ch);
+      } else if (ch < 0x20) {
+        b.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) ch));
+      } else {
+        b.append(ch);
+      }
+    }
+    return b.toString();
   }
 
   /**

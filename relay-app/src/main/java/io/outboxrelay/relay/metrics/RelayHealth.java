@@ -58,6 +58,12 @@ public final class RelayHealth {
    */
   public record Readiness(boolean ready, String reason) {}
 
+  /**
+   * The reporter of a dependency whose host name does not resolve yet, at start: its reason (which
+   * names the host and the key) is part of the readiness reason while the relay starts.
+   */
+  public static final String RESOLVING = "resolving";
+
   private final Map<Dependency, Map<String, String>> down = new EnumMap<>(Dependency.class);
   private volatile Phase phase = Phase.STARTING;
   private volatile long lastBeatNanos = System.nanoTime();
@@ -199,7 +205,12 @@ public final class RelayHealth {
     if (p == Phase.STARTING) {
       for (Dependency d : Dependency.values()) {
         if (reachable(d) == 0) {
-          return new Readiness(false, "starting: " + d.reason);
+          String unresolved;
+          synchronized (down) {
+            unresolved = down.get(d).get(RESOLVING);
+          }
+          return new Readiness(
+              false, "starting: " + d.reason + (unresolved == null ? "" : ": " + unresolved));
         }
       }
       return new Readiness(false, "starting");

@@ -20,10 +20,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Opens the relay's first connection to the source database and tells a configuration mistake from
- * a database that is down: a refused user, an unknown database or a host name that does not resolve
- * will not fix themselves by a restart, so they are startup check failures (exit 2) naming the key
- * to change; anything else (connection refused, a timeout) stays a runtime failure. Which failure
- * is which is decided by {@link SqlErrors#connectFailure}. Stateless.
+ * a database that is down: a refused user or an unknown database will not fix themselves by a
+ * restart, so they are startup check failures (exit 2) naming the key to change; anything else
+ * (connection refused, a timeout) stays a runtime failure. A host name that does not resolve is a
+ * configuration mistake to {@link #open} (the operator commands), and waited for, for a bounded
+ * time, by {@link #awaitOpen} (a relay's start). Which failure is which is decided by {@link
+ * SqlErrors#connectFailure}. Stateless.
  */
 public final class SourceConnections {
 
@@ -60,19 +62,28 @@ public final class SourceConnections {
    * Waits at start until the source database accepts a connection as the relay's user. A database
    * that refuses connections or does not answer is no configuration error: the relay waits for it
    * (readiness says so, one WARN, again every 30 s) and starts as soon as it answers, instead of
-   * exiting and leaving recovery to the supervisor's restart backoff. A configuration mistake (an
-   * unknown host, a refused login, an unknown database, a missing grant) still fails at once.
+   * exiting and leaving recovery to the supervisor's restart backoff. A {@code source.host} that
+   * does not resolve is waited for the same way, for at most {@code resolveTimeout} (a compose
+   * service or a Kubernetes Service resolves only once it runs), readiness naming the host; then it
+   * is a startup check failure. Any other configuration mistake (a refused login, an unknown
+   * database, a missing grant) fails at once.
    *
    * @param source where the database is
+   * @param resolveTimeout how long to wait for {@code source.host} to resolve
    * @param context the log prefix
    * @param health where readiness is reported
    * @param stopping polled between attempts: true when the relay is asked to stop
    * @return an open connection, or {@code null} when asked to stop first
-   * @throws StartupCheckException when the configuration cannot work
+   * @throws StartupCheckException when the configuration cannot work, or the host did not resolve
+   *     in time
    * @throws InterruptedException when interrupted while waiting
    */
   public static Connection awaitOpen(
-      SourceConfig source, String context, RelayHealth health, BooleanSupplier stopping)
+      SourceConfig source,
+      Duration resolveTimeout,
+      String context,
+      RelayHealth health,
+      BooleanSupplier stopping)
       throws StartupCheckException, InterruptedException {
     OutageLog outages =
         new OutageLog(
@@ -85,9 +96,14 @@ public final class SourceConnections {
             OutageLog.REPEAT,
             Clock.systemUTC());
     Instant firstFailure = null;
+    long unresolvedSince = 0;
+    boolean unresolved = false;
     while (!stopping.getAsBoolean()) {
       try {
-        Connection c = open(source);
+        Connection c =
+            DriverManager.getConnection(
+                source.jdbcUrl(), source.user(), source.password().reveal());
+        health.up(RelayHealth.Dependency.DATABASE, RelayHealth.RESOLVING);
         health.up(RelayHealth.Dependency.DATABASE, "start");
         outages.up("starting");
         return c;
@@ -95,14 +111,47 @@ public final class SourceConnections {
         if (firstFailure == null) {
           firstFailure = Instant.now();
         }
-        String reason = ErrorClassifier.describe(e);
+        String reason;
+        if (SqlErrors.connectFailure(e) == SqlErrors.ConnectFailure.UNKNOWN_HOST) {
+          long now = System.nanoTime();
+          if (!unresolved) {
+            unresolved = true;
+            unresolvedSince = now;
+          }
+          if (now - unresolvedSince >= resolveTimeout.toNanos()) {
+            throw new StartupCheckException(List.of(unresolvedProblem(source, resolveTimeout)));
+          }
+          reason = "source.host '" + source.host() + "' does not resolve to an address yet";
+          health.down(RelayHealth.Dependency.DATABASE, RelayHealth.RESOLVING, reason);
+          reason += " (waiting up to " + resolveTimeout.toSeconds() + " s for it)";
+        } else {
+          String problem = configurationProblem(source, e);
+          if (problem != null) {
+            throw new StartupCheckException(List.of(problem));
+          }
+          unresolved = false;
+          health.up(RelayHealth.Dependency.DATABASE, RelayHealth.RESOLVING);
+          reason = ErrorClassifier.describe(e);
+        }
         health.down(RelayHealth.Dependency.DATABASE, "start", reason);
         outages.down(firstFailure, reason);
         Thread.sleep(START_RETRY.toMillis());
       }
     }
+    health.up(RelayHealth.Dependency.DATABASE, RelayHealth.RESOLVING);
     health.up(RelayHealth.Dependency.DATABASE, "start");
     return null;
+  }
+
+  /** The startup problem of a {@code source.host} that did not resolve within the timeout. */
+  static String unresolvedProblem(SourceConfig source, Duration resolveTimeout) {
+    return "source.host '"
+        + source.host()
+        + "' does not resolve to an address"
+        + (resolveTimeout.isZero()
+            ? ""
+            : " (waited " + resolveTimeout.toSeconds() + " s, relay.resolve.timeout)")
+        + ": check source.host (and the DNS of this host)";
   }
 
   /**
@@ -154,10 +203,7 @@ public final class SourceConnections {
     // The server's words name the user and client host it saw; the driver's "(conn=12) " is noise.
     String said = " (" + String.valueOf(e.getMessage()).replaceFirst("^\\(conn=\\d+\\) ", "") + ")";
     return switch (SqlErrors.connectFailure(e)) {
-      case UNKNOWN_HOST ->
-          "source.host '"
-              + source.host()
-              + "' does not resolve to an address: check source.host (and the DNS of this host)";
+      case UNKNOWN_HOST -> unresolvedProblem(source, Duration.ZERO);
       case LOGIN_REFUSED ->
           where
               + " refused user '"

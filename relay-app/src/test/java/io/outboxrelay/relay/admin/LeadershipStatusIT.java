@@ -107,6 +107,38 @@ class LeadershipStatusIT {
     }
   }
 
+  @Test
+  void statusOfARelayThatNeverRanSaysItsOffsetsTableDoesNotExistYet() throws Exception {
+    try (OutboxDatabase db = OutboxDatabase.on(LocalStack.shared().mariaDb())) {
+      // A database set up for the relay (outbox table, grants) on which no relay started yet.
+      db.admin(
+          "DROP TABLE IF EXISTS outbox_relay_offsets, outbox_relay_schema_history,"
+              + " outbox_relay_leases");
+      String name = "never" + Long.toHexString(System.nanoTime() & 0xffff);
+      String config =
+          RelaySettings.cdc(db, LocalStack.shared().kafka().bootstrapServers(), name)
+              .writeTo(dir.resolve("never.properties"))
+              .toString();
+
+      // Regression: exit 2, "status needs SELECT ... on the offsets table": a grant, it said.
+      String text = Cli.expect(0, "status", "--config", config).out();
+      assertThat(text)
+          .contains(
+              "offsets table outbox_relay_offsets does not exist yet: relay "
+                  + name
+                  + " has not started on this database (it creates the table at its first start)")
+          .containsPattern("stored position: +none")
+          .containsPattern("server position: +\\S")
+          .doesNotContain("needs");
+
+      JsonNode json =
+          new ObjectMapper().readTree(Cli.expect(0, "status", "--config", config, "--json").out());
+      assertThat(json.path("offsets_table_exists").asBoolean(true)).isFalse();
+      assertThat(json.path("position").isNull()).isTrue();
+      assertThat(json.path("server_position").path("file").asText()).isNotEmpty();
+    }
+  }
+
   private static String metrics(int port) throws Exception {
     return java.net.http.HttpClient.newHttpClient()
         .send(

@@ -9,10 +9,12 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -23,6 +25,9 @@ import org.junit.jupiter.api.Test;
 class ConnectionLoopTest {
 
   private static final Duration REQUEST_DEADLINE = Duration.ofMillis(600);
+
+  /** An answer larger than the socket buffers take, so that a client that reads none holds it. */
+  private static final int BIG_ANSWER = 16 << 20;
 
   private final List<Socket> sockets = new ArrayList<>();
   private ConnectionLoop loop;
@@ -38,6 +43,10 @@ class ConnectionLoopTest {
   }
 
   private void start(int maxConnections) throws IOException {
+    start(maxConnections, ServerSocketChannel::accept);
+  }
+
+  private void start(int maxConnections, ConnectionLoop.Acceptor acceptor) throws IOException {
     loop =
         ConnectionLoop.start(
             new InetSocketAddress("127.0.0.1", 0),
@@ -45,9 +54,11 @@ class ConnectionLoopTest {
             request ->
                 switch (request.path()) {
                   case "/fail" -> throw new IllegalStateException("boom");
+                  case "/big" -> Reply.text(200, "x".repeat(BIG_ANSWER));
                   default -> Reply.text(200, request.method() + " " + request.path() + "\n");
                 },
-            "test");
+            "test",
+            acceptor);
   }
 
   @Test
@@ -129,27 +140,70 @@ class ConnectionLoopTest {
   }
 
   @Test
-  void refusesConnectionsBeyondTheLimitAndServesAgainOnceOthersClose() throws Exception {
+  void closesTheOldestConnectionWithoutARequestToServeANewOneAtTheLimit() throws Exception {
     start(3);
     List<Socket> stalled = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       stalled.add(stall(""));
+      // Accepted in order, so that the first is the oldest.
+      Thread.sleep(50);
     }
-    // The loop counts a connection once it has accepted it: the first three are accepted in
-    // order, so a fourth is refused.
+
+    // Regression: a fourth connection used to be refused (503) while three stalled.
+    for (int i = 0; i < 3; i++) {
+      assertThat(exchange("GET /health/live HTTP/1.1\r\n\r\n")).startsWith("HTTP/1.1 200 ");
+    }
+
+    assertThat(readToEnd(stalled.get(0))).as("the oldest, closed without an answer").isEmpty();
+  }
+
+  @Test
+  void refusesANewConnectionOnlyWhenEveryOpenOneHasAnAnswerNotYetTaken() throws Exception {
+    start(2);
+    // Two clients that ask for a large answer and read only its first byte: being answered.
+    for (int i = 0; i < 2; i++) {
+      Socket s = stall("GET /big HTTP/1.1\r\n\r\n");
+      s.setSoTimeout(5000);
+      assertThat(s.getInputStream().read()).isEqualTo('H');
+    }
+
     await()
         .atMost(Duration.ofSeconds(2))
         .untilAsserted(
             () -> assertThat(exchange("GET / HTTP/1.1\r\n\r\n")).startsWith("HTTP/1.1 503 "));
 
-    for (Socket s : stalled) {
-      s.close();
-    }
-
+    // Their answers are not taken within the response deadline: closed, room again.
     await()
-        .atMost(Duration.ofSeconds(2))
+        .atMost(Duration.ofSeconds(5))
         .untilAsserted(
             () -> assertThat(exchange("GET / HTTP/1.1\r\n\r\n")).startsWith("HTTP/1.1 200 "));
+  }
+
+  @Test
+  void keepsListeningWhenAcceptFailsAndServesTheConnectionsThatWaited() throws Exception {
+    // Regression: one failed accept (EMFILE) cancelled the listening key and the endpoint went
+    // silent for good. Here the first accepts fail as they do when the process is out of file
+    // descriptors; the kernel keeps the connection in the listen backlog meanwhile.
+    AtomicInteger failures = new AtomicInteger(3);
+    AtomicInteger attempts = new AtomicInteger();
+    start(
+        4,
+        server -> {
+          attempts.incrementAndGet();
+          if (failures.getAndDecrement() > 0) {
+            throw new IOException("Too many open files");
+          }
+          return server.accept();
+        });
+    long started = System.nanoTime();
+
+    assertThat(exchange("GET /health/live HTTP/1.1\r\n\r\n")).startsWith("HTTP/1.1 200 ");
+
+    // Paused between failed accepts rather than spinning.
+    assertThat(Duration.ofNanos(System.nanoTime() - started))
+        .isGreaterThanOrEqualTo(Duration.ofMillis(3 * ConnectionLoop.ACCEPT_BACKOFF_MILLIS - 50));
+    assertThat(attempts.get()).isLessThanOrEqualTo(6);
+    assertThat(exchange("GET /again HTTP/1.1\r\n\r\n")).startsWith("HTTP/1.1 200 ");
   }
 
   @Test

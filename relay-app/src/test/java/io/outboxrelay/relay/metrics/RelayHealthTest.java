@@ -41,6 +41,20 @@ class RelayHealthTest {
   }
 
   @Test
+  void namesAHostThatDoesNotResolveYetWhileStartingAndForgetsItOnceItDoes() {
+    health.down(Dependency.KAFKA, "probe", "no resolvable bootstrap urls");
+    health.down(
+        Dependency.KAFKA,
+        RelayHealth.RESOLVING,
+        "kafka.bootstrap.servers do not resolve yet (k:1)");
+    assertThat(health.readiness().reason())
+        .isEqualTo("starting: Kafka unreachable: kafka.bootstrap.servers do not resolve yet (k:1)");
+
+    health.up(Dependency.KAFKA, RelayHealth.RESOLVING);
+    assertThat(health.readiness().reason()).isEqualTo("starting: Kafka unreachable");
+  }
+
+  @Test
   void forgetsWhatChecksReportedWhileStarting() {
     health.down(Dependency.KAFKA, "probe", "not yet");
     health.running();

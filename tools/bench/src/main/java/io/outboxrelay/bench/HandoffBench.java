@@ -15,8 +15,10 @@ import org.slf4j.LoggerFactory;
  * overlapping transactions, each open 1.5 to 8 s, at a steady rate. CDC runs, is stopped, the table
  * is handed to polling, polling runs, is stopped, the table is handed back to CDC, and CDC runs
  * again. Reports how long each hand-off command took (a command still running after {@link
- * #LONGEST} is killed and reported as not finished) and checks every committed event by id. Not
- * thread-safe.
+ * #LONGEST} is killed and reported as not finished) and what the application's INSERTs waited
+ * during each ({@link InsertProbe}: an autocommit INSERT every 200 ms while one application
+ * transaction holds an inserted outbox row open {@link #HELD} across the hand-off), and checks
+ * every committed event by id. Not thread-safe.
  */
 final class HandoffBench {
 
@@ -24,6 +26,9 @@ final class HandoffBench {
 
   /** How long a hand-off may run before the bench gives up on it. */
   static final Duration LONGEST = Duration.ofSeconds(180);
+
+  /** How long the application transaction open across each hand-off stays open. */
+  static final Duration HELD = Duration.ofSeconds(20);
 
   private final BenchEnv env;
 
@@ -46,6 +51,8 @@ final class HandoffBench {
       stage.startRelay(1).awaitReady();
       String toPolling;
       String toCdc;
+      String insertsToPolling;
+      String insertsToCdc;
       try (LongTransactionWriter app =
           LongTransactionWriter.start(
               stage.db(),
@@ -57,7 +64,11 @@ final class HandoffBench {
               Duration.ofSeconds(8))) {
         Thread.sleep(load.toMillis());
         stage.stopRelays();
-        toPolling = handoff(name + "-to-polling", config, "polling");
+        try (InsertProbe probe =
+            InsertProbe.start(stage.db(), stage.ledger(), "probe-polling", HELD.toMillis())) {
+          toPolling = handoff(name + "-to-polling", config, "polling");
+          insertsToPolling = probe.stop();
+        }
         RelayProcess polling =
             RelayProcess.start(
                 name + "-polling",
@@ -71,8 +82,12 @@ final class HandoffBench {
         polling.awaitReady();
         Thread.sleep(load.toMillis());
         polling.close();
-        toCdc = handoff(name + "-to-cdc", config, "cdc");
-        stage.startRelay(2).awaitReady();
+        try (InsertProbe probe =
+            InsertProbe.start(stage.db(), stage.ledger(), "probe-cdc", HELD.toMillis())) {
+          toCdc = handoff(name + "-to-cdc", config, "cdc");
+          stage.startRelay(2).awaitReady(); // its first start publishes what polling left
+          insertsToCdc = probe.stop();
+        }
         Thread.sleep(load.toMillis());
         app.stop(Duration.ofSeconds(60));
       }
@@ -89,6 +104,20 @@ final class HandoffBench {
           String.format(" at %,d events/s, 4 transactions open at a time for 1.5-8 s each", rate);
       table.add("hand-off to polling" + writer, toPolling, "<= 30 s", check);
       table.add("hand-off to CDC" + writer, toCdc, "<= 30 s", check);
+      String held =
+          String.format(
+              ", autocommit INSERT every %d ms, one transaction open %d s across it",
+              InsertProbe.PACE_MILLIS, HELD.toSeconds());
+      table.add(
+          "application INSERT during hand-off to polling" + held,
+          insertsToPolling,
+          "max < 1 s",
+          check);
+      table.add(
+          "application INSERT during hand-off to CDC and the relay's first start" + held,
+          insertsToCdc,
+          "max < 1 s",
+          check);
     }
   }
 
@@ -101,7 +130,6 @@ final class HandoffBench {
         .admin(
             "GRANT SELECT, INSERT, UPDATE, DELETE ON " + db + ".outbox_events TO " + user,
             "GRANT INSERT, UPDATE ON " + db + ".outbox_relay_handoffs TO " + user,
-            "GRANT LOCK TABLES ON " + db + ".* TO " + user,
             "GRANT PROCESS ON *.* TO " + user);
   }
 

@@ -101,7 +101,8 @@ final class RecoveryBench {
         PollingFaults.killRelay(),
         PollingFaults.killDatabase(Duration.ofSeconds(5)),
         new RestartDuringOutage(RelayMode.CDC, Duration.ofSeconds(10)),
-        new RestartDuringOutage(RelayMode.POLLING, Duration.ofSeconds(10)));
+        new RestartDuringOutage(RelayMode.POLLING, Duration.ofSeconds(10)),
+        new UnresolvedHostAtStart(Duration.ofSeconds(15)));
   }
 
   /**

@@ -14,16 +14,7 @@ import java.time.Duration;
  */
 final class RestartDuringOutage extends ModeFault {
 
-  /** The first restart delay of the emulated supervisor, doubled after each exit. */
-  static final Duration FIRST_BACKOFF = Duration.ofSeconds(10);
-
-  static final Duration LONGEST_BACKOFF = Duration.ofMinutes(5);
-
-  private static final java.util.regex.Pattern READY =
-      java.util.regex.Pattern.compile("\\] ready: ");
-
   private final Duration down;
-  private volatile boolean supervising;
 
   /**
    * @param mode the relays' mode
@@ -52,42 +43,7 @@ final class RestartDuringOutage extends ModeFault {
       relay.waitFor(Duration.ofSeconds(60));
     }
     world.mariaDb().kill();
-    supervising = true;
-    Thread supervisor = new Thread(() -> supervise(world), "bench-supervisor");
-    supervisor.setDaemon(true);
-    supervisor.start();
-  }
-
-  /** Starts the relay, and starts it again after a growing pause each time it exits. */
-  private void supervise(RecoveryBench.World world) {
-    Duration backoff = FIRST_BACKOFF;
-    int n = world.relays().size();
-    while (supervising) {
-      RelayProcess relay = world.startRelay().apply(++n);
-      while (supervising && relay.process().isAlive()) {
-        if (READY.matcher(relay.log()).find()) {
-          supervising = false; // it runs: nothing more to supervise
-          return;
-        }
-        sleep(Duration.ofMillis(100));
-      }
-      if (!supervising) {
-        return;
-      }
-      sleep(backoff);
-      backoff = backoff.multipliedBy(2);
-      if (backoff.compareTo(LONGEST_BACKOFF) > 0) {
-        backoff = LONGEST_BACKOFF;
-      }
-    }
-  }
-
-  private static void sleep(Duration d) {
-    try {
-      Thread.sleep(d.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    CrashLoopSupervisor.start(world.startRelay(), world.relays().size() + 1);
   }
 
   @Override

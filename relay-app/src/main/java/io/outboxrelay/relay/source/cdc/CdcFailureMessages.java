@@ -94,10 +94,10 @@ record CdcFailureMessages(RelayConfig config) {
         + table
         + ", which already holds "
         + (pending >= 1000 ? "1000 or more" : String.valueOf(pending))
-        + " PENDING row(s): CDC does not publish them (it starts at the current binlog"
-        + " position) and retention would delete them unpublished. If a polling relay"
-        + " left them, run 'outbox-relay handoff --to cdc' first (it publishes them);"
-        + " if they must not be published, start once without cdc.retention (docs/cdc.md:"
-        + " Retention)";
+        + " PENDING row(s): with cdc.first.start=skip CDC does not publish them and"
+        + " retention would delete them unpublished. To publish them, start with"
+        + " cdc.first.start=publish (if a polling relay left them, run 'outbox-relay handoff"
+        + " --to cdc' first); if they must not be published, start once without"
+        + " cdc.retention (docs/cdc.md: Retention)";
   }
 }

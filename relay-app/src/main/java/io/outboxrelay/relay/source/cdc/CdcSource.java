@@ -121,7 +121,11 @@ public final class CdcSource implements OutboxSource {
       // A database that does not answer yet is waited for, not a reason to exit.
       Connection reachable =
           SourceConnections.awaitOpen(
-              config.source(), context, metrics.health(), () -> state.get() != State.RUNNING);
+              config.source(),
+              config.resolveTimeout(),
+              context,
+              metrics.health(),
+              () -> state.get() != State.RUNNING);
       if (reachable == null) {
         return; // stopped while waiting
       }
@@ -411,16 +415,19 @@ public final class CdcSource implements OutboxSource {
   }
 
   /**
-   * A first start (no stored position) publishes nothing already in the table ({@code
-   * snapshot.mode=no_data}), yet retention would delete those rows as lying before the position. If
-   * they are {@code PENDING}, nothing proves they were published (a polling relay may have left
-   * them): refuse, rather than let retention delete them unpublished.
+   * A first start (no stored position) with {@code cdc.first.start=skip} publishes nothing already
+   * in the table, yet retention would delete those rows as lying before the position. If they are
+   * {@code PENDING}, nothing proves they were published (a polling relay may have left them):
+   * refuse, rather than let retention delete them unpublished. With {@code publish} (the default),
+   * or after a hand-off to this relay, the first start publishes them ({@link FirstStart}).
    */
   private void refuseRetentionOverUnpublishedRows(String context) throws StartupCheckException {
     CdcConfig cdc = config.cdc();
     if (cdc.retention().isZero()
+        || cdc.firstStart() != io.outboxrelay.relay.config.FirstStartAction.SKIP
         || !"no_data"
-            .equals(DebeziumProperties.build(config).getProperty("snapshot.mode", "no_data"))) {
+            .equals(DebeziumProperties.build(config).getProperty("snapshot.mode", "no_data"))
+        || handedToThisRelay(context)) {
       return;
     }
     SourceConfig source = config.source();
@@ -444,6 +451,21 @@ public final class CdcSource implements OutboxSource {
     }
     state.set(State.STOPPED);
     throw new StartupCheckException(List.of(messages().retentionOverPendingRows(table, pending)));
+  }
+
+  /** Whether the table's latest hand-off gives it to this relay: its first start publishes. */
+  private boolean handedToThisRelay(String context) {
+    try (Connection c = SourceConnections.open(config.source())) {
+      return io.outboxrelay.relay.source.HandoffRecords.latest(c, config.source())
+          .filter(
+              h ->
+                  h.to() == io.outboxrelay.relay.config.RelayMode.CDC
+                      && h.relayName().equals(config.name()))
+          .isPresent();
+    } catch (SQLException | StartupCheckException e) {
+      LOG.warn("[{}] cannot read the hand-off record: {}", context, e.getMessage());
+      return false;
+    }
   }
 
   private CdcFailureMessages messages() {

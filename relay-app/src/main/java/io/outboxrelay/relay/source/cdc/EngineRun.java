@@ -63,14 +63,63 @@ final class EngineRun {
     return streaming;
   }
 
-  /** Starts the engine and a thread that waits for streaming; returns at once. */
+  /**
+   * Starts the run on a thread of its own and returns at once: a first start ({@link FirstStart})
+   * publishes the rows already in the table and stores the position first, then the engine starts
+   * from the stored position, and a thread waits for streaming.
+   */
   void start(
       OutboxChangeConsumerFactory consumers,
       String holder,
       java.util.function.BiFunction<String, Throwable, RelayFailure> failures,
       Completion completion) {
+    OutboxChangeConsumer consumer = consumers.create(gate, tenure::mayPublish);
+    Thread t =
+        new Thread(
+            () -> {
+              Properties properties = DebeziumProperties.build(config);
+              try {
+                if (FirstStart.needed(config, properties)
+                    && !new FirstStart(config, holder, tenure.epoch()).run(consumer)) {
+                  streaming.complete(null); // stopped, or no longer leader: nothing to stream
+                  return;
+                }
+              } catch (InterruptedException e) {
+                streaming.complete(null);
+                return;
+              } catch (Exception e) {
+                RelayFailure failure =
+                    e instanceof RelayFailure rf
+                        ? rf
+                        : new RelayFailure(
+                            "the first start of relay.name '"
+                                + config.name()
+                                + "' failed, nothing was stored (it starts again with the next"
+                                + " start): "
+                                + io.outboxrelay.relay.failure.ErrorClassifier.describe(e),
+                            e);
+                if (!stopRequested) {
+                  streaming.completeExceptionally(failure);
+                  completion.ended(this, false, false, failure.getMessage(), failure);
+                } else {
+                  streaming.complete(null);
+                }
+                return;
+              }
+              startEngine(properties, consumer, holder, failures, completion);
+            },
+            "cdc-first-start");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  private void startEngine(
+      Properties properties,
+      OutboxChangeConsumer consumer,
+      String holder,
+      java.util.function.BiFunction<String, Throwable, RelayFailure> failures,
+      Completion completion) {
     CdcConfig cdc = config.cdc();
-    Properties properties = DebeziumProperties.build(config);
     recoverSchemaIfNeeded(properties);
     FencedOffsetBackingStore.configure(
         properties,
@@ -79,28 +128,34 @@ final class EngineRun {
         holder,
         tenure.epoch(),
         config.logContext());
-    engine =
-        DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
-            .using(properties)
-            .using(new PositionCommitPolicy(cdc.batchSize(), cdc.commitInterval()))
-            .using(
-                (success, message, error) -> {
-                  if (stopRequested) {
-                    // Stopped before it streamed: lost leadership (the relay is a standby now) or a
-                    // shutdown. The engine then reports a failure of its own (a state change it
-                    // could not make), which is no failure of the relay's.
-                    streaming.complete(null);
-                  } else if (!streaming.isDone()) {
-                    streaming.completeExceptionally(failures.apply(message, error));
-                  }
-                  completion.ended(this, stopRequested, success, message, error);
-                })
-            .notifying(consumers.create(gate, tenure::mayPublish))
-            .build();
-    Thread t = new Thread(engine, "cdc-engine");
-    t.setDaemon(false);
-    engineThread = t;
-    t.start();
+    synchronized (this) {
+      if (stopRequested) {
+        streaming.complete(null);
+        return;
+      }
+      engine =
+          DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
+              .using(properties)
+              .using(new PositionCommitPolicy(cdc.batchSize(), cdc.commitInterval()))
+              .using(
+                  (success, message, error) -> {
+                    if (stopRequested) {
+                      // Stopped before it streamed: lost leadership (the relay is a standby now)
+                      // or a shutdown. The engine then reports a failure of its own (a state
+                      // change it could not make), which is no failure of the relay's.
+                      streaming.complete(null);
+                    } else if (!streaming.isDone()) {
+                      streaming.completeExceptionally(failures.apply(message, error));
+                    }
+                    completion.ended(this, stopRequested, success, message, error);
+                  })
+              .notifying(consumer)
+              .build();
+      Thread t = new Thread(engine, "cdc-engine");
+      t.setDaemon(false);
+      engineThread = t;
+      t.start();
+    }
     Thread waiter = new Thread(() -> awaitStreaming(properties), "cdc-engine-start");
     waiter.setDaemon(true);
     waiter.start();

@@ -178,6 +178,67 @@ final class OutboxChangeConsumer
     }
   }
 
+  /**
+   * Publishes events read from the table rather than the binlog (a first start's snapshot, {@link
+   * FirstStart}) exactly as a batch of the engine's: same routing, size check, retries and poison
+   * action; a poison event with {@code fail} throws {@link io.outboxrelay.relay.RelayFailure}.
+   *
+   * @param events the events, in the order to publish them; an entry's {@code malformed} is why it
+   *     cannot be published, or null
+   * @return whether every event was acknowledged or passed over as poison; false when the run is
+   *     stopping or leadership is no longer sure (nothing is known of the rest)
+   * @throws InterruptedException when interrupted
+   */
+  boolean publishEvents(List<io.outboxrelay.relay.source.polling.RowLayout.Row> events)
+      throws InterruptedException {
+    if (!gate.tryEnter()) {
+      return false;
+    }
+    try {
+      if (!mayPublishNow()) {
+        return false;
+      }
+      long start = System.nanoTime();
+      List<Item> items = new ArrayList<>(events.size());
+      for (io.outboxrelay.relay.source.polling.RowLayout.Row row : events) {
+        if (row.malformed() != null) {
+          Item item = new Item(null, row.event());
+          item.poison = row.malformed();
+          items.add(item);
+        } else {
+          items.add(route(null, row.event()));
+        }
+      }
+      int[] done = {0};
+      publishInOrder(
+          items,
+          new DebeziumEngine.RecordCommitter<>() {
+            @Override
+            public void markProcessed(RecordChangeEvent<SourceRecord> record) {
+              done[0]++;
+            }
+
+            @Override
+            public void markBatchFinished() {}
+
+            @Override
+            public void markProcessed(
+                RecordChangeEvent<SourceRecord> record, DebeziumEngine.Offsets sourceOffsets) {
+              done[0]++;
+            }
+
+            @Override
+            public DebeziumEngine.Offsets buildOffsets() {
+              return null;
+            }
+          });
+      metrics.batch(System.nanoTime() - start, 0);
+      return done[0] == items.size();
+    } finally {
+      gate.exit();
+    }
+  }
+
   private Item route(RecordChangeEvent<SourceRecord> change) {
     OutboxEvent event;
     try {
@@ -187,6 +248,10 @@ final class OutboxChangeConsumer
       item.poison = e;
       return item;
     }
+    return route(change, event);
+  }
+
+  private Item route(RecordChangeEvent<SourceRecord> change, OutboxEvent event) {
     Item item = new Item(change, event);
     if (event != null) {
       try {

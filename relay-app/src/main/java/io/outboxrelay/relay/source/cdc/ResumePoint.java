@@ -70,7 +70,7 @@ final class ResumePoint {
       if (offset.isEmpty()) {
         return Optional.empty();
       }
-      return Optional.of(new ResumePoint(offset.get(), history(st, cdc, relayName)));
+      return Optional.of(new ResumePoint(offset.get(), historyIfAny(st, cdc, relayName)));
     } catch (SQLException e) {
       if (SqlErrors.isNoSuchTableCode(
           e)) { // no such table yet: Debezium creates it at the first start
@@ -101,6 +101,23 @@ final class ResumePoint {
       }
     }
     return Optional.ofNullable(offset);
+  }
+
+  /**
+   * The relay's schema history; none when its table does not exist yet, as after {@code position
+   * import} or {@code handoff --to cdc} for a relay that never ran (Debezium creates the table at
+   * the first start). That is a position without schema history, not a first start.
+   */
+  private static History historyIfAny(Statement st, CdcConfig cdc, String relayName)
+      throws SQLException {
+    try {
+      return history(st, cdc, relayName);
+    } catch (SQLException e) {
+      if (SqlErrors.isNoSuchTableCode(e)) {
+        return new History(0, Set.of());
+      }
+      throw e;
+    }
   }
 
   private static History history(Statement st, CdcConfig cdc, String relayName)

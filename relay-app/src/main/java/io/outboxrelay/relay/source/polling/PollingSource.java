@@ -126,7 +126,8 @@ public final class PollingSource implements OutboxSource {
     String context = config.logContext();
     // A database that does not answer yet is waited for, not a reason to exit.
     Connection first =
-        SourceConnections.awaitOpen(config.source(), context, metrics.health(), stopped::get);
+        SourceConnections.awaitOpen(
+            config.source(), config.resolveTimeout(), context, metrics.health(), stopped::get);
     if (first == null) {
       return; // stopped while waiting
     }

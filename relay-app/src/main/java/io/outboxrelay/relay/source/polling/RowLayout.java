@@ -21,9 +21,11 @@ import java.util.Map;
  * The columns a claim reads, and how a claimed row becomes an {@link OutboxEvent}: the mapped
  * columns ({@code source.column.*}), the optional ones the table had at start, and the placed
  * columns with their conversions. Resolved once when polling starts, so reading a row compares no
- * names: each value is at a fixed position of the claim's select list. Immutable and thread-safe.
+ * names: each value is at a fixed position of the claim's select list. CDC's first start reads the
+ * rows already in the table with the same layout ({@link #forSnapshot}), so that it publishes them
+ * exactly as polling would. Immutable and thread-safe.
  */
-final class RowLayout {
+public final class RowLayout {
 
   /** Positions of the fixed part of the select list. */
   private static final int SEQUENCE = 1;
@@ -48,6 +50,8 @@ final class RowLayout {
   private final int headersAt;
   private final int traceAt;
   private final int placedAt;
+  private final boolean createdAt;
+  private final boolean attempts;
 
   private RowLayout(
       SourceFlavor flavor,
@@ -57,6 +61,21 @@ final class RowLayout {
       boolean headers,
       boolean traceContext,
       List<PlacedColumn> placed) {
+    this(flavor, sequence, columns, versions, headers, traceContext, placed, true, true);
+  }
+
+  private RowLayout(
+      SourceFlavor flavor,
+      String sequence,
+      ColumnMapping columns,
+      boolean versions,
+      boolean headers,
+      boolean traceContext,
+      List<PlacedColumn> placed,
+      boolean createdAt,
+      boolean attempts) {
+    this.createdAt = createdAt;
+    this.attempts = attempts;
     this.flavor = flavor;
     this.sequence = sequence;
     this.columns = columns;
@@ -96,6 +115,29 @@ final class RowLayout {
   }
 
   /**
+   * The layout for reading the rows already in a table that may lack polling's columns ({@code
+   * created_at}, {@code attempts}): CDC's first start publishes them with it.
+   *
+   * @param source the source settings
+   * @param table the table's columns, from {@link OutboxColumns#read}
+   * @return the layout
+   */
+  public static RowLayout forSnapshot(
+      SourceConfig source, Map<String, OutboxColumns.Column> table) {
+    RowLayout claims = of(source, table);
+    return new RowLayout(
+        claims.flavor,
+        claims.sequence,
+        claims.columns,
+        claims.versions,
+        claims.headers,
+        claims.traceContext,
+        claims.placed,
+        OutboxColumns.has(table, "created_at"),
+        OutboxColumns.has(table, "attempts"));
+  }
+
+  /**
    * The relay's own layout, with or without the aggregate version column, no headers or trace
    * context column: for tests of the statements and the store.
    *
@@ -128,7 +170,7 @@ final class RowLayout {
    * @param dialect the database's fragments
    * @return the list
    */
-  String selectList(SqlDialect dialect) {
+  public String selectList(SqlDialect dialect) {
     StringBuilder sb =
         new StringBuilder()
             .append("e.")
@@ -143,7 +185,8 @@ final class RowLayout {
             .append(columns.eventType())
             .append(", ")
             .append(dialect.text("e." + columns.payload()))
-            .append(", e.created_at, e.attempts, ")
+            .append(createdAt ? ", e.created_at" : ", NULL")
+            .append(attempts ? ", e.attempts, " : ", 0, ")
             .append(dialect.now());
     if (versions) {
       sb.append(", e.").append(columns.aggregateVersion());
@@ -209,6 +252,26 @@ final class RowLayout {
         rs.getTimestamp(NOW).toInstant(),
         malformed);
   }
+
+  /**
+   * The event in the current row of a result selected with {@link #selectList}.
+   *
+   * @param rs the result, on a row
+   * @return the event, and why it cannot be published when a required value is NULL
+   * @throws SQLException when a value cannot be read
+   */
+  public Row readRow(ResultSet rs) throws SQLException {
+    ClaimedEvent claimed = read(rs);
+    return new Row(claimed.event(), claimed.malformed());
+  }
+
+  /**
+   * One row read with {@link #readRow}.
+   *
+   * @param event the event
+   * @param malformed why it cannot be published (a required value is NULL), or {@code null}
+   */
+  public record Row(OutboxEvent event, RoutingException malformed) {}
 
   /** A row without one of the values every event has is poison, not a failed claim. */
   private RoutingException malformed(

@@ -180,6 +180,7 @@ class CdcStartupChecksIT {
       Path config =
           RelaySettings.cdc(db, bootstrap(), "nohost")
               .with("source.host", "db.invalid")
+              .with("relay.resolve.timeout", "0s") // not waited for: HostResolutionIT waits
               .writeTo(dir.resolve("nohost.properties"));
 
       RelayProcess relay = runExpectingExit("nohost", config, 2);
@@ -366,6 +367,7 @@ class CdcStartupChecksIT {
       Path config =
           RelaySettings.cdc(db, bootstrap(), "retfresh")
               .with("cdc.retention", "1h")
+              .with("cdc.first.start", "skip")
               .writeTo(dir.resolve("retfresh.properties"));
 
       RelayProcess relay = runExpectingExit("retfresh", config, 2);

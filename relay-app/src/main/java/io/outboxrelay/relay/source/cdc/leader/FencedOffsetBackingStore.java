@@ -6,10 +6,15 @@ import io.debezium.storage.jdbc.offset.JdbcOffsetBackingStore;
 import io.debezium.storage.jdbc.offset.JdbcOffsetBackingStoreConfig;
 import io.outboxrelay.relay.failure.ErrorClassifier;
 import java.nio.ByteBuffer;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -37,6 +42,13 @@ import org.slf4j.LoggerFactory;
  * that last round trip; on MariaDB the server then ends the frozen session after half of {@code
  * cdc.leader.lease} ({@link io.outboxrelay.relay.source.IdleTransactionBound}), rolling the write
  * back and freeing the row.
+ *
+ * <p>Several relays of one database share the offsets table, each under its own key ({@link
+ * OffsetKey}); Debezium's store loads every row at start and its commit deletes every row of the
+ * table and re-inserts what it holds, so each relay would delete the positions the others committed
+ * since it started (and those stored by {@code handoff --to cdc} or {@code position import}). This
+ * store keeps only the relay's own key of what Debezium loaded, and its commit deletes and inserts
+ * only rows of that key.
  *
  * <p>Configured by the engine from {@code offset.storage.jdbc.*}, plus the {@code
  * offset.storage.jdbc.lease.*} keys of {@link #configure(Properties, String, String, String, long,
@@ -71,6 +83,7 @@ public final class FencedOffsetBackingStore extends JdbcOffsetBackingStore {
   private String holder;
   private long epoch;
   private String context;
+  private String relayName; // the engine's name, the first element of its offset key
 
   /** Created by the engine. */
   public FencedOffsetBackingStore() {}
@@ -104,6 +117,10 @@ public final class FencedOffsetBackingStore extends JdbcOffsetBackingStore {
     holder = required(originals, "holder");
     epoch = Long.parseLong(required(originals, "epoch"));
     context = originals.getOrDefault(PREFIX + "context", "relay");
+    relayName = originals.get("name");
+    if (relayName == null) {
+      throw new IllegalStateException("missing the engine's name, which keys its position");
+    }
     storeConfig = new JdbcOffsetBackingStoreConfig(Configuration.from(originals));
     try {
       writer =
@@ -126,14 +143,23 @@ public final class FencedOffsetBackingStore extends JdbcOffsetBackingStore {
     return v;
   }
 
+  /**
+   * Starts Debezium's store (it creates the table when missing and loads every row), then forgets
+   * the rows of other relays: they are not this relay's to read, nor to write back.
+   */
+  @Override
+  public synchronized void start() {
+    super.start();
+    data.keySet().removeIf(key -> !OffsetKey.belongsTo(key, relayName));
+  }
+
   @Override
   protected void save() {
     try {
       writer.executeWithRetry(
           c -> {
-            try (PreparedStatement delete = c.prepareStatement(storeConfig.getTableDelete())) {
-              delete.executeUpdate();
-            }
+            // Debezium's save deletes every row of the table: only this relay's rows go here.
+            deleteOwnRows(c);
             for (Map.Entry<String, String> entry : data.entrySet()) {
               try (PreparedStatement insert = c.prepareStatement(storeConfig.getTableInsert())) {
                 insert.setString(1, UUID.randomUUID().toString());
@@ -174,6 +200,34 @@ public final class FencedOffsetBackingStore extends JdbcOffsetBackingStore {
           true);
     } catch (SQLException e) {
       throw new ConnectException(e);
+    }
+  }
+
+  /** Deletes the rows of this relay's key, in the caller's transaction. */
+  private void deleteOwnRows(Connection c) throws SQLException {
+    List<String> ids = new ArrayList<>();
+    try (PreparedStatement select =
+            c.prepareStatement("SELECT id, offset_key FROM " + storeConfig.getTableName());
+        ResultSet rs = select.executeQuery()) {
+      while (rs.next()) {
+        if (OffsetKey.belongsTo(rs.getString(2), relayName)) {
+          ids.add(rs.getString(1));
+        }
+      }
+    }
+    if (!ids.isEmpty()) {
+      try (PreparedStatement delete =
+          c.prepareStatement(
+              "DELETE FROM "
+                  + storeConfig.getTableName()
+                  + " WHERE id IN ("
+                  + String.join(", ", Collections.nCopies(ids.size(), "?"))
+                  + ")")) {
+        for (int i = 0; i < ids.size(); i++) {
+          delete.setString(i + 1, ids.get(i));
+        }
+        delete.executeUpdate();
+      }
     }
   }
 

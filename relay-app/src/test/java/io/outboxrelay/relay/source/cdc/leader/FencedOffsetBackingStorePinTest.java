@@ -14,11 +14,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Pins what {@link FencedOffsetBackingStore} copies from and relies on in Debezium's {@code
- * JdbcOffsetBackingStore}: its {@code save} is a copy of Debezium's with the fence added, its
- * {@code set} replaces Debezium's, and it reads Debezium's protected {@code data} and {@code
- * executor}. When a Debezium upgrade changes any of these, a test here fails: compare the new
- * upstream code with the copy (docs/upgrading.md, "Upgrading Debezium or Kafka"), carry the change
- * over, then record the new fingerprint.
+ * JdbcOffsetBackingStore}: its {@code save} is a copy of Debezium's with the fence added and the
+ * delete narrowed to the relay's own key, its {@code start} keeps only that key of what Debezium's
+ * loaded, its {@code set} replaces Debezium's, and it reads Debezium's protected {@code data} and
+ * {@code executor}. When a Debezium upgrade changes any of these, a test here fails: compare the
+ * new upstream code with the copy (docs/upgrading.md, "Upgrading Debezium or Kafka"), carry the
+ * change over, then record the new fingerprint.
  */
 class FencedOffsetBackingStorePinTest {
 
@@ -29,7 +30,9 @@ class FencedOffsetBackingStorePinTest {
   @Test
   void debeziumSaveIsTheOneTheFencedSaveCopies() {
     // The statements (delete every row, one insert per key with id, key, value, time, sequence),
-    // the retry, the commit: FencedOffsetBackingStore.save does the same, then fences.
+    // the retry, the commit: FencedOffsetBackingStore.save does the same but deletes only the
+    // rows of its own key (Debezium's delete would remove the other relays' positions), then
+    // fences.
     assertUnchanged(JdbcOffsetBackingStore.class, "888f8ff0e8cf3b94", "save");
   }
 
@@ -38,6 +41,13 @@ class FencedOffsetBackingStorePinTest {
     // set: the fenced store's own set must merge the same way (null keys ignored) and leave the
     // loaded map as Debezium's get and load expect it.
     assertUnchanged(JdbcOffsetBackingStore.class, "076244e22294526c", "set", "get", "load");
+  }
+
+  @Test
+  void debeziumStartLoadsEveryRowIntoTheMapTheFencedStartFilters() {
+    // start creates the table and loads every row of it into data; the fenced start then drops
+    // the keys of other relays. A start that loads elsewhere, or later, escapes the filter.
+    assertUnchanged(JdbcOffsetBackingStore.class, "2d28af5c252f1f3e", "start");
   }
 
   @Test
@@ -52,6 +62,8 @@ class FencedOffsetBackingStorePinTest {
                     "offset.storage.jdbc.table.name", "outbox_relay_offsets")));
     // The copy binds id, key, value, time and sequence in this order; the position commands read
     // rows in this order, the last row of a key winning, as Debezium's load does.
+    // The copy deletes by id from the table Debezium's statements name.
+    assertThat(config.getTableName()).isEqualTo("outbox_relay_offsets");
     assertThat(config.getTableDelete()).isEqualTo("DELETE FROM outbox_relay_offsets");
     assertThat(config.getTableInsert())
         .isEqualTo(
