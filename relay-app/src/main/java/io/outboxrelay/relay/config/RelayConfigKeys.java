@@ -10,7 +10,11 @@ import io.outboxrelay.router.HeaderPlacement;
 import io.outboxrelay.router.OutboxHeaders;
 import io.outboxrelay.router.TopicTemplate;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 
 /**
  * Every key of the relay's properties file, declared once. The order here is the order of the
@@ -245,8 +249,63 @@ public final class RelayConfigKeys {
           "id",
           "Integer column that orders the rows, assigned at insert (AUTO_INCREMENT, identity):"
               + " polling claims, retention and the operator commands go by it, and messages name"
-              + " rows by it. Debezium's outbox table has none: its migration adds relay_seq"
+              + " rows by it. It must be the primary key or the only column of a unique index. Debezium's outbox table has none: its migration adds relay_seq"
               + " (docs/migrating-from-debezium.md).");
+
+  /**
+   * Each role has a column of its own: one column in two roles publishes wrong records without a
+   * word (an aggregate id as the event id makes consumers drop every later event of the aggregate
+   * as a duplicate; a sequence shared with another role is not unique). Placed columns may repeat a
+   * role's column (Debezium's {@code type:header:eventType}).
+   */
+  static final CrossCheck COLUMNS_HAVE_ONE_ROLE_EACH =
+      CrossCheck.of(
+          v -> {
+            Map<String, List<String>> byColumn = new LinkedHashMap<>();
+            for (ConfigKey<String> key :
+                List.of(
+                    COLUMN_SEQUENCE,
+                    COLUMN_EVENT_ID,
+                    COLUMN_AGGREGATE_TYPE,
+                    COLUMN_AGGREGATE_ID,
+                    COLUMN_EVENT_TYPE,
+                    COLUMN_PAYLOAD,
+                    COLUMN_AGGREGATE_VERSION,
+                    COLUMN_HEADERS,
+                    COLUMN_TRACING_SPAN_CONTEXT)) {
+              byColumn
+                  .computeIfAbsent(v.get(key).toLowerCase(Locale.ROOT), c -> new ArrayList<>())
+                  .add(key.name());
+            }
+            List<String> shared = new ArrayList<>();
+            byColumn.forEach(
+                (column, keys) -> {
+                  if (keys.size() > 1) {
+                    shared.add(
+                        String.join(", ", keys.subList(0, keys.size() - 1))
+                            + " and "
+                            + keys.get(keys.size() - 1)
+                            + (keys.size() == 2 ? " both" : " all")
+                            + " name column "
+                            + column);
+                  }
+                });
+            return shared.isEmpty()
+                ? null
+                : String.join("; ", shared)
+                    + ": each role needs a column of its own (an event id shared by events makes"
+                    + " consumers drop the later ones as duplicates; a sequence shared by rows"
+                    + " marks them PUBLISHED together); set each key to its own column";
+          },
+          COLUMN_SEQUENCE,
+          COLUMN_EVENT_ID,
+          COLUMN_AGGREGATE_TYPE,
+          COLUMN_AGGREGATE_ID,
+          COLUMN_EVENT_TYPE,
+          COLUMN_PAYLOAD,
+          COLUMN_AGGREGATE_VERSION,
+          COLUMN_HEADERS,
+          COLUMN_TRACING_SPAN_CONTEXT);
 
   public static final ConfigKey<String> COLUMN_ADDITIONAL_PLACEMENT =
       define("source.column.additional.placement", ValueType.STRING)
@@ -902,6 +961,7 @@ public final class RelayConfigKeys {
   /** Every check that relates keys, in the order their problems are listed. */
   static final List<CrossCheck> CROSS_CHECKS =
       List.of(
+          COLUMNS_HAVE_ONE_ROLE_EACH,
           PLACEMENTS_AVOID_OWN_HEADERS,
           CLAIM_WINDOW_HOLDS_A_BATCH,
           POLLING_BACKOFF_ORDER,

@@ -1,5 +1,8 @@
 package io.outboxrelay.relay.source;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.outboxrelay.relay.config.RelayMode;
 import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.failure.SqlErrors;
@@ -8,9 +11,13 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * Which mode serves an outbox table, and what may start or be handed over: a CDC relay and a
@@ -28,6 +35,9 @@ public final class ModeOwnership {
   /** How recent polling's newest publish must be to count as a polling relay at work. */
   static final long RECENT_MICROS = 120_000_000L;
 
+  /** How many of polling's marked rows {@link #read} counts at most. */
+  static final int MARKS_COUNTED = 1000;
+
   /**
    * What the database shows of the table's modes.
    *
@@ -38,6 +48,13 @@ public final class ModeOwnership {
    * @param publishedAgeMicros how long ago polling marked its newest row {@code PUBLISHED}, or
    *     {@code null} when it never did (or the table has no polling columns)
    * @param unreadable what could not be read (a missing grant), or {@code null}
+   * @param marked the rows polling's bookkeeping marked, by status ({@code PROCESSING}, {@code
+   *     PUBLISHED}, {@code DEAD}, {@code SKIPPED}; CDC leaves every row {@code PENDING}), counted
+   *     up to {@link #MARKS_COUNTED} in all; empty when polling never served the table
+   * @param retried whether a {@code PENDING} row carries an attempt: polling claimed it and gave it
+   *     back for a retry (read only when {@code marked} is empty)
+   * @param storedPosition whether the CDC relay starting has a stored position (set by the CDC
+   *     start check, {@link #withStoredPosition}; false elsewhere)
    */
   public record TableState(
       String table,
@@ -45,11 +62,55 @@ public final class ModeOwnership {
       Optional<CdcLease> cdc,
       long leasedNow,
       Long publishedAgeMicros,
-      String unreadable) {
+      String unreadable,
+      Map<String, Long> marked,
+      boolean retried,
+      boolean storedPosition) {
+
+    /** Freezes the counts. */
+    public TableState {
+      marked = Collections.unmodifiableMap(new TreeMap<>(marked));
+    }
+
+    /**
+     * A state without polling's marks, for callers that decide by activity only.
+     *
+     * @param table the outbox table
+     * @param handoff the latest hand-off
+     * @param cdc the CDC leadership row
+     * @param leasedNow rows leased now
+     * @param publishedAgeMicros age of polling's newest publish, or {@code null}
+     * @param unreadable what could not be read, or {@code null}
+     */
+    public TableState(
+        String table,
+        Optional<Handoff> handoff,
+        Optional<CdcLease> cdc,
+        long leasedNow,
+        Long publishedAgeMicros,
+        String unreadable) {
+      this(table, handoff, cdc, leasedNow, publishedAgeMicros, unreadable, Map.of(), false, false);
+    }
+
+    /**
+     * The same state, knowing whether the CDC relay starting has a stored position.
+     *
+     * @param stored whether it has one
+     * @return the state
+     */
+    public TableState withStoredPosition(boolean stored) {
+      return new TableState(
+          table, handoff, cdc, leasedNow, publishedAgeMicros, unreadable, marked, retried, stored);
+    }
 
     /** Whether polling published after the moment {@code ageMicros} ago. */
     boolean pollingPublishedWithin(long ageMicros) {
       return leasedNow > 0 || (publishedAgeMicros != null && publishedAgeMicros < ageMicros);
+    }
+
+    /** Whether a polling relay ever served the table: it marked or claimed a row. */
+    boolean pollingServed() {
+      return leasedNow > 0 || publishedAgeMicros != null || !marked.isEmpty() || retried;
     }
 
     /** What polling is seen doing, for messages. */
@@ -58,6 +119,25 @@ public final class ModeOwnership {
         return leasedNow + (leasedNow == 1 ? " event is" : " events are") + " leased to a worker";
       }
       return "its newest event was marked PUBLISHED " + publishedAgeMicros / 1_000_000 + " s ago";
+    }
+
+    /** What polling left on the table, for messages: {@code 5 rows PUBLISHED, 1 DEAD}. */
+    String pollingMarks() {
+      List<String> parts = new ArrayList<>();
+      long total = 0;
+      for (Map.Entry<String, Long> e : marked.entrySet()) {
+        parts.add(e.getValue() + " " + e.getKey());
+        total += e.getValue();
+      }
+      String rows =
+          parts.isEmpty()
+              ? "PENDING rows polling claimed and gave back for a retry"
+              : (total >= MARKS_COUNTED ? "at least " : "")
+                  + "rows marked by polling: "
+                  + String.join(", ", parts);
+      return publishedAgeMicros == null
+          ? rows
+          : rows + "; the newest was marked PUBLISHED " + publishedAgeMicros / 1_000_000 + " s ago";
     }
   }
 
@@ -70,6 +150,8 @@ public final class ModeOwnership {
    * @param renewedAgeMicros how long ago it was last renewed (or given up)
    */
   public record CdcLease(String holder, String relayName, boolean live, long renewedAgeMicros) {}
+
+  private static final ObjectMapper MAPPER = new ObjectMapper();
 
   private ModeOwnership() {}
 
@@ -121,8 +203,85 @@ public final class ModeOwnership {
         publishedAge = rs.wasNull() ? null : Math.max(0, age);
       }
     }
+    Map<String, Long> marked = new TreeMap<>();
+    boolean retried = false;
+    if (columns.contains("status")) {
+      // (status, sequence) index: the rows of other statuses than PENDING, a bounded read even on
+      // a CDC table that keeps millions of PENDING rows.
+      try (PreparedStatement ps =
+              c.prepareStatement(
+                  "SELECT status, COUNT(*) FROM (SELECT status FROM "
+                      + table
+                      + " WHERE status <> 'PENDING' LIMIT "
+                      + MARKS_COUNTED
+                      + ") m GROUP BY status");
+          ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          marked.put(rs.getString(1).trim(), rs.getLong(2));
+        }
+      }
+      if (marked.isEmpty() && columns.contains("attempts")) {
+        // Reads the PENDING rows: only on a table polling never marked a row of.
+        try (PreparedStatement ps =
+                c.prepareStatement(
+                    "SELECT 1 FROM "
+                        + table
+                        + " WHERE status = 'PENDING' AND attempts > 0 LIMIT 1");
+            ResultSet rs = ps.executeQuery()) {
+          retried = rs.next();
+        }
+      }
+    }
     c.rollback();
-    return new TableState(table, handoff, cdc, leasedNow, publishedAge, unreadable);
+    return new TableState(
+        table, handoff, cdc, leasedNow, publishedAge, unreadable, marked, retried, false);
+  }
+
+  /**
+   * Whether a CDC relay of this name stored a position in the offsets table (a missing table counts
+   * as none).
+   *
+   * @param c a connection to the source database (MariaDB/MySQL); its transaction is rolled back
+   * @param source where the relay's tables are
+   * @param offsetsTable {@code cdc.offsets.table}
+   * @param relayName {@code relay.name}
+   * @return whether it has one
+   * @throws SQLException when the table cannot be read (other than missing)
+   */
+  public static boolean storedPosition(
+      Connection c, SourceConfig source, String offsetsTable, String relayName)
+      throws SQLException {
+    // Debezium's key: ["<relay.name>",{"server":"<relay.name>"}]; a row per relay of the database.
+    try (PreparedStatement ps =
+            c.prepareStatement("SELECT offset_key FROM " + source.database() + "." + offsetsTable);
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        if (keyOf(rs.getString(1), relayName)) {
+          return true;
+        }
+      }
+      return false;
+    } catch (SQLException e) {
+      if (SqlErrors.isNoSuchTable(e)) {
+        return false;
+      }
+      throw e;
+    } finally {
+      c.rollback();
+    }
+  }
+
+  /** Whether an {@code offset_key} is the engine's key of {@code relayName}. */
+  static boolean keyOf(String key, String relayName) {
+    if (key == null) {
+      return false;
+    }
+    try {
+      JsonNode k = MAPPER.readTree(key);
+      return k != null && k.isArray() && k.size() >= 1 && relayName.equals(k.get(0).asText());
+    } catch (JsonProcessingException e) {
+      return false; // not a key Debezium wrote
+    }
   }
 
   private static Optional<CdcLease> lease(Connection c, SourceConfig source, String leaseTable)
@@ -160,8 +319,14 @@ public final class ModeOwnership {
   }
 
   /**
-   * Why a CDC relay must not start on the table, or empty: the table was handed to polling, or a
-   * polling relay publishes from it.
+   * Why a CDC relay must not start on the table, or empty. A CDC relay starts at a binlog position
+   * and never reads the rows before it, so it may start only where no event is left that only
+   * polling would publish: a table the latest hand-off gave to CDC (and no polling relay publishes
+   * from since), a table CDC served before (its leadership row, or a stored position of the relay
+   * starting) that polling has not published from since, or a table polling never served (no row
+   * marked or claimed by polling: a fresh table, or {@code PENDING} rows no relay ever polled). It
+   * fails closed otherwise, however long ago polling last published: the {@code PENDING} rows it
+   * left would never be published.
    *
    * @param s the table's state
    * @return one line saying what to do, or empty
@@ -184,7 +349,11 @@ public final class ModeOwnership {
               + ": a CDC relay would publish again what the polling relays publish; to move it"
               + " back to CDC, stop the polling relays and run 'outbox-relay handoff --to cdc'");
     }
-    long since = h.map(Handoff::ageMicros).orElse(RECENT_MICROS);
+    boolean cdcRan = s.cdc().isPresent() || s.storedPosition();
+    // Polling at work: since the hand-off; without one, lately, or since CDC last served the table.
+    long since =
+        h.map(Handoff::ageMicros)
+            .orElse(Math.max(RECENT_MICROS, s.cdc().map(CdcLease::renewedAgeMicros).orElse(0L)));
     if (s.pollingPublishedWithin(since)) {
       return Optional.of(
           "a polling relay publishes from "
@@ -194,6 +363,16 @@ public final class ModeOwnership {
               + (h.isPresent() ? ", after it was " + h.get().describe() : "")
               + "): a CDC relay would publish every event a second time; stop the polling"
               + " relays, then move the table with 'outbox-relay handoff --to cdc'");
+    }
+    if (h.isEmpty() && !cdcRan && s.pollingServed()) {
+      return Optional.of(
+          "polling served "
+              + s.table()
+              + " ("
+              + s.pollingMarks()
+              + ") and it was never handed to CDC: a CDC relay starts at the current binlog"
+              + " position, so the events polling has not published yet would never be published;"
+              + " stop the polling relays, then run 'outbox-relay handoff --to cdc'");
     }
     return Optional.empty();
   }

@@ -273,6 +273,68 @@ public final class OutboxColumns {
   }
 
   /**
+   * Why the sequence column cannot name rows, or {@code null}: polling leases, renews and marks
+   * rows by their sequence values ({@code WHERE id IN (...)}), and retention and the operator
+   * commands delete and change rows by them, so rows sharing a value are marked {@code PUBLISHED}
+   * together though only one of them was published. The column must be the primary key or the only
+   * column of a unique index (a partial PostgreSQL index does not count).
+   *
+   * @param c a connection as the relay's user
+   * @param source where the table is, and its sequence column
+   * @param table the table, as messages name it
+   * @return one line saying what to do, or {@code null} when the column is unique (or missing: that
+   *     is reported on its own)
+   * @throws SQLException when the catalog cannot be read
+   */
+  public static String sequenceUniquenessProblem(Connection c, SourceConfig source, String table)
+      throws SQLException {
+    String column = source.sequenceColumn().toLowerCase(Locale.ROOT);
+    String sql =
+        source.flavor() == SourceFlavor.POSTGRESQL
+            // Primary keys are unique indexes too; indnkeyatts leaves INCLUDE columns out.
+            ? "SELECT COUNT(*) FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid"
+                + " AND a.attnum = i.indkey[0] WHERE i.indrelid = to_regclass(?) AND i.indisunique"
+                + " AND i.indnkeyatts = 1 AND i.indpred IS NULL AND LOWER(a.attname) = ?"
+            : "SELECT COUNT(*) FROM (SELECT INDEX_NAME FROM information_schema.STATISTICS"
+                + " WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND NON_UNIQUE = 0"
+                + " GROUP BY INDEX_NAME HAVING COUNT(*) = 1"
+                + " AND MAX(LOWER(COLUMN_NAME)) = ? AND MAX(SUB_PART) IS NULL) u";
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      if (source.flavor() == SourceFlavor.POSTGRESQL) {
+        ps.setString(1, source.table());
+        ps.setString(2, column);
+      } else {
+        ps.setString(1, source.database());
+        ps.setString(2, source.table());
+        ps.setString(3, column);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        if (rs.next() && rs.getLong(1) > 0) {
+          return null;
+        }
+      }
+    }
+    return RelayConfigKeys.COLUMN_SEQUENCE.name()
+        + "="
+        + source.sequenceColumn()
+        + " is neither the primary key of "
+        + table
+        + " nor the only column of a unique index: polling marks rows and retention deletes them by"
+        + " it, so rows sharing a value would be marked PUBLISHED (or deleted) together though only"
+        + " one was published; set"
+        + " it to the table's AUTO_INCREMENT (identity) key, or add a unique index (CREATE UNIQUE"
+        + " INDEX ux_"
+        + source.table().replaceAll("\\W", "_")
+        + "_"
+        + column
+        + " ON "
+        + table
+        + " ("
+        + column
+        + ")) once its values are unique";
+  }
+
+  /**
    * The type problems of the relay's own layout ({@link ColumnMapping#DEFAULT}).
    *
    * @param columns the table's columns, from {@link #read}

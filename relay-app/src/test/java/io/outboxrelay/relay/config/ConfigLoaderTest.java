@@ -734,6 +734,32 @@ class ConfigLoaderTest {
         .hasMessageContaining("source.column.event.id: '' is not a plain SQL identifier");
   }
 
+  /**
+   * Regression: {@code source.column.event.id=aggregate_id} was accepted, and consumers dropped
+   * every later event of an aggregate as a duplicate of its first; a sequence on another role's
+   * column marked rows sharing a value PUBLISHED together.
+   */
+  @Test
+  void refusesOneColumnInTwoRolesInBothModesWithEveryOtherProblem() throws Exception {
+    for (Map<String, String> raw : List.of(minimalCdc(), minimalPolling())) {
+      raw.put("source.column.event.id", "aggregate_id");
+      raw.put("source.column.sequence", "Aggregate_Version");
+      raw.put("source.column.payload", "pay load");
+
+      assertThatThrownBy(() -> parse(raw))
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining(
+              "source.column.sequence and source.column.aggregate.version both name column"
+                  + " aggregate_version; source.column.event.id and source.column.aggregate.id"
+                  + " both name column aggregate_id: each role needs a column of its own")
+          .hasMessageContaining("source.column.payload: 'pay load' is not a plain SQL identifier");
+    }
+    // A placed column may repeat a role's column, as Debezium's type:header:eventType does.
+    Map<String, String> placed = minimalPolling();
+    placed.put("source.column.additional.placement", "event_type:header:eventType");
+    assertThat(parse(placed).source().columns().placements()).hasSize(1);
+  }
+
   @Test
   void refusesAPlacedHeaderNamedAsOneOfTheRelaysOwn() {
     Map<String, String> raw = minimalCdc();

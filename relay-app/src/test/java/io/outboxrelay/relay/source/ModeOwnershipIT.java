@@ -3,15 +3,19 @@ package io.outboxrelay.relay.source;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.outboxrelay.relay.testing.Cli;
+import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.OutboxWriter;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
+import io.outboxrelay.testsupport.outbox.TestTopics;
 import io.outboxrelay.testsupport.stack.LocalStack;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -69,6 +73,91 @@ class ModeOwnershipIT {
         }
         assertThat(warnings(polling)).as(polling.log()).isEmpty();
         stop(polling);
+      }
+    }
+  }
+
+  /**
+   * Regression: polling's last publish over two minutes old let a CDC relay start without a
+   * hand-off, and the rows polling had left {@code PENDING} were never published (5 of 5 after a
+   * 134 s gap). Now it refuses, naming what polling left and the hand-off; after {@code handoff
+   * --to cdc} the relay publishes every event polling left, by id, in per-aggregate order.
+   */
+  @Test
+  void aCdcRelayRefusesATablePollingServedLongAgoUntilItIsHandedToCdc() throws Exception {
+    TestTopics topics = TestTopics.fresh(bootstrap(), "own-gap");
+    try (OutboxDatabase db = OutboxDatabase.forPolling()) {
+      String user = "'" + db.relayUser() + "'@'127.0.0.1'";
+      db.admin( // what the hand-off to CDC needs besides the CDC and polling grants
+          "GRANT INSERT ON " + db.name() + ".outbox_events TO " + user,
+          "GRANT INSERT, UPDATE ON " + db.name() + ".outbox_relay_handoffs TO " + user,
+          "GRANT SELECT ON " + db.name() + ".outbox_relay_leases TO " + user,
+          "GRANT LOCK TABLES ON " + db.name() + ".* TO " + user);
+      Path config =
+          RelaySettings.cdc(db, topics.bootstrap(), topics.name())
+              .with("polling.interval", "50ms")
+              .writeTo(dir.resolve("relay.properties"));
+      Ledger ledger = topics.newLedger();
+      List<TestEvent> polled = new ArrayList<>();
+      for (int i = 1; i <= 5; i++) {
+        polled.add(TestEvent.of("order", "gap-" + (i % 2), i));
+      }
+      try (RelayProcess polling =
+          RelayProcess.start(
+              "gap-poll", dir, "run", "--config", config.toString(), "--mode", "polling")) {
+        polling.awaitReady();
+        try (Connection c = db.app()) {
+          OutboxWriter.writeTransaction(c, polled);
+        }
+        ledger.expect(polled);
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () ->
+                    ((Number)
+                                db.adminQuery(
+                                    "SELECT COUNT(*) FROM outbox_events WHERE status ="
+                                        + " 'PUBLISHED'"))
+                            .intValue()
+                        == 5);
+        stop(polling);
+      }
+      // The report's 134 s without a publish, without waiting for them.
+      db.admin("UPDATE outbox_events SET published_at = published_at - INTERVAL 10 MINUTE");
+      List<TestEvent> left = new ArrayList<>();
+      for (int i = 6; i <= 8; i++) {
+        left.add(TestEvent.of("order", "gap-" + (i % 2), i));
+      }
+      try (Connection c = db.app()) {
+        OutboxWriter.writeTransaction(c, left);
+      }
+      ledger.expect(left);
+
+      try (RelayProcess cdc =
+          RelayProcess.start("gap-cdc", dir, "run", "--config", config.toString())) {
+        assertThat(cdc.waitFor(Duration.ofSeconds(90))).as(cdc.log()).isEqualTo(2);
+        List<String> refusals =
+            cdc.log().lines().filter(l -> l.contains("startup check failed")).toList();
+        assertThat(refusals).as(cdc.log()).hasSize(1);
+        assertThat(refusals.get(0))
+            .contains(
+                "polling served "
+                    + db.name()
+                    + ".outbox_events (rows marked by polling: 5 PUBLISHED; the newest was marked"
+                    + " PUBLISHED 60")
+            .contains("never handed to CDC")
+            .contains("'outbox-relay handoff --to cdc'");
+        assertThat(cdc.stackTraceLines()).as(cdc.log()).isEmpty();
+      }
+
+      Cli.expect(0, "handoff", "--config", config.toString(), "--to", "cdc");
+      try (RelayProcess cdc = RelayProcess.run("gap-cdc-2", dir, config)) {
+        Ledger.Result result = topics.check(ledger, Duration.ofSeconds(60));
+        assertThat(result.lost()).as(result.summary()).isZero();
+        assertThat(result.duplicates()).as(result.summary()).isZero();
+        assertThat(result.outOfOrder()).as(result.summary()).isZero();
+        assertThat(result.mismatches()).as(result.summary()).isEmpty();
+        stop(cdc);
       }
     }
   }

@@ -6,6 +6,7 @@ import io.outboxrelay.relay.config.RelayMode;
 import io.outboxrelay.relay.source.HandoffRecords.Handoff;
 import io.outboxrelay.relay.source.ModeOwnership.CdcLease;
 import io.outboxrelay.relay.source.ModeOwnership.TableState;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -95,8 +96,75 @@ class ModeOwnershipTest {
         .get()
         .asString()
         .contains("'outbox-relay handoff --to cdc'");
-    // Polling published, but long ago: an old table, not a relay at work.
-    assertThat(ModeOwnership.cdcStartProblem(state(null, null, 0, 3600L))).isEmpty();
+  }
+
+  private static TableState marked(
+      CdcLease lease, Long publishedAgeSeconds, Map<String, Long> marked, boolean retried) {
+    return new TableState(
+        "app.outbox_events",
+        Optional.empty(),
+        Optional.ofNullable(lease),
+        0,
+        publishedAgeSeconds == null ? null : publishedAgeSeconds * S,
+        null,
+        marked,
+        retried,
+        false);
+  }
+
+  @Test
+  void aCdcRelayRefusesATablePollingServedLongAgoThatWasNeverHandedToCdc() {
+    // Regression: polling's last publish 134 s (or an hour) ago let CDC start, and the PENDING rows
+    // polling left were never published.
+    assertThat(
+            ModeOwnership.cdcStartProblem(
+                marked(null, 134L, Map.of("PUBLISHED", 5L, "DEAD", 1L), false)))
+        .get()
+        .asString()
+        .isEqualTo(
+            "polling served app.outbox_events (rows marked by polling: 1 DEAD, 5 PUBLISHED; the"
+                + " newest was marked PUBLISHED 134 s ago) and it was never handed to CDC: a CDC"
+                + " relay starts at the current binlog position, so the events polling has not"
+                + " published yet would never be published; stop the polling relays, then run"
+                + " 'outbox-relay handoff --to cdc'");
+    assertThat(ModeOwnership.cdcStartProblem(state(null, null, 0, 3600L)))
+        .get()
+        .asString()
+        .contains("'outbox-relay handoff --to cdc'");
+    // Leases that ran out, and rows given back for a retry: polling claimed them.
+    assertThat(ModeOwnership.cdcStartProblem(marked(null, null, Map.of("PROCESSING", 2L), false)))
+        .get()
+        .asString()
+        .contains("rows marked by polling: 2 PROCESSING");
+    assertThat(ModeOwnership.cdcStartProblem(marked(null, null, Map.of(), true)))
+        .get()
+        .asString()
+        .contains("PENDING rows polling claimed and gave back for a retry");
+  }
+
+  @Test
+  void aCdcRelayMayStartOnPendingRowsNoRelayPolledOrOnATableCdcServedBefore() {
+    assertThat(ModeOwnership.cdcStartProblem(marked(null, null, Map.of(), false))).isEmpty();
+    // CDC ran after polling's last publish (its leadership row, or a stored position).
+    assertThat(
+            ModeOwnership.cdcStartProblem(
+                marked(lease(false, 600), 3600L, Map.of("PUBLISHED", 5L), false)))
+        .isEmpty();
+    assertThat(
+            ModeOwnership.cdcStartProblem(
+                marked(null, 3600L, Map.of("PUBLISHED", 5L), false).withStoredPosition(true)))
+        .isEmpty();
+  }
+
+  @Test
+  void aCdcRelayRefusesATablePollingPublishedFromAfterCdcLastServedIt() {
+    assertThat(
+            ModeOwnership.cdcStartProblem(
+                marked(lease(false, 3600), 600L, Map.of("PUBLISHED", 5L), false)))
+        .get()
+        .asString()
+        .contains("a polling relay publishes from app.outbox_events")
+        .contains("'outbox-relay handoff --to cdc'");
   }
 
   // ------------------------------------------------------------------ a polling relay starting

@@ -7,6 +7,7 @@ import io.outboxrelay.relay.failure.SqlErrors;
 import io.outboxrelay.relay.source.ModeOwnership;
 import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.SourceConnections;
+import io.outboxrelay.relay.source.cdc.leader.RivalLeadership;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -28,8 +29,9 @@ import org.slf4j.LoggerFactory;
  * {@code binlog_row_image=FULL}, durable binlog settings, the replication grants, read access to
  * the outbox table, its columns and their types, and access to the position tables. A wrong
  * password or a host that does not resolve is one of these problems too, and so is a table that is
- * polling's ({@link ModeOwnership}): handed to polling, or published from by a polling relay.
- * Stateless.
+ * polling's ({@link ModeOwnership}): handed to polling, published from by a polling relay, or
+ * served by polling and never handed to CDC; and a live leadership of this relay in another leases
+ * table ({@link RivalLeadership}: replicas that disagree on {@code cdc.leader.table}). Stateless.
  */
 final class BinlogPreflight {
 
@@ -79,6 +81,16 @@ final class BinlogPreflight {
           "UPDATE",
           problems);
       checkRetentionColumns(source, cdc, columns, problems);
+      if (!cdc.retention().isZero()
+          && columns.contains(source.sequenceColumn().toLowerCase(Locale.ROOT))) {
+        // Retention deletes published rows by their sequence values.
+        String notUnique =
+            OutboxColumns.sequenceUniquenessProblem(
+                c, source, source.database() + "." + source.table());
+        if (notUnique != null) {
+          problems.add(notUnique);
+        }
+      }
       if (problems.isEmpty()) {
         checkOwnership(c, source, cdc, relayName, columns, problems, warnings);
       }
@@ -257,9 +269,15 @@ final class BinlogPreflight {
       List<String> problems,
       List<String> warnings)
       throws SQLException {
-    ModeOwnership.TableState state = ModeOwnership.read(c, source, cdc.leaderTable(), columns);
+    ModeOwnership.TableState state =
+        ModeOwnership.read(c, source, cdc.leaderTable(), columns)
+            .withStoredPosition(
+                ModeOwnership.storedPosition(c, source, cdc.offsetsTable(), relayName));
     ModeOwnership.cdcStartProblem(state).ifPresent(problems::add);
     ModeOwnership.relayNameProblem(state, relayName, cdc.leaderTable()).ifPresent(problems::add);
+    RivalLeadership.find(c, source, cdc.leaderTable(), relayName)
+        .map(r -> RivalLeadership.message(r, source, cdc.leaderTable(), relayName))
+        .ifPresent(problems::add);
     if (state.unreadable() != null) {
       warnings.add(
           "cannot tell whether a polling relay serves "

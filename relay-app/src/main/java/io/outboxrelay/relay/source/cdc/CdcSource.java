@@ -17,9 +17,11 @@ import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.SourceConnections;
 import io.outboxrelay.relay.source.cdc.leader.LeaderElection;
 import io.outboxrelay.relay.source.cdc.leader.LeadershipStore;
+import io.outboxrelay.relay.source.cdc.leader.RivalLeadership;
 import io.outboxrelay.relay.source.cdc.leader.Tenure;
 import io.outboxrelay.relay.versions.VersionWatch;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -310,6 +312,13 @@ public final class CdcSource implements OutboxSource {
     }
     LeaderElection e = election;
     if (e != null && started && error != null && ErrorClassifier.isServerIdTaken(error)) {
+      // A reader of this relay.name and server id that leads in another leases table is a replica
+      // configured with another cdc.leader.table: retaking would go on for ever, both publishing.
+      Optional<String> rival = rivalLeadership();
+      if (rival.isPresent()) {
+        fail(new RelayFailure(rival.get(), null));
+        return;
+      }
       // After a takeover, the deposed leader's binlog client may reconnect once more before its
       // engine stops (a paused process that wakes), with the same cdc.server.id, and the server
       // drops this relay's connection for it. Starting again in a new term cures that.
@@ -322,6 +331,25 @@ public final class CdcSource implements OutboxSource {
       return;
     }
     fail(failureFrom(message, error));
+  }
+
+  /**
+   * The message naming {@code cdc.leader.table} when a relay of this name leads the table in
+   * another leases table, or empty (also when the database cannot tell: then this is taken for the
+   * deposed leader's last reconnect).
+   */
+  private Optional<String> rivalLeadership() {
+    SourceConfig source = config.source();
+    String table = config.cdc().leaderTable();
+    try (Connection c =
+        DriverManager.getConnection(source.jdbcUrl(), source.user(), source.password().reveal())) {
+      c.setAutoCommit(false);
+      return RivalLeadership.find(c, source, table, config.name())
+          .map(r -> RivalLeadership.message(r, source, table, config.name()));
+    } catch (SQLException ex) {
+      LOG.debug("[{}] cannot look for other leases tables", config.logContext(), ex);
+      return Optional.empty();
+    }
   }
 
   private RelayFailure failureFrom(String message, Throwable error) {

@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Startup checks for polling mode, run as the relay's user: a database version with {@code SKIP
  * LOCKED}, the outbox table with every column polling uses and the types the router can read
- * ({@link OutboxColumns}), and the rights to read and update it (and to delete from it when
- * retention is on). Each problem is one line saying what to change.
+ * ({@link OutboxColumns}), a sequence column that names one row per value, and the rights to read
+ * and update it (and to delete from it when retention is on). Each problem is one line saying what
+ * to change.
  */
 final class PollingPreflight {
 
@@ -125,35 +126,14 @@ final class PollingPreflight {
             source.sequenceColumn(),
             RelayMode.POLLING,
             table));
+    if (OutboxColumns.has(columns, source.sequenceColumn())) {
+      String notUnique = OutboxColumns.sequenceUniquenessProblem(c, source, table);
+      if (notUnique != null) {
+        problems.add(notUnique);
+      }
+    }
     if (source.flavor() != SourceFlavor.POSTGRESQL) {
-      // The claim names these indexes in hints; without them every claim would fail.
-      Set<String> indexes = new TreeSet<>();
-      try (ResultSet rs = meta.getIndexInfo(catalog, null, table, false, true)) {
-        while (rs.next()) {
-          String index = rs.getString("INDEX_NAME");
-          if (index != null) {
-            indexes.add(index.toLowerCase(Locale.ROOT));
-          }
-        }
-      }
-      if (!indexes.contains(CLAIM_INDEX)) {
-        problems.add(
-            "table "
-                + table
-                + " has no index "
-                + CLAIM_INDEX
-                + " (status, id), which polling claims walk: add it as in"
-                + " config/mysql/migrations/001-add-last-error.sql");
-      }
-      if (polling.ordering() == Ordering.AGGREGATE && !indexes.contains(AGGREGATE_INDEX)) {
-        problems.add(
-            "table "
-                + table
-                + " has no index "
-                + AGGREGATE_INDEX
-                + " (aggregate_type, aggregate_id, status, id), which the ordering checks read:"
-                + " add it as in config/mysql/migrations/001-add-last-error.sql");
-      }
+      checkIndexes(meta, catalog, table, polling, problems);
     }
     if (missing.isEmpty() && mappedMissing.isEmpty()) {
       checkWrite(
@@ -175,6 +155,43 @@ final class PollingPreflight {
     }
     c.rollback();
     return problems;
+  }
+
+  /** MariaDB/MySQL: the indexes the claim names in hints; without them every claim would fail. */
+  private static void checkIndexes(
+      DatabaseMetaData meta,
+      String catalog,
+      String table,
+      PollingConfig polling,
+      List<String> problems)
+      throws SQLException {
+    Set<String> indexes = new TreeSet<>();
+    try (ResultSet rs = meta.getIndexInfo(catalog, null, table, false, true)) {
+      while (rs.next()) {
+        String index = rs.getString("INDEX_NAME");
+        if (index != null) {
+          indexes.add(index.toLowerCase(Locale.ROOT));
+        }
+      }
+    }
+    if (!indexes.contains(CLAIM_INDEX)) {
+      problems.add(
+          "table "
+              + table
+              + " has no index "
+              + CLAIM_INDEX
+              + " (status, id), which polling claims walk: add it as in"
+              + " config/mysql/migrations/001-add-last-error.sql");
+    }
+    if (polling.ordering() == Ordering.AGGREGATE && !indexes.contains(AGGREGATE_INDEX)) {
+      problems.add(
+          "table "
+              + table
+              + " has no index "
+              + AGGREGATE_INDEX
+              + " (aggregate_type, aggregate_id, status, id), which the ordering checks read:"
+              + " add it as in config/mysql/migrations/001-add-last-error.sql");
+    }
   }
 
   /**

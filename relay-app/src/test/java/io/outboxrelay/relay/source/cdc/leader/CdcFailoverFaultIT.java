@@ -343,6 +343,108 @@ class CdcFailoverFaultIT extends OwnMariaDbFaultTest {
     }
   }
 
+  /**
+   * Regression: replicas of one relay.name and server id with different cdc.leader.table each led
+   * in their own table, took the binlog connection from each other every few seconds and published
+   * duplicates (12 in 40 events). A replica that finds the other leading in another leases table is
+   * refused at start, naming the setting and both tables.
+   */
+  @Test
+  void aReplicaWithAnotherLeaderTableIsRefusedAtStartNamingTheSetting() throws Exception {
+    // One relay.name and cdc.server.id (the same file), another cdc.leader.table.
+    RelaySettings settings = RelaySettings.cdc(db, bootstrap, name);
+    Path config = settings.writeTo(dir.resolve("a.properties"));
+    Path other =
+        settings
+            .with("cdc.leader.table", "outbox_relay_leases_b")
+            .writeTo(dir.resolve("b.properties"));
+    createLeasesTable("outbox_relay_leases_b");
+    try (RelayProcess a = start("relay-a", config)) {
+      a.awaitReady();
+      try (RelayProcess b = startRefused("relay-b", other)) {
+        assertThat(b.waitFor(Duration.ofSeconds(90))).as(b.log()).isEqualTo(2);
+        assertThat(b.log().lines().filter(l -> l.contains("startup check failed")))
+            .as(b.log())
+            .singleElement()
+            .asString()
+            .contains("cdc.leader.table=outbox_relay_leases_b, but " + name + "@")
+            .contains(
+                "of relay.name '"
+                    + name
+                    + "' leads "
+                    + db.name()
+                    + ".outbox_events in leases table outbox_relay_leases (")
+            .contains("set cdc.leader.table=outbox_relay_leases on this relay");
+        assertThat(b.log()).doesNotContain("ready: streaming");
+      }
+      assertThat(a.process().isAlive()).as(a.log()).isTrue();
+      assertThat(a.log()).doesNotContain("taken over by another reader");
+    }
+  }
+
+  /**
+   * The same mistake when the start check cannot see it (the first replica was paused past its
+   * lease while the second started): once they take the binlog connection from each other, the one
+   * that lost it finds the other leading in another leases table and stops with one ERROR naming
+   * the setting, instead of retaking it for ever; the other publishes on.
+   */
+  @Test
+  void replicasThatDisagreeOnTheLeaderTableStopTakingTheBinlogFromEachOther() throws Exception {
+    // One relay.name and cdc.server.id (the same file), another cdc.leader.table.
+    RelaySettings settings = RelaySettings.cdc(db, bootstrap, name);
+    Path config = settings.writeTo(dir.resolve("a.properties"));
+    Path other =
+        settings
+            .with("cdc.leader.table", "outbox_relay_leases_b")
+            .writeTo(dir.resolve("b.properties"));
+    createLeasesTable("outbox_relay_leases_b");
+    try (RelayProcess a = start("relay-a", config)) {
+      a.awaitReady();
+      a.process().pause();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  ((Number)
+                              db.adminQuery(
+                                  "SELECT COUNT(*) FROM outbox_relay_leases WHERE expires_at >"
+                                      + " NOW(6)"))
+                          .intValue()
+                      == 0);
+      try (RelayProcess b = start("relay-b", other)) {
+        b.awaitReady();
+        a.process().resume();
+        await()
+            .atMost(Duration.ofSeconds(90))
+            .until(() -> !a.process().isAlive() || !b.process().isAlive());
+        RelayProcess stopped = a.process().isAlive() ? b : a;
+        RelayProcess on = stopped == a ? b : a;
+        assertThat(stopped.waitFor(Duration.ofSeconds(30))).as(stopped.log()).isNotZero();
+        List<String> errors = stopped.log().lines().filter(l -> l.contains(" ERROR ")).toList();
+        assertThat(errors).as(stopped.log()).isNotEmpty();
+        assertThat(String.join("\n", errors))
+            .contains("cdc.leader.table=")
+            .contains("outbox_relay_leases_b")
+            .contains("in leases table outbox_relay_leases");
+        assertThat(on.process().isAlive()).as(on.log()).isTrue();
+        LOG.info("{}: roles\n{}{}", name, roles(a), roles(b));
+      }
+    }
+  }
+
+  /** A second leases table, as config/mysql/relay-storage.sql creates the first. */
+  private void createLeasesTable(String table) {
+    db.admin(
+        String.format(LeadershipStore.DDL, table),
+        "GRANT SELECT, INSERT, UPDATE ON "
+            + db.name()
+            + "."
+            + table
+            + " TO '"
+            + db.relayUser()
+            + "'@'127.0.0.1'");
+  }
+
   private RelayProcess startRefused(String process, Path config) {
     return RelayProcess.start(process, dir, "run", "--config", config.toString());
   }
