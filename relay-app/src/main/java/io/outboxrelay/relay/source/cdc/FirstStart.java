@@ -12,6 +12,7 @@ import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.RowLayout;
 import io.outboxrelay.relay.source.SourceConnections;
 import io.outboxrelay.relay.source.SqlDialect;
+import io.outboxrelay.relay.source.cdc.leader.OffsetKey;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -293,7 +294,7 @@ final class FirstStart {
       serverId = rs.getLong(1);
       now = rs.getLong(2);
     }
-    String key = OffsetsDdl.keyOf(config.name());
+    String key = OffsetKey.of(config.name());
     try (PreparedStatement delete =
         c.prepareStatement("DELETE FROM " + offsets + " WHERE offset_key = ?")) {
       delete.setString(1, key);

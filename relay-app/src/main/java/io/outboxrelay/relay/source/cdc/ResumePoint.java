@@ -6,6 +6,7 @@ import io.debezium.relational.TableId;
 import io.outboxrelay.relay.config.CdcConfig;
 import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.failure.SqlErrors;
+import io.outboxrelay.relay.source.cdc.leader.OffsetKey;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -93,9 +94,14 @@ final class ResumePoint {
   static Optional<JsonNode> offset(Statement st, String offsetsTable, String relayName)
       throws SQLException {
     JsonNode offset = null;
-    try (ResultSet rs = st.executeQuery("SELECT offset_key, offset_val FROM " + offsetsTable)) {
+    // Debezium's load order: the last row of a key wins.
+    try (ResultSet rs =
+        st.executeQuery(
+            "SELECT offset_key, offset_val FROM "
+                + offsetsTable
+                + " ORDER BY record_insert_ts, record_insert_seq")) {
       while (rs.next()) {
-        if (relayName.equals(serverOf(parse(rs.getString(1)).path(1)))) {
+        if (OffsetKey.belongsTo(rs.getString(1), relayName)) {
           offset = parse(rs.getString(2));
         }
       }
