@@ -10,7 +10,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,14 +69,7 @@ final class HandoffToCdc {
     long dead = count(c, "('DEAD', 'SKIPPED')");
     c.commit();
     String offsets = h.source.database() + "." + h.config.cdc().offsetsTable();
-    Optional<OffsetsRow> stored = OffsetsRow.read(c, offsets, h.config.name(), true);
-    if (stored.isPresent()) {
-      try (PreparedStatement delete =
-          c.prepareStatement("DELETE FROM " + offsets + " WHERE id = ?")) {
-        delete.setString(1, stored.get().rowId());
-        delete.executeUpdate();
-      }
-    }
+    OffsetsRow.deleteAll(c, offsets, h.config.name());
     HandoffRecords.begin(
         c,
         h.source,

@@ -172,6 +172,39 @@ record OffsetsRow(
   }
 
   /**
+   * Deletes every row of the relay's key, in the caller's transaction: with none left, its next
+   * start is a first start. (A row left behind, had the table ever held two of the key, would be
+   * taken as its position.)
+   *
+   * @param c the connection, auto-commit off
+   * @param table the offsets table
+   * @param relayName {@code relay.name}
+   * @return how many rows were deleted
+   * @throws SQLException when the table cannot be read or written
+   */
+  static int deleteAll(Connection c, String table, String relayName) throws SQLException {
+    java.util.List<String> ids = new java.util.ArrayList<>();
+    try (PreparedStatement ps =
+            c.prepareStatement("SELECT id, offset_key FROM " + table + " FOR UPDATE");
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        if (OffsetKey.belongsTo(rs.getString(2), relayName)) {
+          ids.add(rs.getString(1));
+        }
+      }
+    }
+    int deleted = 0;
+    try (PreparedStatement delete =
+        c.prepareStatement("DELETE FROM " + table + " WHERE id = ?")) {
+      for (String id : ids) {
+        delete.setString(1, id);
+        deleted += delete.executeUpdate();
+      }
+    }
+    return deleted;
+  }
+
+  /**
    * The database's clock, for {@link #write}.
    *
    * @param c the connection
