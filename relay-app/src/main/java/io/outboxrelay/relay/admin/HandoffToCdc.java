@@ -9,7 +9,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,11 +44,10 @@ final class HandoffToCdc {
   /**
    * Hands the table from polling to CDC.
    *
-   * @param timeout unused: the hand-off waits for nothing (kept for the command line)
    * @throws AdminException when a relay still runs or the table is CDC's already (exit 2), or the
    *     database fails (exit 1)
    */
-  void run(Duration timeout) throws AdminException {
+  void run() throws AdminException {
     h.run(
         c -> {
           handOver(c);

@@ -194,8 +194,7 @@ record OffsetsRow(
       }
     }
     int deleted = 0;
-    try (PreparedStatement delete =
-        c.prepareStatement("DELETE FROM " + table + " WHERE id = ?")) {
+    try (PreparedStatement delete = c.prepareStatement("DELETE FROM " + table + " WHERE id = ?")) {
       for (String id : ids) {
         delete.setString(1, id);
         deleted += delete.executeUpdate();

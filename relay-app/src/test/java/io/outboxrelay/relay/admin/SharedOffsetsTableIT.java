@@ -82,8 +82,7 @@ class SharedOffsetsTableIT {
     String user = "'" + d.relayUser() + "'@'127.0.0.1'";
     d.admin(
         "GRANT INSERT ON " + d.name() + ".outbox_events TO " + user,
-        "GRANT INSERT, UPDATE ON " + d.name() + ".outbox_relay_handoffs TO " + user,
-        "GRANT LOCK TABLES ON " + d.name() + ".* TO " + user);
+        "GRANT INSERT, UPDATE ON " + d.name() + ".outbox_relay_handoffs TO " + user);
     db = d;
     String other = otherUser();
     d.admin(
