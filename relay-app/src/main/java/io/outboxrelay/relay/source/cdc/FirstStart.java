@@ -60,6 +60,7 @@ final class FirstStart {
   private final SourceConfig source;
   private final String holder;
   private final long epoch;
+  private int staleHistory; // schema history records of an earlier run, deleted with the store
 
   FirstStart(RelayConfig config, String holder, long epoch) {
     this.config = config;
@@ -147,6 +148,15 @@ final class FirstStart {
           table,
           why,
           at);
+      if (staleHistory > 0) {
+        LOG.info(
+            "[{}] deleted {} schema history records an earlier run of relay.name '{}' left: the"
+                + " engine reads the definition of {} as it is now",
+            context,
+            staleHistory,
+            config.name(),
+            table);
+      }
       return true;
     }
   }
@@ -311,6 +321,9 @@ final class FirstStart {
       insert.setString(3, OffsetsDdl.offsetAt(at.file(), at.pos(), at.gtids(), serverId, now));
       insert.executeUpdate();
     }
+    staleHistory =
+        ResumePoint.deleteHistory(
+            c, source.database() + "." + config.cdc().schemaHistoryTable(), config.name());
     try (PreparedStatement fence =
         c.prepareStatement(
             "UPDATE "

@@ -10,10 +10,13 @@ import io.outboxrelay.relay.source.cdc.leader.OffsetKey;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -126,18 +129,61 @@ final class ResumePoint {
     }
   }
 
-  private static History history(Statement st, CdcConfig cdc, String relayName)
+  /** The history table's records, by id, each put together from its parts. */
+  private static Map<String, StringBuilder> records(Statement st, String historyTable)
       throws SQLException {
     Map<String, StringBuilder> records = new LinkedHashMap<>();
     try (ResultSet rs =
         st.executeQuery(
-            "SELECT id, history_data FROM "
-                + cdc.schemaHistoryTable()
-                + " ORDER BY id, history_data_seq")) {
+            "SELECT id, history_data FROM " + historyTable + " ORDER BY id, history_data_seq")) {
       while (rs.next()) {
         records.computeIfAbsent(rs.getString(1), id -> new StringBuilder()).append(rs.getString(2));
       }
     }
+    return records;
+  }
+
+  /**
+   * Deletes the relay's records from the schema history table, in the caller's transaction: a first
+   * start stores a position of now, and a history an earlier run left (its position deleted to
+   * start afresh, or for another {@code source.table}) would describe the tables as they were then,
+   * or not describe this one at all. Without records the engine reads the table's definition as it
+   * is now ({@link #withoutSchemaHistory}). Other relays' records stay.
+   *
+   * @param c the connection, auto-commit off
+   * @param historyTable the schema history table
+   * @param relayName {@code relay.name}
+   * @return how many records were deleted (0 also when the table does not exist yet)
+   * @throws SQLException when the table cannot be read or written
+   */
+  static int deleteHistory(Connection c, String historyTable, String relayName)
+      throws SQLException {
+    List<String> own = new ArrayList<>();
+    try (Statement st = c.createStatement()) {
+      for (Map.Entry<String, StringBuilder> r : records(st, historyTable).entrySet()) {
+        if (relayName.equals(serverOf(parse(r.getValue().toString()).path("source")))) {
+          own.add(r.getKey());
+        }
+      }
+    } catch (SQLException e) {
+      if (SqlErrors.isNoSuchTableCode(e)) {
+        return 0;
+      }
+      throw e;
+    }
+    try (PreparedStatement delete =
+        c.prepareStatement("DELETE FROM " + historyTable + " WHERE id = ?")) {
+      for (String id : own) {
+        delete.setString(1, id);
+        delete.executeUpdate();
+      }
+    }
+    return own.size();
+  }
+
+  private static History history(Statement st, CdcConfig cdc, String relayName)
+      throws SQLException {
+    Map<String, StringBuilder> records = records(st, cdc.schemaHistoryTable());
     Set<String> tables = new TreeSet<>();
     int own = 0;
     for (StringBuilder text : records.values()) {
@@ -180,9 +226,10 @@ final class ResumePoint {
   }
 
   /**
-   * Whether the relay's schema history holds no record at all: the position was stored by {@code
-   * outbox-relay handoff --to cdc} for a relay that never ran, so the engine must take the tables'
-   * definitions as they are now ({@code snapshot.mode=recovery}) before it streams from it.
+   * Whether the relay's schema history holds no record at all: the position was stored by the
+   * relay's first start or by {@code outbox-relay position import} for a relay that never ran, so
+   * the engine must take the tables' definitions as they are now ({@code snapshot.mode=recovery})
+   * before it streams from it.
    */
   boolean withoutSchemaHistory() {
     return historyRecords == 0;
