@@ -26,11 +26,9 @@ GRANT SELECT ON app.outbox_relay_handoffs TO 'outbox_relay'@'%';
 --   GRANT SELECT ON app.outbox_relay_handoffs TO 'outbox_relay'@'%';
 -- CDC retention (cdc.retention) deletes published rows:
 --   GRANT DELETE ON app.outbox_events TO 'outbox_relay'@'%';
--- outbox-relay handoff (between CDC and polling) needs the CDC grants above and:
---   GRANT SELECT, INSERT, UPDATE, DELETE ON app.outbox_events TO 'outbox_relay'@'%';
+-- outbox-relay handoff (between CDC and polling) needs the CDC grants above and (it takes no
+-- table lock):
+--   GRANT SELECT, UPDATE ON app.outbox_events TO 'outbox_relay'@'%';   -- --to polling marks rows
 --   GRANT INSERT, UPDATE ON app.outbox_relay_handoffs TO 'outbox_relay'@'%';
---   GRANT LOCK TABLES ON app.* TO 'outbox_relay'@'%';   -- --to cdc holds new outbox inserts back
--- and, to name the transactions it waits for, PROCESS (optional):
---   GRANT PROCESS ON *.* TO 'outbox_relay'@'%';
 -- Not needed by the relay: RELOAD and LOCK TABLES (it reads its start position without a global
 -- read lock: snapshot.locking.mode=none), SUPER, or access to any other table.

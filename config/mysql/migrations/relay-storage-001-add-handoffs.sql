@@ -15,5 +15,4 @@ CREATE TABLE IF NOT EXISTS outbox_relay_handoffs (
 );
 -- GRANT SELECT ON app.outbox_relay_handoffs TO 'outbox_relay'@'%';                 -- every relay
 -- GRANT INSERT, UPDATE ON app.outbox_relay_handoffs TO 'outbox_relay'@'%';         -- handoff
--- GRANT LOCK TABLES ON app.* TO 'outbox_relay'@'%';                                -- handoff --to cdc
 -- GRANT SELECT ON app.outbox_relay_leases TO 'outbox_relay'@'%';                   -- polling relays

@@ -57,13 +57,12 @@ public final class HandoffCommands {
   }
 
   /**
-   * Hands the table from polling to CDC.
+   * Hands the table from polling to CDC. Waits for no application transaction.
    *
-   * @param timeout how long to wait, in all, for the application's transactions open on the table
    * @throws AdminException when a relay still runs or the table is CDC's already (exit 2), or the
-   *     wait timed out or the database fails (exit 1)
+   *     database fails (exit 1)
    */
-  public void toCdc(Duration timeout) throws AdminException {
-    new HandoffToCdc(handoff).run(timeout);
+  public void toCdc() throws AdminException {
+    new HandoffToCdc(handoff).run();
   }
 }

@@ -11,7 +11,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,11 +48,10 @@ final class HandoffToCdc {
   /**
    * Hands the table from polling to CDC.
    *
-   * @param timeout unused: the hand-off waits for nothing (kept for the command line)
    * @throws AdminException when a relay still runs or the table is CDC's already (exit 2), or the
    *     database fails (exit 1)
    */
-  void run(Duration timeout) throws AdminException {
+  void run() throws AdminException {
     h.run(
         c -> {
           handOver(c);
@@ -114,22 +112,7 @@ final class HandoffToCdc {
    * the hand-off's marker in their place, in the caller's transaction.
    */
   private void replacePositionWithMarker(Connection c, String offsets) throws SQLException {
-    java.util.List<String> own = new java.util.ArrayList<>();
-    try (PreparedStatement select = c.prepareStatement("SELECT id, offset_key FROM " + offsets);
-        ResultSet rs = select.executeQuery()) {
-      while (rs.next()) {
-        if (OffsetKey.belongsTo(rs.getString(2), h.config.name())) {
-          own.add(rs.getString(1));
-        }
-      }
-    }
-    try (PreparedStatement delete =
-        c.prepareStatement("DELETE FROM " + offsets + " WHERE id = ?")) {
-      for (String id : own) {
-        delete.setString(1, id);
-        delete.executeUpdate();
-      }
-    }
+    OffsetKey.deleteRows(c, offsets, h.config.name());
     String now;
     try (Statement st = c.createStatement();
         ResultSet rs = st.executeQuery("SELECT CAST(UTC_TIMESTAMP(6) AS CHAR)")) {

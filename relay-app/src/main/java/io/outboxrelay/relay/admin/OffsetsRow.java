@@ -2,6 +2,7 @@ package io.outboxrelay.relay.admin;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
+import io.outboxrelay.relay.source.cdc.OffsetsDdl;
 import io.outboxrelay.relay.source.cdc.leader.OffsetKey;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -23,11 +24,12 @@ import java.util.Optional;
  * io.outboxrelay.relay.source.cdc.leader.FencedOffsetBackingStore}); on start it reads its rows in
  * {@code (record_insert_ts, record_insert_seq)} order, the last row of a key winning.
  *
- * <p>The key is the engine's name and the connector's partition as JSON, {@code
- * ["<relay.name>",{"server":"<relay.name>"}]}; the value is the binlog connector's offset: {@code
- * file} and {@code pos} (where to restart), {@code gtids} (the GTIDs completed), {@code ts_sec}
- * (the time of the last event, by the database's clock), {@code server_id}, and {@code event} and
- * {@code row} (events and rows to skip after {@code pos}, present only when not zero). Immutable.
+ * <p>The key is {@link OffsetKey}'s, the engine's name and the connector's partition as JSON,
+ * {@code ["<relay.name>",{"server":"<relay.name>"}]}; the value is the binlog connector's offset:
+ * {@code file} and {@code pos} (where to restart), {@code gtids} (the GTIDs completed), {@code
+ * ts_sec} (the time of the last event, by the database's clock), {@code server_id}, and {@code
+ * event} and {@code row} (events and rows to skip after {@code pos}, present only when not zero).
+ * Immutable.
  *
  * @param rowId the row's {@code id}
  * @param key the {@code offset_key} text, exactly as stored
@@ -62,7 +64,7 @@ record OffsetsRow(
         ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
         String key = rs.getString(2);
-        if (belongsTo(key, relayName)) {
+        if (OffsetKey.belongsTo(key, relayName)) {
           Timestamp ts = rs.getTimestamp(4);
           found =
               new OffsetsRow(
@@ -75,11 +77,6 @@ record OffsetsRow(
       }
     }
     return Optional.ofNullable(found);
-  }
-
-  /** Whether an {@code offset_key} is the one of the engine named {@code relayName}. */
-  static boolean belongsTo(String key, String relayName) {
-    return OffsetKey.belongsTo(key, relayName);
   }
 
   static Map<String, Object> parseOffset(String value) throws SQLException {
@@ -104,19 +101,7 @@ record OffsetsRow(
    * @return the {@code offset_val} text
    */
   static String offsetAt(BinlogServer.Position at, long serverId, long epochSecond) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("ts_sec", epochSecond);
-    m.put("file", at.file());
-    m.put("pos", at.pos());
-    if (at.gtids() != null) {
-      m.put("gtids", at.gtids());
-    }
-    m.put("server_id", serverId);
-    try {
-      return Json.MAPPER.writeValueAsString(m);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e); // strings and numbers always serialise
-    }
+    return OffsetsDdl.offsetAt(at.file(), at.pos(), at.gtids(), serverId, epochSecond);
   }
 
   /**
@@ -179,11 +164,26 @@ record OffsetsRow(
                 + " (id, offset_key, offset_val, record_insert_ts, record_insert_seq)"
                 + " VALUES (?, ?, ?, CURRENT_TIMESTAMP, ?)")) {
       insert.setString(1, java.util.UUID.randomUUID().toString());
-      insert.setString(2, existing.isPresent() ? existing.get().key() : keyOf(relayName));
+      insert.setString(2, existing.isPresent() ? existing.get().key() : OffsetKey.of(relayName));
       insert.setString(3, offsetJson);
       insert.setInt(4, existing.isPresent() ? existing.get().sequence() + 1 : 1);
       insert.executeUpdate();
     }
+  }
+
+  /**
+   * Deletes every row of the relay's key, in the caller's transaction: with none left, its next
+   * start is a first start. (A row left behind, had the table ever held two of the key, would be
+   * taken as its position.)
+   *
+   * @param c the connection, auto-commit off
+   * @param table the offsets table
+   * @param relayName {@code relay.name}
+   * @return how many rows were deleted
+   * @throws SQLException when the table cannot be read or written
+   */
+  static int deleteAll(Connection c, String table, String relayName) throws SQLException {
+    return OffsetKey.deleteRows(c, table, relayName);
   }
 
   /**
@@ -199,11 +199,6 @@ record OffsetsRow(
       rs.next();
       return rs.getLong(1);
     }
-  }
-
-  /** The {@code offset_key} Debezium's engine writes for a relay: {@code ["n",{"server":"n"}]}. */
-  static String keyOf(String relayName) {
-    return OffsetKey.of(relayName);
   }
 
   /** {@code file}, or null when the offset has none (a first start still in its snapshot). */

@@ -9,6 +9,7 @@ import io.outboxrelay.relay.failure.SqlErrors;
 import io.outboxrelay.relay.source.HandoffRecords;
 import io.outboxrelay.relay.source.ModeOwnership;
 import io.outboxrelay.relay.source.OutboxColumns;
+import io.outboxrelay.relay.source.cdc.leader.OffsetKey;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -321,7 +322,7 @@ public final class PositionImport {
         "stores it in "
             + config.cdc().offsetsTable()
             + " under key "
-            + OffsetsRow.keyOf(config.name())
+            + OffsetKey.of(config.name())
             + "; it publishes every event after it, without a snapshot");
     t.print(out);
     out.println(

@@ -18,8 +18,9 @@ import picocli.CommandLine.Option;
       "Hand the outbox table from CDC to polling, or back, with every event published once while"
           + " the application keeps writing (MariaDB). Stop every relay of the table first; the"
           + " command refuses while one runs. --to polling marks what CDC published as PUBLISHED"
-          + " (by binlog position); --to cdc puts what polling has not published in front of the"
-          + " CDC relay's new position."
+          + " (by binlog position); --to cdc clears the CDC relay's position, so that its next start"
+          + " publishes what polling has not published from a consistent snapshot. Neither"
+          + " holds the application's writes back."
     })
 final class HandoffCommand extends AdminCommand {
 
@@ -43,27 +44,11 @@ final class HandoffCommand extends AdminCommand {
               + " count as published.")
   String openTransactions;
 
-  @Option(
-      names = "--timeout",
-      paramLabel = "DURATION",
-      defaultValue = "5m",
-      description =
-          "--to cdc: the longest the command waits, in all, for the application's transactions"
-              + " open on the outbox table to end (new outbox inserts wait meanwhile, in attempts"
-              + " of 10 s, 20 s, 40 s...), e.g. 5m (default). On timeout nothing is changed (exit"
-              + " 1).")
-  String timeout;
-
   private Duration margin;
-  private Duration wait;
 
   @Override
   void checkArguments() throws AdminException {
     margin = duration("--open-transactions", openTransactions);
-    wait = duration("--timeout", timeout);
-    if (wait.isZero() || wait.isNegative()) {
-      throw AdminException.usage("--timeout: must be positive (a duration such as 5m or 30s)");
-    }
   }
 
   private static Duration duration(String option, String value) throws AdminException {
@@ -80,7 +65,7 @@ final class HandoffCommand extends AdminCommand {
     if (to == Target.POLLING) {
       commands.toPolling(margin);
     } else {
-      commands.toCdc(wait);
+      commands.toCdc();
     }
   }
 }

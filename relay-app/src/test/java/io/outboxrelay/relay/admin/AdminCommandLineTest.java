@@ -73,10 +73,10 @@ class AdminCommandLineTest {
             "--mode",
             "cdc",
             "--to",
-            "cdc",
-            "--timeout",
+            "polling",
+            "--open-transactions",
             "99999999999d"),
-        "--timeout: '99999999999d' is longer than 36500d");
+        "--open-transactions: '99999999999d' is longer than 36500d");
     assertOneLineUsageError(
         Cli.run("dead", "list", "--config", config, "--limit", "0"),
         "--limit '0' is not a whole number from 1 to 100000");

@@ -12,16 +12,6 @@ class OffsetsRowTest {
   private static final String KEY = "[\"orders-relay\",{\"server\":\"orders-relay\"}]";
 
   @Test
-  void recognisesTheKeyOfItsOwnEngineOnly() {
-    assertThat(OffsetsRow.belongsTo(KEY, "orders-relay")).isTrue();
-    assertThat(OffsetsRow.belongsTo(KEY, "orders")).isFalse();
-    assertThat(OffsetsRow.belongsTo("[\"other\",{\"server\":\"orders-relay\"}]", "orders-relay"))
-        .isFalse();
-    assertThat(OffsetsRow.belongsTo("not json", "orders-relay")).isFalse();
-    assertThat(OffsetsRow.belongsTo(null, "orders-relay")).isFalse();
-  }
-
-  @Test
   void readsWhatTheMariaDbConnectorStores() throws Exception {
     String value =
         "{\"transaction_id\":null,\"ts_sec\":1738317600,\"file\":\"mariadb-bin.000002\","

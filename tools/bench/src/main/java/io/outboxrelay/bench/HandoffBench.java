@@ -128,9 +128,8 @@ final class HandoffBench {
     stage
         .db()
         .admin(
-            "GRANT SELECT, INSERT, UPDATE, DELETE ON " + db + ".outbox_events TO " + user,
-            "GRANT INSERT, UPDATE ON " + db + ".outbox_relay_handoffs TO " + user,
-            "GRANT PROCESS ON *.* TO " + user);
+            "GRANT SELECT, UPDATE ON " + db + ".outbox_events TO " + user,
+            "GRANT INSERT, UPDATE ON " + db + ".outbox_relay_handoffs TO " + user);
   }
 
   /** Runs a hand-off and says how long it took, or that it did not finish. */

@@ -173,12 +173,13 @@ final class EngineRun {
   }
 
   /**
-   * A position stored by a hand-off to CDC or by {@code position import} for a relay that never ran
-   * has no schema history: the engine then takes the outbox table's definition as it is now ({@code
-   * snapshot.mode=recovery}, schema only) and streams from that position. Safe as long as the table
-   * was not altered between that position and now, which the hand-off (it stores the position of
-   * the moment it runs) guarantees, and the import's documentation asks the operator to make sure
-   * of.
+   * A position stored by the relay's first start ({@link FirstStart}, also after {@code handoff
+   * --to cdc}) or by {@code position import} for a relay that never ran has no schema history: the
+   * engine then takes the outbox table's definition as it is now ({@code snapshot.mode=recovery},
+   * schema only) and streams from that position. Safe as long as the table was not altered between
+   * that position and now, which the first start (it stores the position of the moment before the
+   * engine starts) makes all but certain, and the import's documentation asks the operator to make
+   * sure of.
    */
   private void recoverSchemaIfNeeded(Properties properties) {
     if (!"no_data".equals(properties.getProperty("snapshot.mode"))) {
@@ -190,9 +191,9 @@ final class EngineRun {
       if (stored.isPresent() && stored.get().withoutSchemaHistory()) {
         properties.setProperty("snapshot.mode", "recovery");
         LOG.info(
-            "[{}] relay.name '{}' has a stored position ({}) but no schema history in {} (a"
-                + " hand-off or position import stored it): the engine reads the outbox table's"
-                + " definition as it is now, then streams from that position",
+            "[{}] relay.name '{}' has a stored position ({}) but no schema history in {} (its"
+                + " first start or a position import stored it): the engine reads the outbox"
+                + " table's definition as it is now, then streams from that position",
             config.logContext(),
             config.name(),
             stored.get().describe(),

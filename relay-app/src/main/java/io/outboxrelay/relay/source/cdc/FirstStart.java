@@ -8,9 +8,10 @@ import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.source.HandoffRecords;
 import io.outboxrelay.relay.source.OutboxColumns;
+import io.outboxrelay.relay.source.RowLayout;
 import io.outboxrelay.relay.source.SourceConnections;
 import io.outboxrelay.relay.source.SqlDialect;
-import io.outboxrelay.relay.source.polling.RowLayout;
+import io.outboxrelay.relay.source.cdc.leader.OffsetKey;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -67,6 +68,7 @@ final class FirstStart {
   private final SourceConfig source;
   private final String holder;
   private final long epoch;
+  private int staleHistory; // schema history records of an earlier run, deleted with the store
 
   FirstStart(RelayConfig config, String holder, long epoch) {
     this.config = config;
@@ -118,11 +120,11 @@ final class FirstStart {
       c.setAutoCommit(false);
       Optional<ResumePoint> stored = ResumePoint.read(source, config.cdc(), config.name());
       boolean handedOver = stored.isPresent() && stored.get().handoffPending();
-      // A relay whose engine streamed before has schema history: its rows were published then
+      // A relay whose schema history knows this table streamed it: its rows were published then
       // (CDC sets no status), and its position was deleted since. Publishing them again would
       // flood the topics with duplicates.
       boolean streamedBefore =
-          !handedOver && ResumePoint.hasOwnHistory(source, config.cdc(), config.name());
+          !handedOver && ResumePoint.streamedTableBefore(source, config.cdc(), config.name());
       Map<String, OutboxColumns.Column> columns = OutboxColumns.read(c, source);
       c.commit();
       boolean publish =
@@ -162,9 +164,9 @@ final class FirstStart {
               : streamedBefore
                   ? " already in the table (relay.name '"
                       + config.name()
-                      + "' streamed this table before: it has schema history in "
+                      + "' streamed this table before: its schema history in "
                       + config.cdc().schemaHistoryTable()
-                      + ", so they are taken as published; cdc.first.start=publish applies to a"
+                      + " knows it, so they are taken as published; cdc.first.start=publish applies to a"
                       + " relay that never streamed)"
                   : " already in the table (cdc.first.start="
                       + config.cdc().firstStart().name().toLowerCase(java.util.Locale.ROOT)
@@ -180,6 +182,15 @@ final class FirstStart {
           why,
           at,
           vanished > 0 ? " (" + vanished + " rows of the snapshot were gone when read)" : "");
+      if (staleHistory > 0) {
+        LOG.info(
+            "[{}] deleted {} schema history records an earlier run of relay.name '{}' left: the"
+                + " engine reads the definition of {} as it is now",
+            context,
+            staleHistory,
+            config.name(),
+            table);
+      }
       return true;
     }
   }
@@ -417,8 +428,8 @@ final class FirstStart {
       serverId = rs.getLong(1);
       now = rs.getLong(2);
     }
-    String key = OffsetsDdl.keyOf(config.name());
-    deleteOwnRows(c, offsets);
+    String key = OffsetKey.of(config.name());
+    OffsetKey.deleteRows(c, offsets, config.name()); // its position, or the hand-off's marker
     try (PreparedStatement insert =
         c.prepareStatement(
             "INSERT INTO "
@@ -430,6 +441,9 @@ final class FirstStart {
       insert.setString(3, OffsetsDdl.offsetAt(at.file(), at.pos(), at.gtids(), serverId, now));
       insert.executeUpdate();
     }
+    staleHistory =
+        ResumePoint.deleteHistory(
+            c, source.database() + "." + config.cdc().schemaHistoryTable(), config.name());
     try (PreparedStatement fence =
         c.prepareStatement(
             "UPDATE "
@@ -445,29 +459,5 @@ final class FirstStart {
     }
     c.commit();
     return true;
-  }
-
-  /**
-   * Deletes every row of this relay's key (its position, or the hand-off's marker, which is thus
-   * consumed with the position's insert), by primary key, in the caller's transaction.
-   */
-  private void deleteOwnRows(Connection c, String offsets) throws SQLException {
-    List<String> own = new ArrayList<>();
-    try (PreparedStatement select = c.prepareStatement("SELECT id, offset_key FROM " + offsets);
-        ResultSet rs = select.executeQuery()) {
-      while (rs.next()) {
-        if (io.outboxrelay.relay.source.cdc.leader.OffsetKey.belongsTo(
-            rs.getString(2), config.name())) {
-          own.add(rs.getString(1));
-        }
-      }
-    }
-    try (PreparedStatement delete =
-        c.prepareStatement("DELETE FROM " + offsets + " WHERE id = ?")) {
-      for (String id : own) {
-        delete.setString(1, id);
-        delete.executeUpdate();
-      }
-    }
   }
 }

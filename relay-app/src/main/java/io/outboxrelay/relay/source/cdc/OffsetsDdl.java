@@ -3,14 +3,13 @@ package io.outboxrelay.relay.source.cdc;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
  * The offsets table as Debezium's {@code JdbcOffsetBackingStore} keeps it, for the positions the
- * relay stores itself (a first start, {@link FirstStart}; the admin commands): its DDL, the key of
- * a relay's row and the MariaDB/MySQL connector's offset of a position reached outside a
- * transaction. Stateless.
+ * relay stores itself (a first start, {@link FirstStart}; the admin commands): its DDL and the
+ * MariaDB/MySQL connector's offset of a position reached outside a transaction. The key of a
+ * relay's row is {@link io.outboxrelay.relay.source.cdc.leader.OffsetKey}'s. Stateless.
  */
 public final class OffsetsDdl {
 
@@ -30,20 +29,6 @@ public final class OffsetsDdl {
         + " (id VARCHAR(36) NOT NULL, offset_key VARCHAR(1255), offset_val VARCHAR(1255),"
         + " record_insert_ts TIMESTAMP NOT NULL, record_insert_seq INTEGER NOT NULL, PRIMARY KEY"
         + " (id))";
-  }
-
-  /**
-   * The {@code offset_key} Debezium's engine writes for a relay: {@code ["n",{"server":"n"}]}.
-   *
-   * @param relayName {@code relay.name}
-   * @return the key text
-   */
-  public static String keyOf(String relayName) {
-    try {
-      return JSON.writeValueAsString(List.of(relayName, Map.of("server", relayName)));
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e); // strings always serialise
-    }
   }
 
   /**

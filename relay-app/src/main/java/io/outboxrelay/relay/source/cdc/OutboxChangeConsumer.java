@@ -11,6 +11,7 @@ import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
 import io.outboxrelay.relay.publish.RecordSizeLimit;
+import io.outboxrelay.relay.source.RowLayout;
 import io.outboxrelay.relay.versions.VersionWatch;
 import io.outboxrelay.router.EventRouter;
 import io.outboxrelay.router.OutboxEvent;
@@ -189,8 +190,7 @@ final class OutboxChangeConsumer
    *     stopping or leadership is no longer sure (nothing is known of the rest)
    * @throws InterruptedException when interrupted
    */
-  boolean publishEvents(List<io.outboxrelay.relay.source.polling.RowLayout.Row> events)
-      throws InterruptedException {
+  boolean publishEvents(List<RowLayout.Row> events) throws InterruptedException {
     if (!gate.tryEnter()) {
       return false;
     }
@@ -200,7 +200,7 @@ final class OutboxChangeConsumer
       }
       long start = System.nanoTime();
       List<Item> items = new ArrayList<>(events.size());
-      for (io.outboxrelay.relay.source.polling.RowLayout.Row row : events) {
+      for (RowLayout.Row row : events) {
         if (row.malformed() != null) {
           Item item = new Item(null, row.event());
           item.poison = row.malformed();
@@ -249,11 +249,11 @@ final class OutboxChangeConsumer
    * @return null when each can be published as far as the relay can tell (or the poison action is
    *     not {@code fail}); else the first that cannot, and what to do, for the failure message
    */
-  String firstUnpublishable(List<io.outboxrelay.relay.source.polling.RowLayout.Row> events) {
+  String firstUnpublishable(List<io.outboxrelay.relay.source.RowLayout.Row> events) {
     if (poisonAction != PoisonAction.FAIL) {
       return null;
     }
-    for (io.outboxrelay.relay.source.polling.RowLayout.Row row : events) {
+    for (io.outboxrelay.relay.source.RowLayout.Row row : events) {
       Item item = new Item(null, row.event());
       Throwable poison = row.malformed();
       if (poison == null && row.event() != null) {

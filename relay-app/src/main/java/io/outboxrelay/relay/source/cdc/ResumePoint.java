@@ -6,13 +6,17 @@ import io.debezium.relational.TableId;
 import io.outboxrelay.relay.config.CdcConfig;
 import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.failure.SqlErrors;
+import io.outboxrelay.relay.source.cdc.leader.OffsetKey;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -93,15 +97,14 @@ final class ResumePoint {
   static Optional<JsonNode> offset(Statement st, String offsetsTable, String relayName)
       throws SQLException {
     JsonNode offset = null;
-    // Debezium's store reads the rows in this order, the last row of a key winning.
+    // Debezium's load order: the last row of a key wins.
     try (ResultSet rs =
         st.executeQuery(
             "SELECT offset_key, offset_val FROM "
                 + offsetsTable
                 + " ORDER BY record_insert_ts, record_insert_seq")) {
       while (rs.next()) {
-        if (io.outboxrelay.relay.source.cdc.leader.OffsetKey.belongsTo(
-            rs.getString(1), relayName)) {
+        if (OffsetKey.belongsTo(rs.getString(1), relayName)) {
           offset = parse(rs.getString(2));
         }
       }
@@ -126,18 +129,61 @@ final class ResumePoint {
     }
   }
 
-  private static History history(Statement st, CdcConfig cdc, String relayName)
+  /** The history table's records, by id, each put together from its parts. */
+  private static Map<String, StringBuilder> records(Statement st, String historyTable)
       throws SQLException {
     Map<String, StringBuilder> records = new LinkedHashMap<>();
     try (ResultSet rs =
         st.executeQuery(
-            "SELECT id, history_data FROM "
-                + cdc.schemaHistoryTable()
-                + " ORDER BY id, history_data_seq")) {
+            "SELECT id, history_data FROM " + historyTable + " ORDER BY id, history_data_seq")) {
       while (rs.next()) {
         records.computeIfAbsent(rs.getString(1), id -> new StringBuilder()).append(rs.getString(2));
       }
     }
+    return records;
+  }
+
+  /**
+   * Deletes the relay's records from the schema history table, in the caller's transaction: a first
+   * start stores a position of now, and a history an earlier run left (its position deleted to
+   * start afresh, or for another {@code source.table}) would describe the tables as they were then,
+   * or not describe this one at all. Without records the engine reads the table's definition as it
+   * is now ({@link #withoutSchemaHistory}). Other relays' records stay.
+   *
+   * @param c the connection, auto-commit off
+   * @param historyTable the schema history table
+   * @param relayName {@code relay.name}
+   * @return how many records were deleted (0 also when the table does not exist yet)
+   * @throws SQLException when the table cannot be read or written
+   */
+  static int deleteHistory(Connection c, String historyTable, String relayName)
+      throws SQLException {
+    List<String> own = new ArrayList<>();
+    try (Statement st = c.createStatement()) {
+      for (Map.Entry<String, StringBuilder> r : records(st, historyTable).entrySet()) {
+        if (relayName.equals(serverOf(parse(r.getValue().toString()).path("source")))) {
+          own.add(r.getKey());
+        }
+      }
+    } catch (SQLException e) {
+      if (SqlErrors.isNoSuchTableCode(e)) {
+        return 0;
+      }
+      throw e;
+    }
+    try (PreparedStatement delete =
+        c.prepareStatement("DELETE FROM " + historyTable + " WHERE id = ?")) {
+      for (String id : own) {
+        delete.setString(1, id);
+        delete.executeUpdate();
+      }
+    }
+    return own.size();
+  }
+
+  private static History history(Statement st, CdcConfig cdc, String relayName)
+      throws SQLException {
+    Map<String, StringBuilder> records = records(st, cdc.schemaHistoryTable());
     Set<String> tables = new TreeSet<>();
     int own = 0;
     for (StringBuilder text : records.values()) {
@@ -186,22 +232,26 @@ final class ResumePoint {
   }
 
   /**
-   * Whether the relay's schema history holds records of its own: its engine streamed before (a
-   * relay whose position was deleted since, not one that never ran).
+   * Whether the relay's schema history knows the relay's outbox table: its engine streamed that
+   * table before (a relay whose position was deleted since, not one that never ran, nor one that
+   * served another table under the same name).
    *
    * @param source the source settings
    * @param cdc the CDC settings (table names)
    * @param relayName the relay's name
-   * @return false when there is no history table or no record of the relay in it
+   * @return false when there is no history table, no record of the relay in it, or none of this
+   *     table
    * @throws SQLException when the table cannot be read
    */
-  static boolean hasOwnHistory(SourceConfig source, CdcConfig cdc, String relayName)
+  static boolean streamedTableBefore(SourceConfig source, CdcConfig cdc, String relayName)
       throws SQLException {
     try (Connection c =
             DriverManager.getConnection(
                 source.jdbcUrl(), source.user(), source.password().reveal());
         Statement st = c.createStatement()) {
-      return historyIfAny(st, cdc, relayName).records() > 0;
+      History history = historyIfAny(st, cdc, relayName);
+      String wanted = source.database() + "." + source.table();
+      return history.records() > 0 && history.tables().stream().anyMatch(wanted::equalsIgnoreCase);
     }
   }
 
@@ -214,9 +264,10 @@ final class ResumePoint {
   }
 
   /**
-   * Whether the relay's schema history holds no record at all: the position was stored by {@code
-   * outbox-relay handoff --to cdc} for a relay that never ran, so the engine must take the tables'
-   * definitions as they are now ({@code snapshot.mode=recovery}) before it streams from it.
+   * Whether the relay's schema history holds no record at all: the position was stored by the
+   * relay's first start or by {@code outbox-relay position import} for a relay that never ran, so
+   * the engine must take the tables' definitions as they are now ({@code snapshot.mode=recovery})
+   * before it streams from it.
    */
   boolean withoutSchemaHistory() {
     return historyRecords == 0;

@@ -1,5 +1,6 @@
 package io.outboxrelay.relay.source.polling;
 
+import io.outboxrelay.relay.source.RowLayout;
 import io.outboxrelay.router.OutboxEvent;
 import io.outboxrelay.router.RoutingException;
 import java.time.Instant;
@@ -19,5 +20,10 @@ record ClaimedEvent(
   /** A well-formed event. */
   ClaimedEvent(OutboxEvent event, int attempt, Instant databaseTime) {
     this(event, attempt, databaseTime, null);
+  }
+
+  /** The event a claim read. */
+  static ClaimedEvent of(RowLayout.Row row) {
+    return new ClaimedEvent(row.event(), row.attempt(), row.databaseTime(), row.malformed());
   }
 }

@@ -2,6 +2,7 @@ package io.outboxrelay.relay.source.polling;
 
 import io.outboxrelay.relay.config.Ordering;
 import io.outboxrelay.relay.config.SourceFlavor;
+import io.outboxrelay.relay.source.RowLayout;
 import io.outboxrelay.relay.source.SqlDialect;
 
 /**

@@ -1,6 +1,7 @@
 package io.outboxrelay.relay.source.polling;
 
 import io.outboxrelay.relay.config.Ordering;
+import io.outboxrelay.relay.source.RowLayout;
 import io.outboxrelay.relay.source.SourceConnections;
 import io.outboxrelay.relay.source.SqlDialect;
 import java.sql.Connection;
@@ -220,7 +221,7 @@ final class OutboxStore {
   private void read(PreparedStatement ps, List<ClaimedEvent> into) throws SQLException {
     try (ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
-        into.add(layout.read(rs));
+        into.add(ClaimedEvent.of(layout.readRow(rs)));
       }
     }
   }

@@ -12,6 +12,7 @@ import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
 import io.outboxrelay.relay.source.IdleTransactionBound;
 import io.outboxrelay.relay.source.OutboxColumns;
+import io.outboxrelay.relay.source.RowLayout;
 import io.outboxrelay.relay.source.SourceConnections;
 import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.relay.versions.VersionWatch;

@@ -238,7 +238,9 @@ abstract class AbstractCdcContractIT {
                   }
                   return null;
                 });
-    startRelay(settings());
+    // skip: the rows already in the table are not published (the default publishes them, see
+    // CdcFirstStartIT); the relay starts from the binlog position of its first start's snapshot.
+    startRelay(settings().with("cdc.first.start", "skip"));
     ready.set(true);
     Thread.sleep(1500); // let the writer commit for a while after ready
     stop.set(true);

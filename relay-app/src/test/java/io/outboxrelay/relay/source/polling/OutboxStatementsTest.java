@@ -3,6 +3,7 @@ package io.outboxrelay.relay.source.polling;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.outboxrelay.relay.config.Ordering;
+import io.outboxrelay.relay.source.RowLayout;
 import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.relay.source.polling.OutboxStore.Failure.Kind;
 import org.junit.jupiter.api.Test;

@@ -6,15 +6,10 @@ import io.debezium.storage.jdbc.offset.JdbcOffsetBackingStore;
 import io.debezium.storage.jdbc.offset.JdbcOffsetBackingStoreConfig;
 import io.outboxrelay.relay.failure.ErrorClassifier;
 import java.nio.ByteBuffer;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -159,7 +154,7 @@ public final class FencedOffsetBackingStore extends JdbcOffsetBackingStore {
       writer.executeWithRetry(
           c -> {
             // Debezium's save deletes every row of the table: only this relay's rows go here.
-            deleteOwnRows(c);
+            OffsetKey.deleteRows(c, storeConfig.getTableName(), relayName);
             for (Map.Entry<String, String> entry : data.entrySet()) {
               try (PreparedStatement insert = c.prepareStatement(storeConfig.getTableInsert())) {
                 insert.setString(1, UUID.randomUUID().toString());
@@ -200,34 +195,6 @@ public final class FencedOffsetBackingStore extends JdbcOffsetBackingStore {
           true);
     } catch (SQLException e) {
       throw new ConnectException(e);
-    }
-  }
-
-  /** Deletes the rows of this relay's key, in the caller's transaction. */
-  private void deleteOwnRows(Connection c) throws SQLException {
-    List<String> ids = new ArrayList<>();
-    try (PreparedStatement select =
-            c.prepareStatement("SELECT id, offset_key FROM " + storeConfig.getTableName());
-        ResultSet rs = select.executeQuery()) {
-      while (rs.next()) {
-        if (OffsetKey.belongsTo(rs.getString(2), relayName)) {
-          ids.add(rs.getString(1));
-        }
-      }
-    }
-    if (!ids.isEmpty()) {
-      try (PreparedStatement delete =
-          c.prepareStatement(
-              "DELETE FROM "
-                  + storeConfig.getTableName()
-                  + " WHERE id IN ("
-                  + String.join(", ", Collections.nCopies(ids.size(), "?"))
-                  + ")")) {
-        for (int i = 0; i < ids.size(); i++) {
-          delete.setString(i + 1, ids.get(i));
-        }
-        delete.executeUpdate();
-      }
     }
   }
 

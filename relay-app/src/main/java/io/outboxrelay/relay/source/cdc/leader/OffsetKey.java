@@ -3,6 +3,11 @@ package io.outboxrelay.relay.source.cdc.leader;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -50,5 +55,37 @@ public final class OffsetKey {
     } catch (JsonProcessingException e) {
       return false; // not a key Debezium wrote
     }
+  }
+
+  /**
+   * Deletes every row of the relay's key from the offsets table, in the caller's transaction: the
+   * rows are found by a plain read and deleted by primary key, so no other relay's row is locked
+   * (the key column has no index, and a {@code DELETE ... WHERE offset_key = ?} would lock the
+   * whole table under REPEATABLE READ).
+   *
+   * @param c the connection, in a transaction
+   * @param table the offsets table, as the connection resolves it
+   * @param relayName {@code relay.name}
+   * @return the rows deleted
+   * @throws SQLException when the database fails
+   */
+  public static int deleteRows(Connection c, String table, String relayName) throws SQLException {
+    List<String> ids = new ArrayList<>();
+    try (PreparedStatement select = c.prepareStatement("SELECT id, offset_key FROM " + table);
+        ResultSet rs = select.executeQuery()) {
+      while (rs.next()) {
+        if (belongsTo(rs.getString(2), relayName)) {
+          ids.add(rs.getString(1));
+        }
+      }
+    }
+    int deleted = 0;
+    try (PreparedStatement delete = c.prepareStatement("DELETE FROM " + table + " WHERE id = ?")) {
+      for (String id : ids) {
+        delete.setString(1, id);
+        deleted += delete.executeUpdate();
+      }
+    }
+    return deleted;
   }
 }

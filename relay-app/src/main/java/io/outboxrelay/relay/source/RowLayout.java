@@ -1,9 +1,7 @@
-package io.outboxrelay.relay.source.polling;
+package io.outboxrelay.relay.source;
 
 import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.config.SourceFlavor;
-import io.outboxrelay.relay.source.OutboxColumns;
-import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.router.ColumnMapping;
 import io.outboxrelay.router.HeaderPlacement;
 import io.outboxrelay.router.OutboxEvent;
@@ -13,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +22,7 @@ import java.util.Map;
  * columns with their conversions. Resolved once when polling starts, so reading a row compares no
  * names: each value is at a fixed position of the claim's select list. CDC's first start reads the
  * rows already in the table with the same layout ({@link #forSnapshot}), so that it publishes them
- * exactly as polling would. Immutable and thread-safe.
+ * exactly as polling would; it lives outside both sources for that. Immutable and thread-safe.
  */
 public final class RowLayout {
 
@@ -98,7 +97,7 @@ public final class RowLayout {
    * @param table the table's columns, from {@link OutboxColumns#read} (checked at start)
    * @return the layout
    */
-  static RowLayout of(SourceConfig source, Map<String, OutboxColumns.Column> table) {
+  public static RowLayout of(SourceConfig source, Map<String, OutboxColumns.Column> table) {
     ColumnMapping m = source.columns();
     List<PlacedColumn> placed = new ArrayList<>();
     for (HeaderPlacement p : m.placements()) {
@@ -145,22 +144,34 @@ public final class RowLayout {
    * @param versions whether the table has {@code aggregate_version}
    * @return the layout
    */
-  static RowLayout defaults(SourceFlavor flavor, boolean versions) {
+  public static RowLayout defaults(SourceFlavor flavor, boolean versions) {
     return new RowLayout(flavor, "id", ColumnMapping.DEFAULT, versions, false, false, List.of());
   }
 
-  /** The sequence column. */
-  String sequence() {
+  /**
+   * The sequence column.
+   *
+   * @return its name
+   */
+  public String sequence() {
     return sequence;
   }
 
-  /** The mapped columns. */
-  ColumnMapping columns() {
+  /**
+   * The mapped columns.
+   *
+   * @return the mapping
+   */
+  public ColumnMapping columns() {
     return columns;
   }
 
-  /** Whether claims read the aggregate version column. */
-  boolean hasVersions() {
+  /**
+   * Whether claims read the aggregate version column.
+   *
+   * @return true when the table has it
+   */
+  public boolean hasVersions() {
     return versions;
   }
 
@@ -204,13 +215,15 @@ public final class RowLayout {
   }
 
   /**
-   * The claimed event in the current row of a claim's result.
+   * The event in the current row of a result selected with {@link #selectList} (a claim's, or a
+   * snapshot's).
    *
    * @param rs the result, on a row
-   * @return the event, its attempt and the database's time
+   * @return the event, its attempt, the database's time, and why it cannot be published when a
+   *     required value is NULL
    * @throws SQLException when a value cannot be read
    */
-  ClaimedEvent read(ResultSet rs) throws SQLException {
+  public Row readRow(ResultSet rs) throws SQLException {
     String payload = rs.getString(PAYLOAD);
     Timestamp created = rs.getTimestamp(CREATED_AT);
     Long version = null;
@@ -235,7 +248,7 @@ public final class RowLayout {
     String aggregateId = rs.getString(AGGREGATE_ID);
     String eventType = rs.getString(EVENT_TYPE);
     RoutingException malformed = malformed(seq, eventId, aggregateType, aggregateId, eventType);
-    return new ClaimedEvent(
+    return new Row(
         new OutboxEvent(
             seq,
             orEmpty(eventId),
@@ -254,24 +267,15 @@ public final class RowLayout {
   }
 
   /**
-   * The event in the current row of a result selected with {@link #selectList}.
-   *
-   * @param rs the result, on a row
-   * @return the event, and why it cannot be published when a required value is NULL
-   * @throws SQLException when a value cannot be read
-   */
-  public Row readRow(ResultSet rs) throws SQLException {
-    ClaimedEvent claimed = read(rs);
-    return new Row(claimed.event(), claimed.malformed());
-  }
-
-  /**
    * One row read with {@link #readRow}.
    *
    * @param event the event
+   * @param attempt the publishing attempt this is ({@code attempts} + 1; 1 without the column)
+   * @param databaseTime the database's time when the row was read
    * @param malformed why it cannot be published (a required value is NULL), or {@code null}
    */
-  public record Row(OutboxEvent event, RoutingException malformed) {}
+  public record Row(
+      OutboxEvent event, int attempt, Instant databaseTime, RoutingException malformed) {}
 
   /** A row without one of the values every event has is poison, not a failed claim. */
   private RoutingException malformed(
@@ -300,8 +304,12 @@ public final class RowLayout {
     return s == null ? "" : s;
   }
 
-  /** What claims read beyond the required columns, for the start's log line. */
-  String describe() {
+  /**
+   * What claims read beyond the required columns, for the start's log line.
+   *
+   * @return e.g. {@code aggregate versions from aggregate_version, no headers column}
+   */
+  public String describe() {
     List<String> parts = new ArrayList<>();
     parts.add(
         versions

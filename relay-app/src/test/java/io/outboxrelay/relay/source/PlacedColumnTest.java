@@ -1,4 +1,4 @@
-package io.outboxrelay.relay.source.polling;
+package io.outboxrelay.relay.source;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,7 +1,6 @@
-package io.outboxrelay.relay.source.polling;
+package io.outboxrelay.relay.source;
 
 import io.outboxrelay.relay.config.SourceFlavor;
-import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.router.HeaderPlacement;
 import java.math.BigDecimal;
 import java.sql.ResultSet;
