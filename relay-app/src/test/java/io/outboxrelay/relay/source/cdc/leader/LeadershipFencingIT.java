@@ -131,6 +131,7 @@ class LeadershipFencingIT {
         p, "outbox_relay_leases", db.name() + ".outbox_events", holder, epoch, "test");
     Map<String, String> config = new HashMap<>();
     p.stringPropertyNames().forEach(k -> config.put(k, p.getProperty(k)));
+    config.put("name", "relay"); // the engine's name: the store keeps only rows of its key
     FencedOffsetBackingStore store = new FencedOffsetBackingStore();
     store.configure(new EmbeddedWorkerConfig(config));
     store.start();
@@ -141,7 +142,7 @@ class LeadershipFencingIT {
     store
         .set(
             Map.of(
-                ByteBuffer.wrap("key".getBytes(StandardCharsets.UTF_8)),
+                ByteBuffer.wrap(OffsetKey.of("relay").getBytes(StandardCharsets.UTF_8)),
                 ByteBuffer.wrap(value.getBytes(StandardCharsets.UTF_8))),
             null)
         .get(30, TimeUnit.SECONDS);
