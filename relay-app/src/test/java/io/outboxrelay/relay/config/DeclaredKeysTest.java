@@ -167,6 +167,7 @@ class DeclaredKeysTest {
         c.name(),
         c.statsInterval(),
         c.shutdownTimeout(),
+        c.resolveTimeout(),
         c.source(),
         c.topicTemplate().toString(),
         c.routerHeaders(),
