@@ -121,15 +121,23 @@ final class HandoffBench {
     }
   }
 
-  /** What the hand-off needs of the relay's user (config/mysql/relay-grants.sql). */
+  /**
+   * What the hand-off needs of the relay's user (config/mysql/relay-grants.sql), and what the
+   * hand-offs of 0.1.0 builds before the lock-free one needed as well ({@code LOCK TABLES}, {@code
+   * INSERT} and {@code DELETE} on the outbox table, {@code PROCESS}), so that one bench run can
+   * measure an earlier build ({@code OUTBOX_RELAY_DIST}) beside this one. The tests check the
+   * smaller set.
+   */
   private static void grantHandoff(FaultStage stage) {
     String user = "'" + stage.db().relayUser() + "'@'127.0.0.1'";
     String db = stage.db().name();
     stage
         .db()
         .admin(
-            "GRANT SELECT, UPDATE ON " + db + ".outbox_events TO " + user,
-            "GRANT INSERT, UPDATE ON " + db + ".outbox_relay_handoffs TO " + user);
+            "GRANT SELECT, UPDATE, INSERT, DELETE ON " + db + ".outbox_events TO " + user,
+            "GRANT INSERT, UPDATE ON " + db + ".outbox_relay_handoffs TO " + user,
+            "GRANT LOCK TABLES ON " + db + ".* TO " + user,
+            "GRANT PROCESS ON *.* TO " + user);
   }
 
   /** Runs a hand-off and says how long it took, or that it did not finish. */
