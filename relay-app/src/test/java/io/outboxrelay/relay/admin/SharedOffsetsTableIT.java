@@ -256,15 +256,18 @@ class SharedOffsetsTableIT {
     stop(polling);
     OutboxWriter.write(db, ledgerA, events("a", 6, 5));
     Cli.expect(0, "handoff", "--config", configA, "--to", "cdc");
-    // The hand-off clears a's position; a's first start stores one, which b's commits keep.
+    // The hand-off replaces a's position with its marker, which b's commits keep; a's first start
+    // replaces the marker with a position, which b's commits keep too.
     commitOf("outbox_b", topicsB, ledgerB, 1);
-    assertThat(offsets()).doesNotContainKey(OffsetKey.of(topicsA.name()));
+    assertThat(offsets()).containsKey(OffsetKey.of(topicsA.name()));
+    assertThat(offsets().get(OffsetKey.of(topicsA.name()))).contains("\"outbox_relay_handoff\"");
     RelayProcess a = start("a-cdc", configA);
     OutboxWriter.write(db, ledgerA, events("a", 11, 2));
     assertExactly(topicsA, ledgerA);
     stop(a);
     commitOf("outbox_b", topicsB, ledgerB, 5);
     assertThat(offsets()).containsKey(OffsetKey.of(topicsA.name()));
+    assertThat(offsets().get(OffsetKey.of(topicsA.name()))).doesNotContain("outbox_relay_handoff");
 
     // c: a connector's offset imported; what follows it must be published.
     Path file =
