@@ -102,13 +102,15 @@ final class EngineRun {
                 RelayFailure failure =
                     e instanceof RelayFailure rf
                         ? rf
-                        : new RelayFailure(
-                            "the first start of relay.name '"
-                                + config.name()
-                                + "' failed, nothing was stored (it starts again with the next"
-                                + " start): "
-                                + io.outboxrelay.relay.failure.ErrorClassifier.describe(e),
-                            e);
+                        : e instanceof io.outboxrelay.relay.StartupCheckException check
+                            ? new RelayFailure(String.join("; ", check.problems()), e)
+                            : new RelayFailure(
+                                "the first start of relay.name '"
+                                    + config.name()
+                                    + "' failed, nothing was stored (it starts again with the next"
+                                    + " start): "
+                                    + io.outboxrelay.relay.failure.ErrorClassifier.describe(e),
+                                e);
                 if (!stopRequested) {
                   streaming.completeExceptionally(failure);
                   completion.ended(this, false, false, failure.getMessage(), failure);

@@ -132,13 +132,34 @@ final class FirstStart {
       String where =
           OutboxColumns.has(columns, "status") ? "e.status NOT IN " + DONE + " AND " : "";
       BinlogPosition at = snapshot(c);
-      Ids ids = publish ? ids(c, where) : null;
-      long rows = publish ? ids.size : count(c, where);
+      // Without the sequence column (Debezium's outbox table has none) the rows have no order to
+      // publish them in, and per-aggregate order is the promise: only an empty table can go on.
+      boolean ordered = OutboxColumns.has(columns, source.sequenceColumn());
+      Ids ids = publish && ordered ? ids(c, where) : null;
+      long rows = ids != null ? ids.size : count(c, where);
       c.rollback(); // ends the snapshot, before anything waits for Kafka
+      if (publish && !ordered && rows > 0) {
+        throw new StartupCheckException(
+            List.of(
+                "the first start of relay.name '"
+                    + config.name()
+                    + "' cannot publish the "
+                    + rows
+                    + " rows already in "
+                    + table
+                    + " in order: the table has no column "
+                    + source.sequenceColumn()
+                    + " (source.column.sequence) to order them by; add one (an AUTO_INCREMENT"
+                    + " column with a unique key, e.g. config/mysql/debezium-outbox-polling.sql),"
+                    + " or set cdc.first.start=skip if they were published elsewhere"));
+      }
+      if (publish && !ordered) {
+        ids = new Ids(); // an empty table: nothing to order
+      }
       c.setAutoCommit(true);
       c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
       long vanished = 0;
-      if (publish) {
+      if (publish && ids.size > 0) {
         RowLayout layout = RowLayout.forSnapshot(source, columns);
         dryRun(c, layout, ids, consumer);
         vanished = publish(c, layout, ids, consumer);
