@@ -126,6 +126,7 @@ public final class ConfigLoader {
         RelayConfigKeys.list(values.get(RelayConfigKeys.ROUTER_HEADERS)),
         VersionCheckConfig.from(values),
         producer,
+        DeliveryConfig.from(values),
         CdcConfig.from(values, debeziumOverrides),
         PollingConfig.from(values),
         HttpConfig.from(values),
@@ -298,6 +299,11 @@ public final class ConfigLoader {
       }
     }
     effective.put(RelayConfigKeys.SOURCE_PORT.name(), String.valueOf(source.port()));
+    if (mode == RelayMode.CDC) {
+      effective.put(
+          RelayConfigKeys.DELIVERY_TRANSACTIONAL_ID.name(),
+          DeliveryConfig.from(values).transactionalId());
+    }
     String producerPrefix = RelayConfigKeys.KAFKA_PRODUCER_PREFIX;
     resolved.forEach(
         (key, value) -> {

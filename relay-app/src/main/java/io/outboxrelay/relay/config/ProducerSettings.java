@@ -116,7 +116,13 @@ public final class ProducerSettings {
                     ? ": use " + RelayConfigKeys.KAFKA_BOOTSTRAP_SERVERS.name()
                     : " (records are bytes): remove it"));
       } else if (e.getKey().equals(ProducerConfig.TRANSACTIONAL_ID_CONFIG)) {
-        problems.add(key + " is not supported: the relay uses an idempotent producer; remove it");
+        problems.add(
+            key
+                + " is set by the relay: use "
+                + RelayConfigKeys.DELIVERY_TRANSACTIONAL_ID.name()
+                + " (with "
+                + RelayConfigKeys.DELIVERY_GUARANTEE.name()
+                + "=exactly-once)");
       } else if (!known.contains(e.getKey())) {
         problems.add(key + " is not a Kafka producer setting: check the spelling or remove it");
       } else if (e.getKey().equals(ProducerConfig.ACKS_CONFIG)

@@ -22,6 +22,8 @@ import java.util.TreeMap;
  * @param routerHeaders the relay's own headers to publish, in order ({@code router.headers})
  * @param versionCheck the per-aggregate version check
  * @param producer the Kafka producer settings
+ * @param delivery the delivery guarantee, and for exactly-once its transactional id and progress
+ *     topic
  * @param cdc CDC settings, or {@code null} in polling mode
  * @param polling polling settings, or {@code null} in CDC mode
  * @param http the HTTP endpoint, or {@code null} when {@code http.port} is not set
@@ -42,6 +44,7 @@ public record RelayConfig(
     List<String> routerHeaders,
     VersionCheckConfig versionCheck,
     ProducerSettings producer,
+    DeliveryConfig delivery,
     CdcConfig cdc,
     PollingConfig polling,
     HttpConfig http,

@@ -447,6 +447,63 @@ public final class RelayConfigKeys {
                   + " max.in.flight.requests.per.connection above 5, retries=0).")
           .build();
 
+  public static final ConfigKey<DeliveryGuarantee> DELIVERY_GUARANTEE =
+      define("delivery.guarantee", ValueType.oneOf(DeliveryGuarantee.class))
+          .group(Group.KAFKA)
+          .defaultValue(DeliveryGuarantee.AT_LEAST_ONCE)
+          .doc(
+              "What a consumer may see. at-least-once: after a crash or a failover the events"
+                  + " published since the last stored position are published again. exactly-once"
+                  + " (CDC mode): each batch and the binlog position after it are committed in one"
+                  + " Kafka transaction, so a consumer with isolation.level=read_committed sees"
+                  + " every event once, through crashes, failovers and broker restarts; it needs"
+                  + " brokers that allow transactions and, with ACLs, Write and Describe on the"
+                  + " transactional id and the progress topic.")
+          .build();
+
+  public static final ConfigKey<String> DELIVERY_TRANSACTIONAL_ID =
+      define("delivery.transactional.id", ValueType.STRING)
+          .group(Group.KAFKA)
+          .usedIn(RelayMode.CDC)
+          .example("outbox-relay.orders.app.outbox_events")
+          .check(Checks.notBlank())
+          .doc(
+              "With delivery.guarantee=exactly-once, the transactional.id of the relay's producer;"
+                  + " the same for a leader and its standbys, so that a new leader fences the"
+                  + " previous one. Default: outbox-relay.<relay.name>.<source.database>."
+                  + "<source.table>.")
+          .build();
+
+  public static final ConfigKey<String> DELIVERY_PROGRESS_TOPIC =
+      define("delivery.progress.topic", ValueType.STRING)
+          .group(Group.KAFKA)
+          .usedIn(RelayMode.CDC)
+          .defaultValue("outbox-relay-progress")
+          .check(
+              v ->
+                  v.matches("[A-Za-z0-9._-]{1,249}")
+                      ? null
+                      : "must be a legal Kafka topic name (letters, digits, '.', '_', '-')")
+          .doc(
+              "With delivery.guarantee=exactly-once, the compacted single-partition topic where the"
+                  + " relay commits its binlog position with each batch, keyed by relay.name; the"
+                  + " relay creates it when missing. Several relays may share it.")
+          .build();
+
+  /** Polling marks rows in the database, which no Kafka transaction can include. */
+  static final CrossCheck EXACTLY_ONCE_NEEDS_CDC =
+      CrossCheck.of(
+              v ->
+                  v.get(DELIVERY_GUARANTEE) != DeliveryGuarantee.EXACTLY_ONCE
+                      ? null
+                      : v.setting(DELIVERY_GUARANTEE)
+                          + " needs CDC mode: a polling relay marks each row PUBLISHED in the"
+                          + " database after Kafka acknowledged it, and no Kafka transaction can"
+                          + " include that update; use mode=cdc, or at-least-once with idempotent"
+                          + " consumers",
+              DELIVERY_GUARANTEE)
+          .onlyIn(RelayMode.POLLING);
+
   public static final ConfigKey<Long> CDC_SERVER_ID =
       define("cdc.server.id", ValueType.LONG)
           .group(Group.CDC)
@@ -923,6 +980,9 @@ public final class RelayConfigKeys {
           VERSION_CHECK,
           VERSION_CHECK_AGGREGATES,
           KAFKA_BOOTSTRAP_SERVERS,
+          DELIVERY_GUARANTEE,
+          DELIVERY_TRANSACTIONAL_ID,
+          DELIVERY_PROGRESS_TOPIC,
           CDC_SERVER_ID,
           CDC_OFFSETS_TABLE,
           CDC_SCHEMA_HISTORY_TABLE,
@@ -966,6 +1026,7 @@ public final class RelayConfigKeys {
           CLAIM_WINDOW_HOLDS_A_BATCH,
           POLLING_BACKOFF_ORDER,
           FLAVOR_SUPPORTS_CDC,
+          EXACTLY_ONCE_NEEDS_CDC,
           CDC_RETENTION_NEEDS_MARIADB,
           CDC_BACKOFF_ORDER,
           LEADER_RENEWS_THRICE_PER_LEASE);

@@ -131,19 +131,20 @@ public final class ValueType<T> {
   public static <E extends Enum<E>> ValueType<E> oneOf(Class<E> type) {
     String names =
         Arrays.stream(type.getEnumConstants())
-            .map(e -> e.name().toLowerCase(Locale.ROOT))
+            .map(e -> e.name().toLowerCase(Locale.ROOT).replace('_', '-'))
             .collect(Collectors.joining("|"));
     return new ValueType<>(
         "one of " + names,
         s -> {
           for (E constant : type.getEnumConstants()) {
-            if (constant.name().equalsIgnoreCase(s)) {
+            // exactly-once or exactly_once
+            if (constant.name().equalsIgnoreCase(s.replace('-', '_'))) {
               return constant;
             }
           }
           throw new IllegalArgumentException("'" + s + "' is not one of " + names);
         },
-        e -> e.name().toLowerCase(Locale.ROOT));
+        e -> e.name().toLowerCase(Locale.ROOT).replace('_', '-'));
   }
 
   /**

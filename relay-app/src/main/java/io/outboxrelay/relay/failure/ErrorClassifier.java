@@ -86,6 +86,10 @@ public final class ErrorClassifier {
         || t instanceof InvalidTimestampException) {
       return Disposition.STOP;
     }
+    // The transactional id: no event of the relay can be published.
+    if (t instanceof org.apache.kafka.common.errors.TransactionalIdAuthorizationException) {
+      return Disposition.STOP;
+    }
     // Not authorised for this event's topic. Checked before InvalidConfigurationException, which
     // AuthorizationException extends in Kafka 4.
     if (t instanceof AuthorizationException) {
@@ -122,6 +126,24 @@ public final class ErrorClassifier {
       return Disposition.STOP; // Debezium: the stored binlog position was purged
     }
     return null;
+  }
+
+  /**
+   * Whether a failure says that another producer with the same {@code transactional.id} called
+   * {@code initTransactions()} since this one did ({@code ProducerFencedException}, {@code
+   * InvalidProducerEpochException}): with exactly-once, another relay leads, or the transaction
+   * coordinator aborted this producer's transaction after its timeout.
+   *
+   * @param error the failure; may be wrapped any number of times
+   * @return true when this producer is fenced
+   */
+  public static boolean isFencing(Throwable error) {
+    return Causes.first(
+            error,
+            t ->
+                t instanceof org.apache.kafka.common.errors.ProducerFencedException
+                    || t instanceof org.apache.kafka.common.errors.InvalidProducerEpochException)
+        != null;
   }
 
   private static boolean saysPositionPurged(Throwable t) {

@@ -16,6 +16,15 @@ public final class MetricNames {
   /** Counter: events sent again although Kafka had acknowledged them (duplicates). */
   public static final String RESENT = "outbox.relay.events.resent";
 
+  /**
+   * Counter, label {@code outcome} = committed | aborted: Kafka transactions of a relay with {@code
+   * delivery.guarantee=exactly-once}, each one batch and its position.
+   */
+  public static final String TRANSACTIONS = "outbox.relay.transactions";
+
+  /** Timer (histogram): how long committing one Kafka transaction took. */
+  public static final String TRANSACTION_COMMIT = "outbox.relay.transaction.commit";
+
   /** Counter: events to be sent again after a transient failure. */
   public static final String RETRIED = "outbox.relay.events.retried";
 

@@ -40,6 +40,9 @@ public final class RelayMetrics {
   private final Counter published;
   private final Counter resent;
   private final Counter retried;
+  private final Counter transactionsCommitted;
+  private final Counter transactionsAborted;
+  private final Timer transactionCommit;
   private final Counter dead;
   private final Counter skipped;
   private final Counter versionsBackwards;
@@ -89,6 +92,13 @@ public final class RelayMetrics {
         Counter.builder(MetricNames.RETRIED)
             .description("Events to be sent again after a transient failure")
             .register(r);
+    transactionsCommitted = transactions(r, "committed");
+    transactionsAborted = transactions(r, "aborted");
+    transactionCommit =
+        Timer.builder(MetricNames.TRANSACTION_COMMIT)
+            .description("How long committing one Kafka transaction took (exactly-once)")
+            .serviceLevelObjectives(buckets())
+            .register(r);
     dead = failed(r, "dead");
     skipped = failed(r, "skipped");
     versionsBackwards = versionAnomalies(r, "backwards");
@@ -112,6 +122,16 @@ public final class RelayMetrics {
     new JvmMemoryMetrics().bindTo(r);
     new JvmThreadMetrics().bindTo(r);
     new UptimeMetrics().bindTo(r);
+  }
+
+  /** The counter of Kafka transactions, one per {@code outcome}. */
+  private static Counter transactions(MeterRegistry r, String outcome) {
+    return Counter.builder(MetricNames.TRANSACTIONS)
+        .description(
+            "Kafka transactions, each one batch and the position after it"
+                + " (delivery.guarantee=exactly-once)")
+        .tag("outcome", outcome)
+        .register(r);
   }
 
   /** The counter of events given up on, one per {@code outcome}. */
@@ -174,6 +194,21 @@ public final class RelayMetrics {
    */
   public void published(int n) {
     published.increment(n);
+  }
+
+  /**
+   * Counts a committed Kafka transaction of an exactly-once relay.
+   *
+   * @param commitNanos how long its commit took
+   */
+  public void transactionCommitted(long commitNanos) {
+    transactionsCommitted.increment();
+    transactionCommit.record(commitNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+  }
+
+  /** Counts a Kafka transaction aborted (its records are sent again in a new one). */
+  public void transactionAborted() {
+    transactionsAborted.increment();
   }
 
   /**

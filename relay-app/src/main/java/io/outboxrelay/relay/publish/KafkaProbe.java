@@ -44,7 +44,7 @@ public final class KafkaProbe implements KafkaBreaker.Probe {
    * @param clientId the admin client's client.id
    * @return the admin client's configuration
    */
-  static Map<String, Object> adminProperties(
+  public static Map<String, Object> adminProperties(
       Map<String, Object> producerProperties, String clientId) {
     Set<String> known = AdminClientConfig.configNames();
     Map<String, Object> props = new HashMap<>();

@@ -210,6 +210,102 @@ public final class KafkaPublisher implements AutoCloseable {
   }
 
   /**
+   * What became of one Kafka transaction ({@link #sendInTransaction}).
+   *
+   * @param outcomes one per record, in order; all acknowledged exactly when the transaction
+   *     committed
+   * @param committed whether the transaction committed: every record is visible to {@code
+   *     read_committed} consumers
+   * @param commitError why the commit itself failed after every record was acknowledged, or {@code
+   *     null}: the transaction may or may not have committed, and only the next holder of the
+   *     transactional id can tell (its {@code initTransactions()} completes or aborts it)
+   * @param commitNanos how long the commit took, 0 when none was attempted
+   */
+  public record Transaction(
+      List<Outcome> outcomes, boolean committed, Throwable commitError, long commitNanos) {}
+
+  /**
+   * Sends the records in one Kafka transaction of a transactional producer (the factory must have
+   * called {@code initTransactions()}), and commits it once Kafka acknowledged every record.
+   * Records are handed over in order as by {@link #sendAll(List, Long, BooleanSupplier,
+   * Predicate)}, with the same halting.
+   *
+   * <p>When a record fails, or the caller gives up, nothing is committed: the producer is discarded
+   * with its transaction open, and the next producer's {@code initTransactions()} (or the
+   * coordinator's timeout) aborts it, so none of its records ever reaches a {@code read_committed}
+   * consumer. The records Kafka had acknowledged then fail with {@link NotCommittedException} (sent
+   * again), the others keep their own failure.
+   *
+   * @param records the records; at least one
+   * @param giveUp as for {@link #sendAll(List, Long, BooleanSupplier)}
+   * @param haltOn as for {@link #sendAll(List, Long, BooleanSupplier, Predicate)}
+   * @return what became of the transaction
+   * @throws InterruptedException when interrupted while waiting
+   */
+  public Transaction sendInTransaction(
+      List<RoutedRecord> records, BooleanSupplier giveUp, Predicate<Throwable> haltOn)
+      throws InterruptedException {
+    Producer<byte[], byte[]> p;
+    try {
+      p = producer();
+      p.beginTransaction();
+    } catch (RuntimeException e) {
+      // Kafka unreachable while initialising, or a producer fenced or failed: nothing was sent.
+      reset();
+      Throwable cause =
+          e instanceof KafkaUnavailableException
+              ? e
+              : new KafkaUnavailableException(
+                  "cannot begin a Kafka transaction (" + ErrorClassifier.describe(e) + ")", e);
+      Outcome[] outcomes = new Outcome[records.size()];
+      Arrays.fill(outcomes, new Outcome(null, ErrorClassifier.isFencing(e) ? e : cause));
+      return new Transaction(List.of(outcomes), false, null, 0);
+    }
+    BatchSend send = new BatchSend(p, records, null, giveUp, haltOn);
+    send.handOver();
+    send.awaitAcknowledgements();
+    List<Outcome> outcomes = send.outcomes();
+    Throwable failed = null;
+    for (Outcome o : outcomes) {
+      if (!o.acknowledged()) {
+        failed = o.error();
+        break;
+      }
+    }
+    if (failed == null) {
+      long start = System.nanoTime();
+      try {
+        p.commitTransaction();
+        return new Transaction(outcomes, true, null, System.nanoTime() - start);
+      } catch (RuntimeException e) {
+        abandon(p);
+        Outcome[] uncertain = new Outcome[outcomes.size()];
+        Arrays.fill(uncertain, new Outcome(null, new NotCommittedException(e)));
+        return new Transaction(List.of(uncertain), false, e, System.nanoTime() - start);
+      }
+    }
+    abandon(p);
+    List<Outcome> aborted = new ArrayList<>(outcomes.size());
+    for (Outcome o : outcomes) {
+      aborted.add(o.acknowledged() ? new Outcome(null, new NotCommittedException(failed)) : o);
+    }
+    return new Transaction(aborted, false, null, 0);
+  }
+
+  /**
+   * Discards a transactional producer with its transaction open: closing it sends nothing more, and
+   * the transaction is aborted by the next {@code initTransactions()} of its id.
+   */
+  private void abandon(Producer<byte[], byte[]> p) {
+    synchronized (this) {
+      if (producer == p) {
+        producer = null;
+      }
+    }
+    p.close(Duration.ZERO);
+  }
+
+  /**
    * One call of {@link #sendAll}: first every record is handed to the producer in order, then the
    * caller waits for the acknowledgements in the same order. Confined to the calling thread, except
    * for the halting callback, which the producer's I/O thread runs.
@@ -478,6 +574,20 @@ public final class KafkaPublisher implements AutoCloseable {
     }
   }
 
+  /**
+   * Kafka acknowledged the record, but the transaction it was sent in did not commit (another
+   * record failed, or the commit did): a {@code read_committed} consumer never sees it, and it is
+   * sent again. The cause is the failure that stopped the transaction.
+   */
+  public static final class NotCommittedException
+      extends org.apache.kafka.common.errors.RetriableException {
+    private static final long serialVersionUID = 1L;
+
+    NotCommittedException(Throwable cause) {
+      super("its transaction did not commit (" + ErrorClassifier.describe(cause) + ")", cause);
+    }
+  }
+
   /** The relay stopped waiting for an acknowledgement; the record may or may not be in Kafka. */
   public static final class GaveUpException extends Exception {
     private static final long serialVersionUID = 1L;
@@ -495,6 +605,16 @@ public final class KafkaPublisher implements AutoCloseable {
     }
     return new ProducerRecord<>(
         record.topic(), null, timestamp, record.key(), record.value(), headers);
+  }
+
+  /**
+   * Creates the producer now, on the caller's thread, unless one exists: for a transactional
+   * producer this is its {@code initTransactions()}, which fences every earlier producer of its id.
+   *
+   * @throws KafkaUnavailableException when the producer cannot be created (its cause says why)
+   */
+  public void open() {
+    producer();
   }
 
   /**

@@ -236,6 +236,52 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void refusesExactlyOnceInPollingModeSayingWhy() {
+    Map<String, String> raw = minimalPolling();
+    raw.put("delivery.guarantee", "exactly-once");
+
+    assertThat(failure(raw).problems())
+        .singleElement()
+        .asString()
+        .startsWith(
+            "delivery.guarantee=exactly-once needs CDC mode: a polling relay marks each row")
+        .doesNotContain("\n");
+  }
+
+  @Test
+  void derivesTheTransactionalIdFromTheRelayTheDatabaseAndTheTable() throws ConfigException {
+    Map<String, String> raw = minimalCdc();
+    raw.put("delivery.guarantee", "exactly-once");
+    raw.put("relay.name", "orders");
+
+    RelayConfig config = parse(raw);
+    assertThat(config.delivery().exactlyOnce()).isTrue();
+    assertThat(config.delivery().transactionalId())
+        .isEqualTo("outbox-relay.orders." + config.source().database() + ".outbox_events");
+    assertThat(config.delivery().progressTopic()).isEqualTo("outbox-relay-progress");
+    assertThat(config.effective()).containsEntry("delivery.guarantee", "exactly-once");
+
+    raw.put("delivery.transactional.id", "orders-tx");
+    raw.put("delivery.progress.topic", "orders-progress");
+    RelayConfig overridden = parse(raw);
+    assertThat(overridden.delivery().transactionalId()).isEqualTo("orders-tx");
+    assertThat(overridden.delivery().progressTopic()).isEqualTo("orders-progress");
+  }
+
+  @Test
+  void isAtLeastOnceByDefaultAndTakesTheGuaranteeWithHyphensOrUnderscores() throws ConfigException {
+    assertThat(parse(minimalCdc()).delivery().exactlyOnce()).isFalse();
+    Map<String, String> raw = minimalCdc();
+    raw.put("delivery.guarantee", "EXACTLY_ONCE");
+    assertThat(parse(raw).delivery().exactlyOnce()).isTrue();
+    raw.put("delivery.guarantee", "once");
+    assertThat(failure(raw).problems())
+        .singleElement()
+        .asString()
+        .contains("at-least-once|exactly-once");
+  }
+
+  @Test
   void acceptsPostgresqlInPollingMode() throws ConfigException {
     Map<String, String> raw = minimalPolling();
     raw.put("source.flavor", "postgresql");

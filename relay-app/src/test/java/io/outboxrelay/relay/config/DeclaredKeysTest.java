@@ -173,6 +173,7 @@ class DeclaredKeysTest {
         c.routerHeaders(),
         c.versionCheck(),
         c.producer().bootstrapServers(),
+        c.delivery(),
         c.cdc(),
         c.polling(),
         c.http());

@@ -49,7 +49,7 @@ class ProducerSettingsTest {
     "enable.idempotence, false, allows duplicates and reordering",
     "max.in.flight.requests.per.connection, 6, breaks ordering with idempotence",
     "retries, 0, turns every transient broker error into a failure",
-    "transactional.id, tx-1, is not supported",
+    "transactional.id, tx-1, use delivery.transactional.id",
     "value.serializer, org.apache.kafka.common.serialization.StringSerializer, is set by the relay",
     "bootstrap.servers, other:9092, use kafka.bootstrap.servers",
     "lnger.ms, 5, is not a Kafka producer setting",

@@ -13,6 +13,7 @@ import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
 import io.outboxrelay.relay.publish.RecordSizeLimit;
+import io.outboxrelay.relay.publish.TopicLimits;
 import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.SourceConnections;
 import io.outboxrelay.relay.source.cdc.leader.LeaderElection;
@@ -86,6 +87,7 @@ public final class CdcSource implements OutboxSource {
   private volatile OutageLog sourceOutages; // one story per outage, across terms
   private volatile CdcRetention retention;
   private EngineRun run; // guarded by this
+  private ExactlyOnce exactlyOnce; // the current term's, guarded by this
   private volatile boolean started; // start() returned: a failing term stops the relay
 
   /**
@@ -206,16 +208,37 @@ public final class CdcSource implements OutboxSource {
       return;
     }
     CdcConfig cdc = config.cdc();
-    publisher.warmUp(); // while the engine starts, rather than at the first event
-    EngineRun r = new EngineRun(config, tenure, sourceOutages);
+    ExactlyOnce eos = null;
+    if (config.delivery().exactlyOnce()) {
+      LeaderElection e = election;
+      eos =
+          new ExactlyOnce(
+              config,
+              new KafkaPublisher(
+                  ExactlyOnce.producerFactory(config),
+                  config.logContext(),
+                  kafka,
+                  TopicLimits.of(
+                      config.producer().asProperties(config.name()),
+                      RecordSizeLimit.batchSize(config.producer().asProperties(config.name())),
+                      config.name() + "-tx-limits",
+                      config.logContext())),
+              metrics,
+              why -> e.abdicate(why));
+    } else {
+      publisher.warmUp(); // while the engine starts, rather than at the first event
+    }
+    ExactlyOnce transactions = eos;
+    EngineRun r = new EngineRun(config, tenure, sourceOutages, eos);
     run = r;
+    exactlyOnce = eos;
     r.start(
         (gate, mayPublish) ->
             new OutboxChangeConsumer(
                 new ChangeEventMapper(config.source().columns(), config.source().sequenceColumn()),
                 config.eventRouter(),
                 RecordSizeLimit.of(config.producer().asProperties(config.name())),
-                publisher,
+                transactions != null ? transactions.publisher() : publisher,
                 new Backoff(
                     cdc.retryBackoffInitial(),
                     cdc.retryBackoffMax(),
@@ -228,7 +251,8 @@ public final class CdcSource implements OutboxSource {
                 gate,
                 config.logContext(),
                 mayPublish,
-                VersionWatch.of(config.versionCheck(), metrics, config.logContext())),
+                VersionWatch.of(config.versionCheck(), metrics, config.logContext()),
+                transactions),
         election.holder(),
         this::failureFrom,
         this::onEngineCompletion);
@@ -248,9 +272,15 @@ public final class CdcSource implements OutboxSource {
   /** Leadership was lost: stop publishing now; a later term starts a new run. */
   private void endTerm() {
     EngineRun r;
+    ExactlyOnce eos;
     synchronized (this) {
       r = run;
       run = null;
+      eos = exactlyOnce;
+      exactlyOnce = null;
+    }
+    if (eos != null) {
+      eos.close(); // its open transaction, if any, is aborted by the next term's producer
     }
     if (r != null) {
       r.stop(LOST_LEASE_DRAIN);
@@ -481,11 +511,18 @@ public final class CdcSource implements OutboxSource {
         e.close(); // no new term, no renewal: leadership stays until given up below
       }
       EngineRun r;
+      ExactlyOnce eos;
       synchronized (this) {
         r = run;
         run = null;
+        eos = exactlyOnce;
+        exactlyOnce = null;
       }
-      if (r != null && !r.stop(timeout)) {
+      boolean drained = r == null || r.stop(timeout);
+      if (eos != null) {
+        eos.close(); // after the batch in flight committed, or was given up
+      }
+      if (!drained) {
         LOG.warn(
             "[{}] the batch in flight was not acknowledged within {} ms; its unacknowledged events"
                 + " will be published again after restart",

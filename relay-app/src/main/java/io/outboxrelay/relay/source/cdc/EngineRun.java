@@ -7,12 +7,18 @@ import io.debezium.engine.format.ChangeEventFormat;
 import io.outboxrelay.relay.RelayFailure;
 import io.outboxrelay.relay.config.CdcConfig;
 import io.outboxrelay.relay.config.RelayConfig;
+import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.metrics.OutageLog;
+import io.outboxrelay.relay.source.SourceConnections;
 import io.outboxrelay.relay.source.cdc.leader.FencedOffsetBackingStore;
 import io.outboxrelay.relay.source.cdc.leader.LeadershipStore;
 import io.outboxrelay.relay.source.cdc.leader.Tenure;
 import java.io.IOException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.connect.source.SourceRecord;
@@ -42,14 +48,17 @@ final class EngineRun {
   private volatile Thread engineThread;
   private final OutageLog sourceOutages;
   private volatile BinlogConnectionWatch watch;
+  private final ExactlyOnce exactlyOnce; // null: at-least-once
 
   /**
    * @param config the relay configuration
    * @param tenure the term this run publishes in
    * @param sourceOutages the source database's outage log, shared by every term, where this run's
    *     binlog watch reports
+   * @param exactlyOnce the term's Kafka transactions, or null for at-least-once
    */
-  EngineRun(RelayConfig config, Tenure tenure, OutageLog sourceOutages) {
+  EngineRun(RelayConfig config, Tenure tenure, OutageLog sourceOutages, ExactlyOnce exactlyOnce) {
+    this.exactlyOnce = exactlyOnce;
     this.config = config;
     this.tenure = tenure;
     this.sourceOutages = sourceOutages;
@@ -79,8 +88,12 @@ final class EngineRun {
             () -> {
               Properties properties = DebeziumProperties.build(config);
               try {
+                if (exactlyOnce != null && !resumeAtCommittedPosition(holder)) {
+                  streaming.complete(null); // stopped, or no longer leader
+                  return;
+                }
                 if (FirstStart.needed(config, properties)) {
-                  if (!new FirstStart(config, holder, tenure.epoch()).run(consumer)) {
+                  if (!new FirstStart(config, holder, tenure.epoch(), exactlyOnce).run(consumer)) {
                     streaming.complete(null); // stopped, or no longer leader: nothing to stream
                     return;
                   }
@@ -124,6 +137,80 @@ final class EngineRun {
             "cdc-first-start");
     t.setDaemon(true);
     t.start();
+  }
+
+  /**
+   * With exactly-once, before anything else of the term: fences the previous holder's producer and
+   * reads the position committed in Kafka with the last records, then stores it in the database
+   * (fenced by the term's epoch) where the two differ, so that the engine resumes where the records
+   * in Kafka end ({@link CommittedPosition} says when the database's wins).
+   *
+   * @return false when the run stopped or lost leadership first
+   */
+  private boolean resumeAtCommittedPosition(String holder) throws Exception {
+    String context = config.logContext();
+    Optional<String> committed = exactlyOnce.start(() -> stopRequested || !tenure.mayPublish());
+    if (committed == null) {
+      return false;
+    }
+    SourceConfig source = config.source();
+    String stored = storedPosition(source);
+    if (committed.isEmpty()) {
+      LOG.info(
+          "[{}] exactly-once: no position of relay.name '{}' in the progress topic {} yet;"
+              + " starting from {}",
+          context,
+          config.name(),
+          config.delivery().progressTopic(),
+          stored == null ? "a first start" : "the database's position " + stored);
+      return true;
+    }
+    Optional<String> toStore = CommittedPosition.toStore(committed.get(), stored);
+    if (toStore.isEmpty()) {
+      LOG.info(
+          "[{}] exactly-once: starting from the database's position {}: {} (the progress topic"
+              + " holds {})",
+          context,
+          stored,
+          stored.contains(HandoffMarker.FIELD)
+              ? "a hand-off to CDC is pending, and its first start publishes what polling left"
+              : stored.equals(committed.get())
+                  ? "the same"
+                  : "it is later in the binlog (an at-least-once run or a position import moved it"
+                      + " on)",
+          committed.get());
+      return true;
+    }
+    try (Connection c = SourceConnections.open(source)) {
+      c.setAutoCommit(false);
+      FirstStart.replacePosition(c, config, toStore.get());
+      if (!FirstStart.fence(c, config, holder, tenure.epoch())) {
+        c.rollback();
+        return false;
+      }
+      c.commit();
+    }
+    LOG.info(
+        "[{}] exactly-once: resuming at the position committed in Kafka with the last records"
+            + " ({}); the database held {}",
+        context,
+        toStore.get(),
+        stored == null ? "none" : stored);
+    return true;
+  }
+
+  /** The relay's position text in the offsets table, or null when it has none. */
+  private String storedPosition(SourceConfig source)
+      throws SQLException, io.outboxrelay.relay.StartupCheckException {
+    try (Connection c = SourceConnections.open(source);
+        Statement st = c.createStatement()) {
+      if (!BinlogPreflight.visible(c, source.database() + "." + config.cdc().offsetsTable())) {
+        return null;
+      }
+      return ResumePoint.offset(st, config.cdc().offsetsTable(), config.name())
+          .map(Object::toString)
+          .orElse(null);
+    }
   }
 
   private void startEngine(

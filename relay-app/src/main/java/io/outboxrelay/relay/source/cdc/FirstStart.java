@@ -68,9 +68,15 @@ final class FirstStart {
   private final SourceConfig source;
   private final String holder;
   private final long epoch;
+  private final ExactlyOnce exactlyOnce; // null: at-least-once
   private int staleHistory; // schema history records of an earlier run, deleted with the store
 
-  FirstStart(RelayConfig config, String holder, long epoch) {
+  /**
+   * @param exactlyOnce the term's transactions with {@code delivery.guarantee=exactly-once}: the
+   *     position is committed to the progress topic before the database stores it; else null
+   */
+  FirstStart(RelayConfig config, String holder, long epoch, ExactlyOnce exactlyOnce) {
+    this.exactlyOnce = exactlyOnce;
     this.config = config;
     this.source = config.source();
     this.holder = holder;
@@ -424,11 +430,48 @@ final class FirstStart {
    *
    * @return false when the lease is no longer held in this epoch (nothing stored)
    */
-  private boolean store(Connection c, BinlogPosition at) throws SQLException {
-    // READ COMMITTED: the rows are deleted by primary key, so no gap lock on the shared table can
-    // deadlock with a sibling relay's commit of its own position.
+  private boolean store(Connection c, BinlogPosition at) throws SQLException, InterruptedException {
+    String position = offsetOf(c, at);
+    c.commit(); // no transaction stays open while Kafka is waited for
+    if (exactlyOnce != null && !exactlyOnce.commitPosition(position)) {
+      return false; // the run stopped, or Kafka fenced it: the next term starts again
+    }
+    replacePosition(c, config, position);
+    staleHistory =
+        ResumePoint.deleteHistory(
+            c, source.database() + "." + config.cdc().schemaHistoryTable(), config.name());
+    if (!fence(c, config, holder, epoch)) {
+      c.rollback();
+      return false;
+    }
+    c.commit();
+    return true;
+  }
+
+  /** The snapshot's position in Debezium's offset form, stamped with the database's time. */
+  private static String offsetOf(Connection c, BinlogPosition at) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT @@server_id, UNIX_TIMESTAMP()");
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return OffsetsDdl.offsetAt(at.file(), at.pos(), at.gtids(), rs.getLong(1), rs.getLong(2));
+    }
+  }
+
+  /**
+   * Replaces the relay's rows of the offsets table (its position, or a hand-off's marker) with
+   * {@code position}, creating the table when missing, in the caller's transaction. The rows are
+   * deleted by primary key at {@code READ COMMITTED}, so no gap lock on the shared table can
+   * deadlock with a sibling relay's commit of its own position.
+   *
+   * @param c a connection with auto-commit off
+   * @param config the relay's configuration
+   * @param position the offset JSON
+   * @throws SQLException when the database fails
+   */
+  static void replacePosition(Connection c, RelayConfig config, String position)
+      throws SQLException {
     c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-    String offsets = source.database() + "." + config.cdc().offsetsTable();
+    String offsets = config.source().database() + "." + config.cdc().offsetsTable();
     try (Statement st = c.createStatement()) {
       try {
         // CREATE TABLE IF NOT EXISTS needs the CREATE grant even when the table is there.
@@ -441,16 +484,7 @@ final class FirstStart {
       }
     }
     c.commit();
-    long serverId;
-    long now;
-    try (PreparedStatement ps = c.prepareStatement("SELECT @@server_id, UNIX_TIMESTAMP()");
-        ResultSet rs = ps.executeQuery()) {
-      rs.next();
-      serverId = rs.getLong(1);
-      now = rs.getLong(2);
-    }
-    String key = OffsetKey.of(config.name());
-    OffsetKey.deleteRows(c, offsets, config.name()); // its position, or the hand-off's marker
+    OffsetKey.deleteRows(c, offsets, config.name());
     try (PreparedStatement insert =
         c.prepareStatement(
             "INSERT INTO "
@@ -458,27 +492,30 @@ final class FirstStart {
                 + " (id, offset_key, offset_val, record_insert_ts, record_insert_seq)"
                 + " VALUES (?, ?, ?, CURRENT_TIMESTAMP, 1)")) {
       insert.setString(1, java.util.UUID.randomUUID().toString());
-      insert.setString(2, key);
-      insert.setString(3, OffsetsDdl.offsetAt(at.file(), at.pos(), at.gtids(), serverId, now));
+      insert.setString(2, OffsetKey.of(config.name()));
+      insert.setString(3, position);
       insert.executeUpdate();
     }
-    staleHistory =
-        ResumePoint.deleteHistory(
-            c, source.database() + "." + config.cdc().schemaHistoryTable(), config.name());
+  }
+
+  /**
+   * In the caller's transaction, checks that {@code holder} still leads in {@code epoch} (and
+   * renews the lease): what the transaction stored is then the leader's.
+   *
+   * @return false when the lease is no longer held in this epoch: roll back
+   * @throws SQLException when the database fails
+   */
+  static boolean fence(Connection c, RelayConfig config, String holder, long epoch)
+      throws SQLException {
     try (PreparedStatement fence =
         c.prepareStatement(
             "UPDATE "
                 + config.cdc().leaderTable()
                 + " SET renewed_at = NOW(6) WHERE resource = ? AND holder = ? AND epoch = ?")) {
-      fence.setString(1, HandoffRecords.resourceOf(source));
+      fence.setString(1, HandoffRecords.resourceOf(config.source()));
       fence.setString(2, holder);
       fence.setLong(3, epoch);
-      if (fence.executeUpdate() == 0) {
-        c.rollback();
-        return false;
-      }
+      return fence.executeUpdate() > 0;
     }
-    c.commit();
-    return true;
   }
 }

@@ -88,6 +88,7 @@ final class OutboxChangeConsumer
   private final String context;
   private final BooleanSupplier mayPublish;
   private final VersionWatch versions;
+  private final ExactlyOnce exactlyOnce; // null: at-least-once
   private boolean dropping;
 
   /**
@@ -119,11 +120,14 @@ final class OutboxChangeConsumer
         gate,
         context,
         mayPublish,
-        versions);
+        versions,
+        null);
   }
 
   /**
    * @param mapper reads the source's rows, as its column settings name the columns
+   * @param exactlyOnce the term's Kafka transactions ({@code delivery.guarantee=exactly-once}):
+   *     each batch and the position after it are committed in one; null for at-least-once
    */
   OutboxChangeConsumer(
       ChangeEventMapper mapper,
@@ -137,8 +141,10 @@ final class OutboxChangeConsumer
       DrainGate gate,
       String context,
       BooleanSupplier mayPublish,
-      VersionWatch versions) {
+      VersionWatch versions,
+      ExactlyOnce exactlyOnce) {
     this.mapper = mapper;
+    this.exactlyOnce = exactlyOnce;
     this.router = router;
     this.versions = versions;
     this.sizeLimit = sizeLimit;
@@ -327,10 +333,18 @@ final class OutboxChangeConsumer
       if (!mayPublishNow()) {
         return;
       }
-      List<KafkaPublisher.Outcome> outcomes =
-          batch.isEmpty()
-              ? List.of()
-              : publisher.sendAll(batch, null, this::shouldAbandonRetries, this::stopsSending);
+      List<KafkaPublisher.Outcome> outcomes;
+      if (exactlyOnce != null) {
+        outcomes = sendInTransaction(items, from, end, batch);
+        if (outcomes == null) {
+          return; // fenced, or the commit's outcome unknown: a new term resumes from Kafka's
+        }
+      } else {
+        outcomes =
+            batch.isEmpty()
+                ? List.of()
+                : publisher.sendAll(batch, null, this::shouldAbandonRetries, this::stopsSending);
+      }
       Marked marked = markInOrder(items, from, end, outcomes, committer);
       metrics.published(marked.acknowledged());
       if (marked.retryAt() < 0) {
@@ -357,6 +371,70 @@ final class OutboxChangeConsumer
       }
       from = marked.retryAt();
     }
+  }
+
+  /**
+   * Sends the items from {@code from} up to {@code end} and, last, the position after them to the
+   * progress topic, in one Kafka transaction, and commits it once Kafka acknowledged every record:
+   * a {@code read_committed} consumer sees all of them or none. When the transaction does not
+   * commit, every record fails ({@link KafkaPublisher.NotCommittedException} for those Kafka had
+   * acknowledged) and the caller sends them again in a new one.
+   *
+   * @return one outcome per record of {@code batch}; null when nothing more may be sent in this
+   *     term (another relay's producer fenced this one, or the commit failed and only the next term
+   *     can tell whether it happened): nothing is marked, and the next term resumes at the position
+   *     committed in Kafka
+   * @throws RelayFailure when Kafka refuses the position record in a way retrying cannot fix
+   */
+  private List<KafkaPublisher.Outcome> sendInTransaction(
+      List<Item> items, int from, int end, List<RoutedRecord> batch) throws InterruptedException {
+    if (exactlyOnce.isEnded()) {
+      return null;
+    }
+    String position = null;
+    for (int i = end - 1; i >= from && position == null; i--) {
+      RecordChangeEvent<SourceRecord> change = items.get(i).change;
+      if (change != null && change.record().sourceOffset() != null) {
+        position = CommittedPosition.json(change.record().sourceOffset());
+      }
+    }
+    List<RoutedRecord> records = new ArrayList<>(batch);
+    if (position != null) {
+      records.add(exactlyOnce.progressRecord(position));
+    }
+    if (records.isEmpty()) {
+      return List.of();
+    }
+    KafkaPublisher.Transaction tx =
+        exactlyOnce
+            .publisher()
+            .sendInTransaction(records, this::shouldAbandonRetries, this::stopsSending);
+    exactlyOnce.counted(tx);
+    if (ExactlyOnce.isFenced(tx)) {
+      exactlyOnce.fenced("another producer of the transactional id started: another relay leads");
+      return null;
+    }
+    if (tx.commitError() != null) {
+      exactlyOnce.fenced(
+          "committing a transaction failed ("
+              + ErrorClassifier.describe(tx.commitError())
+              + "), and only the next holder of the transactional id can tell whether it"
+              + " committed");
+      return null;
+    }
+    if (position != null && !tx.committed()) {
+      KafkaPublisher.Outcome progress = tx.outcomes().get(records.size() - 1);
+      SendVerdict verdict = progress.verdict();
+      if (verdict == SendVerdict.DEAD || verdict == SendVerdict.STOP) {
+        throw new RelayFailure(
+            "Kafka refused the relay's position record ("
+                + ErrorClassifier.describe(progress.error())
+                + "): grant Write on the progress topic (delivery.progress.topic) and check that"
+                + " it exists; the relay resumes at the last committed position",
+            progress.error());
+      }
+    }
+    return tx.outcomes().subList(0, batch.size());
   }
 
   /**
