@@ -8,6 +8,8 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Turns the user's client settings into the consumer's and the dead-letter producer's, refusing
@@ -15,15 +17,21 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  */
 final class ConsumerSettings {
 
+  private static final Logger LOG = LoggerFactory.getLogger(ConsumerSettings.class);
+
+  static final String READ_COMMITTED = "read_committed";
+  static final String READ_UNCOMMITTED = "read_uncommitted";
+
   private static final List<String> SHARED_PREFIXES =
       List.of("security.", "ssl.", "sasl.", "client.dns.lookup");
 
   private ConsumerSettings() {}
 
   /**
-   * The consumer's settings: the user's, with {@code enable.auto.commit=false} and {@code
-   * auto.offset.reset=earliest} unless set, and without deserializers (byte arrays are passed as
-   * instances).
+   * The consumer's settings: the user's, with {@code enable.auto.commit=false}, {@code
+   * auto.offset.reset=earliest} and {@code isolation.level=read_committed} unless set, and without
+   * deserializers (byte arrays are passed as instances). An explicit {@code
+   * isolation.level=read_uncommitted} is kept, with the WARN of {@link #warnings}.
    *
    * @throws IllegalArgumentException naming every refused or missing setting
    */
@@ -43,6 +51,10 @@ final class ConsumerSettings {
     }
     settings.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     settings.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    // Records of aborted transactions (a transactional producer such as an exactly-once relay or
+    // Connect's exactly-once source tasks) were never meant to be read. Harmless for topics
+    // without transactions: read_committed then reads exactly what read_uncommitted reads.
+    settings.putIfAbsent(ConsumerConfig.ISOLATION_LEVEL_CONFIG, READ_COMMITTED);
     requireByteArrays(
         settings,
         ByteArrayDeserializer.class,
@@ -50,7 +62,35 @@ final class ConsumerSettings {
         ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
         ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG);
     failOn(problems, "consumer");
+    for (String warning : warnings(settings)) {
+      LOG.warn(
+          "[idempotent-consumer group={}] {}",
+          settings.get(ConsumerConfig.GROUP_ID_CONFIG),
+          warning);
+    }
     return settings;
+  }
+
+  /**
+   * What is allowed but weakens what the consumer applies, one sentence each: an explicit {@code
+   * isolation.level=read_uncommitted}, which delivers the records of aborted transactions too.
+   *
+   * @param consumer the consumer's settings, as {@link #consumer} returns them
+   * @return the warnings, empty when there are none
+   */
+  static List<String> warnings(Map<String, Object> consumer) {
+    Object isolation = consumer.get(ConsumerConfig.ISOLATION_LEVEL_CONFIG);
+    if (isolation != null && READ_UNCOMMITTED.equals(isolation.toString().trim())) {
+      return List.of(
+          ConsumerConfig.ISOLATION_LEVEL_CONFIG
+              + "="
+              + READ_UNCOMMITTED
+              + ": records of aborted Kafka transactions are delivered and applied too (an"
+              + " exactly-once relay's or Connect worker's aborted batches: records never"
+              + " committed, whose events are mostly published again and then skipped as"
+              + " duplicates); remove the setting to read committed records only");
+    }
+    return List.of();
   }
 
   /**

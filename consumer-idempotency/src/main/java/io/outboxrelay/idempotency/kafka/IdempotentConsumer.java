@@ -20,7 +20,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * transaction holding the id and the business change), and commits the Kafka offset only after that
  * transaction committed ({@code commitSync} after each polled batch, and of what is done when
  * partitions are revoked or the consumer stops). A crash between the two commits redelivers records
- * whose ids are already recorded: they come back as duplicates and are skipped.
+ * whose ids are already recorded: they come back as duplicates and are skipped. It reads with
+ * {@code isolation.level=read_committed} unless told otherwise, so records of aborted Kafka
+ * transactions never reach the handler; deduplication by event id remains what makes effects happen
+ * once, whatever the producer's delivery guarantee.
  *
  * <p>A failing record is rolled back and tried again per the {@link RetryPolicy}: its partition is
  * paused and positioned on it while the consumer goes on polling (so retries never exceed {@code
@@ -111,7 +114,13 @@ public interface IdempotentConsumer extends AutoCloseable {
      * Adds consumer settings. {@code bootstrap.servers} and {@code group.id} are required. {@code
      * enable.auto.commit} is set to false; an explicit true is refused. {@code auto.offset.reset}
      * defaults to {@code earliest}, so a new group does not skip events published before it
-     * started. Deserializers are byte arrays; others are refused.
+     * started. {@code isolation.level} defaults to {@code read_committed}: records of aborted Kafka
+     * transactions (an exactly-once relay's or Kafka Connect's exactly-once source tasks') are
+     * never delivered, and a topic without transactions reads as with {@code read_uncommitted}. An
+     * explicit {@code read_uncommitted} is allowed and logged at WARN when the consumer is built:
+     * the aborted records are then delivered and applied like any other, and a later committed copy
+     * of the same event is skipped as a duplicate. Deserializers are byte arrays; others are
+     * refused.
      *
      * @param properties Kafka consumer settings; not {@code null}
      * @return this builder

@@ -31,6 +31,42 @@ class ConsumerSettingsTest {
   }
 
   @Test
+  void readsOnlyCommittedRecordsOfTransactionalProducersByDefaultWithoutWarning() {
+    Map<String, Object> settings = ConsumerSettings.consumer(minimal());
+
+    assertThat(settings).containsEntry("isolation.level", "read_committed");
+    assertThat(ConsumerSettings.warnings(settings)).isEmpty();
+  }
+
+  @Test
+  void keepsAnExplicitReadCommittedWithoutWarning() {
+    Map<String, Object> user = minimal();
+    user.put("isolation.level", "read_committed");
+
+    Map<String, Object> settings = ConsumerSettings.consumer(user);
+
+    assertThat(settings).containsEntry("isolation.level", "read_committed");
+    assertThat(ConsumerSettings.warnings(settings)).isEmpty();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"read_uncommitted", " read_uncommitted "})
+  void allowsAnExplicitReadUncommittedAndWarnsThatAbortedRecordsAreApplied(String value) {
+    Map<String, Object> user = minimal();
+    user.put("isolation.level", value);
+
+    Map<String, Object> settings = ConsumerSettings.consumer(user);
+
+    assertThat(settings).containsEntry("isolation.level", value);
+    assertThat(ConsumerSettings.warnings(settings))
+        .singleElement()
+        .asString()
+        .startsWith("isolation.level=read_uncommitted: ")
+        .contains("records of aborted Kafka transactions are delivered and applied too")
+        .contains("remove the setting");
+  }
+
+  @Test
   void keepsAnExplicitOffsetResetAndAnExplicitAutoCommitOff() {
     Map<String, Object> user = minimal();
     user.put("auto.offset.reset", "latest");

@@ -20,12 +20,15 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
- * A real Kafka Connect worker ({@code connect-runtime}) in standalone mode with one connector, as a
- * child JVM ({@code org.apache.kafka.connect.cli.ConnectStandalone}): Connect and its libraries on
- * the classpath, plugins only from {@code plugin.path}, found with {@code
- * plugin.discovery=service_load}; the REST API on a free port of 127.0.0.1; offsets in a file of
- * the worker's directory. Whoever starts it provides the classpath and the plugin directories (the
- * build writes them). Not thread-safe.
+ * A real Kafka Connect worker ({@code connect-runtime}) as a child JVM: Connect and its libraries
+ * on the classpath, plugins only from {@code plugin.path}, found with {@code
+ * plugin.discovery=service_load}; the REST API on a free port of 127.0.0.1. In standalone mode
+ * ({@code org.apache.kafka.connect.cli.ConnectStandalone}, the default) it runs one connector given
+ * at start and keeps offsets in a file of the worker's directory; in distributed mode ({@link
+ * Builder#distributed}, {@code ConnectDistributed}) its configuration, offsets and status live in
+ * topics of the broker and connectors are created through the REST API ({@link #put}). Whoever
+ * starts it provides the classpath and the plugin directories (the build writes them). Not
+ * thread-safe.
  */
 public final class KafkaConnectWorker implements AutoCloseable {
 
@@ -36,12 +39,17 @@ public final class KafkaConnectWorker implements AutoCloseable {
 
   private final ChildProcess process;
   private final URI rest;
+  private final Map<String, String> properties;
   private final HttpClient http = HttpClient.newHttpClient();
 
-  private KafkaConnectWorker(ChildProcess process, URI rest) {
+  private KafkaConnectWorker(ChildProcess process, URI rest, Map<String, String> properties) {
     this.process = process;
     this.rest = rest;
+    this.properties = properties;
   }
+
+  /** An answer of the REST API: its status code and its body as JSON (a missing node if empty). */
+  public record Answer(int status, JsonNode body) {}
 
   /**
    * Starts building a worker.
@@ -59,6 +67,92 @@ public final class KafkaConnectWorker implements AutoCloseable {
   /** The child process (its pid, log and signals). */
   public ChildProcess process() {
     return process;
+  }
+
+  /**
+   * A property of the worker's configuration file, e.g. {@code offset.storage.topic}.
+   *
+   * @param key the property
+   * @return its value, {@code null} when the file does not set it
+   */
+  public String property(String key) {
+    return properties.get(key);
+  }
+
+  /**
+   * Waits until the worker answers 200 on {@code GET /health}: its REST API is up and, in
+   * distributed mode, it has joined its group and read the configuration topic.
+   *
+   * @param timeout how long to wait
+   * @return this worker
+   * @throws LocalStackException on timeout or if the process exits first, with the log tail
+   */
+  public KafkaConnectWorker awaitHealthy(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    String last = "no answer";
+    while (true) {
+      if (!process.isAlive()) {
+        throw new LocalStackException(
+            process.name() + " exited before it was healthy:\n" + process.logTail(40));
+      }
+      try {
+        HttpResponse<String> response =
+            http.send(
+                HttpRequest.newBuilder(rest.resolve("/health"))
+                    .timeout(Duration.ofSeconds(5))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() == 200) {
+          return this;
+        }
+        last = response.statusCode() + ": " + response.body();
+      } catch (IOException e) {
+        last = e.toString();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new LocalStackException(
+            process.name()
+                + " was not healthy within "
+                + timeout
+                + " (last answer "
+                + last
+                + "):\n"
+                + process.logTail(40));
+      }
+      ChildProcess.pauseBriefly();
+    }
+  }
+
+  /**
+   * A PUT on the REST API with a JSON body, e.g. {@code /connectors/x/config} (creates or updates a
+   * connector in distributed mode) or {@code /connector-plugins/<class>/config/validate}.
+   *
+   * @param path the path
+   * @param body the body, serialised as JSON
+   * @return the answer, whatever its status
+   * @throws IllegalStateException when the thread was interrupted
+   * @throws UncheckedIOException when the worker cannot be reached
+   */
+  public Answer put(String path, Object body) {
+    try {
+      HttpResponse<String> response =
+          http.send(
+              HttpRequest.newBuilder(rest.resolve(path))
+                  .header("Content-Type", "application/json")
+                  .PUT(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)))
+                  .timeout(Duration.ofSeconds(60))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      return new Answer(response.statusCode(), JSON.readTree(response.body()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   /**
@@ -107,6 +201,7 @@ public final class KafkaConnectWorker implements AutoCloseable {
     private Path logDir;
     private String heap = "384m";
     private String mainClass = "org.apache.kafka.connect.cli.ConnectStandalone";
+    private boolean distributed;
 
     private Builder(String name, Path dir, String classpath) {
       this.name = Objects.requireNonNull(name, "name");
@@ -139,7 +234,34 @@ public final class KafkaConnectWorker implements AutoCloseable {
     }
 
     /**
-     * Sets the connector (required).
+     * Runs the worker in distributed mode ({@code ConnectDistributed}) as the only member of a
+     * group: {@code group.id}, and the topics {@code <groupId>-configs}, {@code <groupId>-offsets}
+     * and {@code <groupId>-status} (replication factor 1, offsets and status in one partition),
+     * unless set with {@link #workerProperty}. Connectors are then created with {@link #put}, not
+     * {@link #connector}. Distributed mode is what Connect's exactly-once source support ({@code
+     * exactly.once.source.support=enabled}) needs.
+     *
+     * @param groupId the worker's {@code group.id}, unique per test
+     * @return this builder
+     */
+    public Builder distributed(String groupId) {
+      Objects.requireNonNull(groupId, "groupId");
+      distributed = true;
+      mainClass = "org.apache.kafka.connect.cli.ConnectDistributed";
+      worker.put("group.id", groupId);
+      worker.put("config.storage.topic", groupId + "-configs");
+      worker.put("offset.storage.topic", groupId + "-offsets");
+      worker.put("status.storage.topic", groupId + "-status");
+      worker.put("config.storage.replication.factor", "1");
+      worker.put("offset.storage.replication.factor", "1");
+      worker.put("status.storage.replication.factor", "1");
+      worker.put("offset.storage.partitions", "1");
+      worker.put("status.storage.partitions", "1");
+      return this;
+    }
+
+    /**
+     * Sets the connector (required in standalone mode, refused in distributed mode).
      *
      * @param connector the connector as the JSON body of {@code POST /connectors}: {@code name} and
      *     {@code config}
@@ -186,9 +308,10 @@ public final class KafkaConnectWorker implements AutoCloseable {
     }
 
     /**
-     * Sets the main class (default Connect's {@code ConnectStandalone}): one on the classpath that
-     * prepares the JVM and then runs {@code ConnectStandalone} with its arguments, the worker's and
-     * the connector's files.
+     * Sets the main class (default Connect's {@code ConnectStandalone}, or {@code
+     * ConnectDistributed} after {@link #distributed}): one on the classpath that prepares the JVM
+     * and then runs Connect's with its arguments, the worker's file (and in standalone mode the
+     * connector's).
      *
      * @param className the class
      * @return this builder
@@ -210,23 +333,32 @@ public final class KafkaConnectWorker implements AutoCloseable {
     }
 
     /**
-     * Writes the worker's and the connector's configuration into its directory and starts the
-     * worker. It runs the connector once it has started; nothing here waits for that.
+     * Writes the worker's (and in standalone mode the connector's) configuration into its directory
+     * and starts the worker. A standalone worker runs the connector once it has started; nothing
+     * here waits for that.
      *
      * @return the started worker
-     * @throws IllegalStateException when the broker, the plugin path or the connector is not set
+     * @throws IllegalStateException when the broker or the plugin path is not set, or the connector
+     *     is missing in standalone mode or set in distributed mode
      * @throws UncheckedIOException when the configuration cannot be written
      * @throws LocalStackException when the JVM cannot be started
      */
     public KafkaConnectWorker start() {
-      if (!worker.containsKey("bootstrap.servers") || pluginPath.isEmpty() || connector == null) {
+      if (!worker.containsKey("bootstrap.servers") || pluginPath.isEmpty()) {
+        throw new IllegalStateException("a Connect worker needs bootstrapServers and pluginPath");
+      }
+      if (distributed == (connector != null)) {
         throw new IllegalStateException(
-            "a Connect worker needs bootstrapServers, pluginPath and connector");
+            distributed
+                ? "a distributed worker takes its connectors through the REST API (put)"
+                : "a standalone worker needs its connector");
       }
       int port = FreePorts.findFreePort();
       Map<String, String> properties = new TreeMap<>(worker);
-      properties.putIfAbsent(
-          "offset.storage.file.filename", dir.resolve("connect.offsets").toString());
+      if (!distributed) {
+        properties.putIfAbsent(
+            "offset.storage.file.filename", dir.resolve("connect.offsets").toString());
+      }
       properties.put(
           "plugin.path",
           pluginPath.stream()
@@ -241,27 +373,27 @@ public final class KafkaConnectWorker implements AutoCloseable {
             properties.entrySet().stream()
                 .map(e -> e.getKey() + "=" + e.getValue().replace("\\", "\\\\"))
                 .collect(Collectors.joining("\n", "", "\n")));
-        Path connectorFile = dir.resolve("connector.json");
-        JSON.writerWithDefaultPrettyPrinter().writeValue(connectorFile.toFile(), connector);
+        List<String> arguments = new ArrayList<>(List.of(workerFile.toString()));
+        if (!distributed) {
+          Path connectorFile = dir.resolve("connector.json");
+          JSON.writerWithDefaultPrettyPrinter().writeValue(connectorFile.toFile(), connector);
+          arguments.add(connectorFile.toString());
+        }
         Path log4j = dir.resolve("log4j2.xml");
         Files.writeString(log4j, LOG4J2_XML, StandardCharsets.UTF_8);
         List<String> options = new ArrayList<>();
         options.add("-Dlog4j2.configurationFile=" + log4j);
         options.addAll(jvmOptions);
         List<String> command =
-            ChildProcess.javaCommand(
-                heap,
-                options,
-                classpath,
-                mainClass,
-                List.of(workerFile.toString(), connectorFile.toString()));
+            ChildProcess.javaCommand(heap, options, classpath, mainClass, arguments);
         ChildProcess process =
             ChildProcess.builder(command)
                 .name(name)
                 .directory(dir)
                 .logFile((logDir == null ? dir : logDir).resolve(name + ".log"))
                 .start();
-        return new KafkaConnectWorker(process, URI.create("http://127.0.0.1:" + port));
+        return new KafkaConnectWorker(
+            process, URI.create("http://127.0.0.1:" + port), Map.copyOf(properties));
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
