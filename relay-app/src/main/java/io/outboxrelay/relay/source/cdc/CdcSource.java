@@ -224,6 +224,7 @@ public final class CdcSource implements OutboxSource {
                       config.name() + "-tx-limits",
                       config.logContext())),
               metrics,
+              tenure::mayPublish,
               why -> e.abdicate(why));
     } else {
       publisher.warmUp(); // while the engine starts, rather than at the first event

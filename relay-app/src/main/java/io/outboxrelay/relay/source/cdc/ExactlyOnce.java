@@ -51,18 +51,23 @@ final class ExactlyOnce implements AutoCloseable {
   private final String transactionalId;
   private final Consumer<String> onFenced;
   private final AtomicBoolean fenced = new AtomicBoolean();
+  private final BooleanSupplier mayPublish;
+  private volatile boolean closed;
 
   /**
    * @param config the relay configuration, with exactly-once delivery
    * @param publisher sends with the term's transactional producer ({@link #producerFactory})
    * @param metrics where transactions are counted
+   * @param mayPublish whether the term's leadership is still sure
    * @param onFenced told once, with the reason, when another producer of the id fenced this one
    */
   ExactlyOnce(
       RelayConfig config,
       KafkaPublisher publisher,
       RelayMetrics metrics,
+      BooleanSupplier mayPublish,
       Consumer<String> onFenced) {
+    this.mayPublish = mayPublish;
     this.publisher = publisher;
     this.progress = new ProgressTopic(config);
     this.metrics = metrics;
@@ -199,15 +204,15 @@ final class ExactlyOnce implements AutoCloseable {
   }
 
   /**
-   * Commits a position alone, as {@link #commitPosition(String, BooleanSupplier)}, until committed
-   * or this term's transactions end.
+   * Commits a position alone, as {@link #commitPosition(String, BooleanSupplier)}, until committed,
+   * or until this term's transactions end or its leadership is no longer sure.
    *
    * @param position the offset JSON
    * @return true once committed
    * @throws InterruptedException when interrupted
    */
   boolean commitPosition(String position) throws InterruptedException {
-    return commitPosition(position, () -> fenced.get());
+    return commitPosition(position, () -> closed || fenced.get() || !mayPublish.getAsBoolean());
   }
 
   /**
@@ -266,6 +271,7 @@ final class ExactlyOnce implements AutoCloseable {
   /** Closes the producer at once; an open transaction is aborted by the next holder. */
   @Override
   public void close() {
+    closed = true;
     publisher.close(Duration.ZERO);
   }
 }
