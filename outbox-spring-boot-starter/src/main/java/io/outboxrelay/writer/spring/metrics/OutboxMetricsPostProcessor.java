@@ -16,7 +16,8 @@ import org.springframework.core.type.MethodMetadata;
 /**
  * Counts the events of the {@link Outbox} that {@link OutboxAutoConfiguration} made, by wrapping it
  * in a {@link MeteredOutbox}. An {@code Outbox} bean of the application's own is left as it is: it
- * may be injected by its own class, which a wrapper would break.
+ * may be injected by its own class, which a wrapper would break. Thread-safe once Spring has set
+ * its bean factory.
  */
 final class OutboxMetricsPostProcessor implements BeanPostProcessor, BeanFactoryAware {
 

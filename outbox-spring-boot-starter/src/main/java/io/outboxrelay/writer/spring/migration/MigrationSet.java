@@ -1,5 +1,6 @@
 package io.outboxrelay.writer.spring.migration;
 
+import io.outboxrelay.writer.Dialect;
 import java.util.Locale;
 
 /**
@@ -30,7 +31,7 @@ enum MigrationSet {
    * The classpath location of the scripts for a dialect. Outside {@code db/migration}, which
    * Flyway's default location would scan recursively into the application's own history.
    */
-  String location(io.outboxrelay.writer.Dialect dialect) {
+  String location(Dialect dialect) {
     return "classpath:io/outboxrelay/migration/"
         + directory
         + "/"
