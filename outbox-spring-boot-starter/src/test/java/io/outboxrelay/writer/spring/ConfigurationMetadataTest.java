@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.outboxrelay.writer.spring.metrics.OutboxMetricsAutoConfiguration;
+import io.outboxrelay.writer.spring.migration.OutboxMigrationsAutoConfiguration;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -12,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The build generates the configuration metadata that IDEs complete {@code outbox.writer.*} from,
- * and registers the auto-configuration.
+ * and registers the auto-configurations.
  */
 class ConfigurationMetadataTest {
 
@@ -44,7 +46,10 @@ class ConfigurationMetadataTest {
             "outbox.writer.columns.event-type",
             "outbox.writer.columns.payload",
             "outbox.writer.columns.aggregate-version",
-            "outbox.writer.columns.headers");
+            "outbox.writer.columns.headers",
+            "outbox.migrations.enabled",
+            "outbox.migrations.outbox-table",
+            "outbox.migrations.processed-events");
     assertThat(properties.values())
         .allSatisfy(p -> assertThat(p.path("description").asText()).isNotBlank());
     assertThat(properties.get("outbox.writer.table").get("defaultValue").asText())
@@ -53,6 +58,8 @@ class ConfigurationMetadataTest {
         .isEqualTo("headers");
     assertThat(properties.get("outbox.writer.serializer").get("type").asText())
         .isEqualTo(SerializerChoice.class.getName());
+    assertThat(properties.get("outbox.migrations.enabled").get("defaultValue").asBoolean())
+        .isFalse();
   }
 
   @Test
@@ -60,8 +67,11 @@ class ConfigurationMetadataTest {
     try (InputStream in =
         resource(
             "META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports")) {
-      assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8).trim())
-          .isEqualTo(OutboxAutoConfiguration.class.getName());
+      assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8).lines())
+          .contains(
+              OutboxAutoConfiguration.class.getName(),
+              OutboxMigrationsAutoConfiguration.class.getName(),
+              OutboxMetricsAutoConfiguration.class.getName());
     }
   }
 }

@@ -1,0 +1,108 @@
+package io.outboxrelay.writer.spring.migration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.outboxrelay.testsupport.stack.ProjectFiles;
+import io.outboxrelay.writer.Dialect;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The shipped scripts say what the project's {@code config/} files say, so that they cannot drift
+ * apart unnoticed (the integration tests compare the resulting tables in the databases): the first
+ * version is the DDL file with IF NOT EXISTS, each later one the statement of the matching file of
+ * {@code config/<dialect>/migrations}, run only where its column is missing.
+ */
+class ShippedMigrationsTest {
+
+  private static String script(MigrationSet set, Dialect dialect, String file) throws IOException {
+    String path = set.location(dialect).substring("classpath:".length()) + "/" + file;
+    try (InputStream in = ShippedMigrationsTest.class.getClassLoader().getResourceAsStream(path)) {
+      assertThat(in).as(path).isNotNull();
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  /** The statements of a script: comments removed, split at semicolons, trimmed. */
+  private static List<String> statements(String text) {
+    StringBuilder sql = new StringBuilder();
+    for (String line : text.split("\n")) {
+      int comment = line.indexOf("--");
+      sql.append(comment >= 0 ? line.substring(0, comment) : line).append('\n');
+    }
+    List<String> statements = new ArrayList<>();
+    for (String s : sql.toString().split(";")) {
+      if (!s.isBlank()) {
+        statements.add(s.trim());
+      }
+    }
+    return statements;
+  }
+
+  private static String config(Dialect dialect, String file) {
+    return "config/" + dialect.name().toLowerCase(Locale.ROOT) + "/" + file;
+  }
+
+  private static List<String> ifNotExists(List<String> statements) {
+    return statements.stream()
+        .map(
+            s ->
+                s.replace("CREATE TABLE ", "CREATE TABLE IF NOT EXISTS ")
+                    .replace("CREATE INDEX ", "CREATE INDEX IF NOT EXISTS "))
+        .toList();
+  }
+
+  /** The statement of a config migration as the shipped script runs it. */
+  private static void assertAddsWhereMissing(Dialect dialect, String shipped, String configFile) {
+    List<String> expected = ProjectFiles.sqlStatements(config(dialect, configFile));
+    assertThat(expected).hasSize(1);
+    String alter = expected.get(0);
+    if (dialect == Dialect.POSTGRESQL) {
+      assertThat(statements(shipped))
+          .containsExactly(alter.replace(" ADD COLUMN ", " ADD COLUMN IF NOT EXISTS "));
+    } else {
+      // MySQL has no ADD COLUMN IF NOT EXISTS: the statement is prepared where the column is
+      // missing.
+      assertThat(shipped).contains("'" + alter + "'").contains("EXECUTE outbox_ddl;");
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Dialect.class)
+  void outboxTableIsTheConfigDdlAndItsMigrations(Dialect dialect) throws IOException {
+    assertThat(statements(script(MigrationSet.OUTBOX, dialect, "V1__create_outbox_events.sql")))
+        .isEqualTo(ifNotExists(ProjectFiles.sqlStatements(config(dialect, "outbox-schema.sql"))));
+    assertAddsWhereMissing(
+        dialect,
+        script(MigrationSet.OUTBOX, dialect, "V2__add_aggregate_version.sql"),
+        dialect == Dialect.MYSQL
+            ? "migrations/003-add-aggregate-version.sql"
+            : "migrations/004-add-aggregate-version.sql");
+    assertAddsWhereMissing(
+        dialect,
+        script(MigrationSet.OUTBOX, dialect, "V3__add_headers.sql"),
+        dialect == Dialect.MYSQL
+            ? "migrations/004-add-headers.sql"
+            : "migrations/005-add-headers.sql");
+  }
+
+  @ParameterizedTest
+  @EnumSource(Dialect.class)
+  void processedEventsTablesAreTheConfigDdlAndItsMigrations(Dialect dialect) throws IOException {
+    assertThat(
+            statements(
+                script(MigrationSet.PROCESSED_EVENTS, dialect, "V1__create_processed_events.sql")))
+        .isEqualTo(
+            ifNotExists(ProjectFiles.sqlStatements(config(dialect, "processed-events.sql"))));
+    assertAddsWhereMissing(
+        dialect,
+        script(MigrationSet.PROCESSED_EVENTS, dialect, "V2__add_payload_hash.sql"),
+        "migrations/processed-events-001-add-payload-hash.sql");
+  }
+}
