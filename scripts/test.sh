@@ -5,4 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/ensure-prereqs.sh
-mvn -B -ntp verify "$@"
+# install, not verify: the release check below builds the libraries alone, and their test
+# dependencies (test-support, the change reader's test jar) must resolve.
+mvn -B -ntp install "$@"
+# The published artifacts: deployed to a local file repository and used by an application.
+scripts/release-check.sh
