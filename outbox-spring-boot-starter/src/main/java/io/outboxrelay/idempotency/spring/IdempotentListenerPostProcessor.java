@@ -17,6 +17,7 @@ import org.springframework.kafka.listener.AbstractMessageListenerContainer;
 import org.springframework.kafka.listener.BatchMessageListener;
 import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.kafka.listener.adapter.AsyncRepliesAware;
+import org.springframework.kafka.transaction.KafkaAwareTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.util.ClassUtils;
@@ -161,6 +162,15 @@ final class IdempotentListenerPostProcessor
           listener,
           "needs a transaction manager of the DataSource, but there is no single or primary"
               + " PlatformTransactionManager bean; name one with outbox.consumer.transaction-manager");
+    }
+    if (manager instanceof KafkaAwareTransactionManager<?, ?>) {
+      // The common mistake once spring.kafka.producer.transaction-id-prefix is set: caught here
+      // rather than by every record failing.
+      throw refused(
+          listener,
+          "would run on a Kafka transaction manager, which binds no connection of the DataSource;"
+              + " name a transaction manager of the DataSource with"
+              + " outbox.consumer.transaction-manager");
     }
     TransactionTemplate template = new TransactionTemplate(manager);
     template.setName("idempotent-listener " + listener);
