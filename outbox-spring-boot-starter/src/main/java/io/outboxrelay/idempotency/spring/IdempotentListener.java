@@ -37,7 +37,7 @@ import java.lang.annotation.Target;
  * <pre>{@code
  * @KafkaListener(topics = "outbox.event.order", groupId = "billing")
  * @IdempotentListener
- * void on(OrderPlaced event) {
+ * public void on(OrderPlaced event) {
  *   invoices.save(Invoice.forOrder(event.orderId()));   // a Spring Data JPA repository
  * }
  * }</pre>

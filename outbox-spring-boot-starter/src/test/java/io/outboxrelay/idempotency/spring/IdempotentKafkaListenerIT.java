@@ -56,6 +56,7 @@ class IdempotentKafkaListenerIT {
       AttributeKey.stringKey("messaging.message.id");
   private static final AttributeKey<String> OUTCOME =
       AttributeKey.stringKey("outbox_relay.outcome");
+  private static final AttributeKey<String> ERROR_TYPE = AttributeKey.stringKey("error.type");
   private static final AttributeKey<String> GROUP =
       AttributeKey.stringKey("messaging.consumer.group.name");
 
@@ -281,7 +282,12 @@ class IdempotentKafkaListenerIT {
     assertThat(balance(account)).as("only the next event's credit").isEqualTo(3);
     assertThat(spansOf(failing))
         .hasSize(PaymentApplication.ATTEMPTS)
-        .allSatisfy(s -> assertThat(s.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR));
+        .allSatisfy(
+            s -> {
+              assertThat(s.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
+              assertThat(s.getAttributes().get(ERROR_TYPE))
+                  .isEqualTo("org.springframework.kafka.listener.ListenerExecutionFailedException");
+            });
   }
 
   @Test

@@ -51,10 +51,24 @@ class IdempotentListenerAutoConfigurationTest {
   }
 
   @Test
-  void loadsNothingWithoutConsumerIdempotency() {
+  void refusesAnnotatedListenersWithoutConsumerIdempotencyInsteadOfIgnoringTheAnnotation()
+      throws Exception {
+    Method idempotent = Listeners.class.getDeclaredMethod("idempotent", String.class);
+    Method plain = Listeners.class.getDeclaredMethod("plain", String.class);
     runner
         .withClassLoader(new FilteredClassLoader(IdempotentProcessor.class))
-        .run(context -> assertThat(context).doesNotHaveBean(IdempotentListenerProperties.class));
+        .run(
+            context -> {
+              assertThat(context)
+                  .doesNotHaveBean(IdempotentListenerProperties.class)
+                  .doesNotHaveBean(IdempotentListenerAutoConfiguration.CONTAINER_POST_PROCESSOR);
+              AnnotationEnhancer enhancer = context.getBean(AnnotationEnhancer.class);
+              assertThat(enhancer.apply(attributes(plain), plain))
+                  .containsEntry(IdempotentListenerEnhancer.ATTRIBUTE, "");
+              assertThatThrownBy(() -> enhancer.apply(attributes(idempotent), idempotent))
+                  .isInstanceOf(IllegalStateException.class)
+                  .hasMessageContaining("io.outboxrelay:consumer-idempotency");
+            });
   }
 
   static class Listeners {
