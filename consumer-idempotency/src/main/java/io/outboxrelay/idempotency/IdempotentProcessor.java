@@ -1,5 +1,6 @@
 package io.outboxrelay.idempotency;
 
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
@@ -86,6 +87,41 @@ public interface IdempotentProcessor {
    *     on and the processed-events table has no {@code payload_hash} column
    */
   Outcome process(EventRef event, EventHandler handler);
+
+  /**
+   * Records the event in a transaction the caller owns, for callers whose business change runs in a
+   * transaction they (or their framework) begin and end, such as a Spring-managed one: on {@code
+   * connection}, inside its current transaction, inserts {@code (consumer group, event id)} into
+   * the processed-events table and, with the version check on, checks and stores the aggregate
+   * version exactly as {@link #process(EventRef, EventHandler)} does. It neither commits nor rolls
+   * back.
+   *
+   * <p>The caller then applies the event's business change in the same transaction only if this
+   * returns {@link Outcome#PROCESSED}, and commits or rolls back the id and the change together. On
+   * {@link Outcome#DUPLICATE}, {@link Outcome#STALE} and {@link Outcome#CONFLICT} it skips the
+   * change and may commit (a stale event's id is recorded, so that its redeliveries are
+   * duplicates). After an exception it must roll back. The transaction should begin with this call:
+   * a concurrent delivery of the event waits on the id's key until this transaction ends.
+   *
+   * <p>Unlike {@link #process(EventRef, EventHandler)}, a deadlock while recording the id is not
+   * retried here (a deadlock victim's whole transaction is rolled back, and it is the caller's): it
+   * is thrown, and the caller retries the event in a new transaction. {@link #counters()} does not
+   * count these calls, whose outcome is known only when the caller's transaction ends.
+   *
+   * @param connection a connection in a transaction (auto-commit off); not {@code null}; not closed
+   *     or changed beyond the statements described
+   * @param event the event's id and optional aggregate version; not {@code null}
+   * @return {@link Outcome#PROCESSED} when the event is new and admitted (it counts as processed
+   *     once the caller commits), or why it must be skipped
+   * @throws SQLException if the database fails (deadlock victims and lock wait timeouts included:
+   *     roll back and retry)
+   * @throws VersionGapException if the version skips ahead and {@link GapPolicy#REJECT} is in force
+   *     (roll back; retriable)
+   * @throws IllegalStateException if {@code connection} is in auto-commit mode
+   * @throws SchemaMigrationRequiredException before anything is written, if the conflict check is
+   *     on and the processed-events table has no {@code payload_hash} column
+   */
+  Outcome admit(Connection connection, EventRef event) throws SQLException;
 
   /**
    * Shorthand for {@code process(EventRef.of(eventId), handler)}.

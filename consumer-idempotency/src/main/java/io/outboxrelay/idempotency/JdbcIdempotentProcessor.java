@@ -86,15 +86,36 @@ final class JdbcIdempotentProcessor implements IdempotentProcessor {
     }
   }
 
+  @Override
+  public Outcome admit(Connection connection, EventRef event) throws SQLException {
+    Objects.requireNonNull(connection, "connection");
+    Objects.requireNonNull(event, "event");
+    if (connection.getAutoCommit()) {
+      throw new IllegalStateException(
+          "admitting event "
+              + event.eventId()
+              + " needs a connection in a transaction (auto-commit off), so that its id commits"
+              + " with the business change; begin the transaction first");
+    }
+    Sql statements = statements(connection);
+    return record(connection, statements, event, false);
+  }
+
+  /** The statements, once the conflict check's column is known to be there when it is on. */
+  private Sql statements(Connection connection) throws SQLException {
+    Sql statements = sql(connection);
+    if (conflictCheck && !payloadHashColumnSeen) {
+      // Looked for until found: the migration may run while the consumer is up.
+      ConflictCheck.requireColumn(connection, statements, processedEventsTable);
+      payloadHashColumnSeen = true;
+    }
+    return statements;
+  }
+
   private Outcome inTransaction(Connection connection, EventRef event, EventHandler handler) {
     boolean restoreAutoCommit = false;
     try {
-      Sql statements = sql(connection);
-      if (conflictCheck && !payloadHashColumnSeen) {
-        // Looked for until found: the migration may run while the consumer is up.
-        ConflictCheck.requireColumn(connection, statements, processedEventsTable);
-        payloadHashColumnSeen = true;
-      }
+      Sql statements = statements(connection);
       if (connection.getAutoCommit()) {
         connection.setAutoCommit(false);
         restoreAutoCommit = true;
@@ -120,7 +141,32 @@ final class JdbcIdempotentProcessor implements IdempotentProcessor {
 
   private Outcome apply(Connection connection, Sql statements, EventRef event, EventHandler handler)
       throws Exception {
-    int inserted = insertEventId(connection, statements, event);
+    Outcome recorded = record(connection, statements, event, true);
+    if (recorded != Outcome.PROCESSED) {
+      return recorded;
+    }
+    handler.handle(TransactionGuard.guard(connection));
+    if (connection.getAutoCommit()) {
+      throw new IllegalStateException(
+          "the handler of event "
+              + event.eventId()
+              + " turned auto-commit on, which committed its transaction early; an event"
+              + " handler must leave the transaction to the processor");
+    }
+    return Outcome.PROCESSED;
+  }
+
+  /**
+   * Records the event id and runs the version check: {@link Outcome#PROCESSED} if the event is to
+   * be applied now, else why not.
+   *
+   * @param retryDeadlocks whether a deadlock on the id's insert may roll back and insert again,
+   *     which only the owner of the transaction may do
+   */
+  private Outcome record(
+      Connection connection, Sql statements, EventRef event, boolean retryDeadlocks)
+      throws SQLException {
+    int inserted = insertEventId(connection, statements, event, retryDeadlocks);
     if (inserted == 0) {
       return duplicateOrConflict(connection, statements, event);
     }
@@ -135,14 +181,6 @@ final class JdbcIdempotentProcessor implements IdempotentProcessor {
             connection, statements, consumerGroup, event.eventId(), version, gapPolicy)) {
       LOG.debug("{} event {} is stale: skipped", logPrefix, event.eventId());
       return Outcome.STALE;
-    }
-    handler.handle(TransactionGuard.guard(connection));
-    if (connection.getAutoCommit()) {
-      throw new IllegalStateException(
-          "the handler of event "
-              + event.eventId()
-              + " turned auto-commit on, which committed its transaction early; an event"
-              + " handler must leave the transaction to the processor");
     }
     return Outcome.PROCESSED;
   }
@@ -176,9 +214,11 @@ final class JdbcIdempotentProcessor implements IdempotentProcessor {
    * Inserts the event id, the first statement of the transaction. When three or more deliveries of
    * one event wait on its key and the first rolls back, InnoDB lets the waiters take shared locks
    * and then picks deadlock victims among them (PostgreSQL does not). Nothing else has happened in
-   * the transaction yet, so the insert is simply tried again in a new one.
+   * the transaction yet, so the insert is simply tried again in a new one; in a transaction of the
+   * caller's ({@code retryDeadlocks} false) the deadlock is thrown, for the caller to retry.
    */
-  private int insertEventId(Connection connection, Sql statements, EventRef event)
+  private int insertEventId(
+      Connection connection, Sql statements, EventRef event, boolean retryDeadlocks)
       throws SQLException {
     String eventId = event.eventId();
     String statement =
@@ -197,7 +237,9 @@ final class JdbcIdempotentProcessor implements IdempotentProcessor {
         }
         return insert.executeUpdate();
       } catch (SQLException e) {
-        if (attempt >= MAX_INSERT_ATTEMPTS || !isDeadlockOrSerializationFailure(e)) {
+        if (!retryDeadlocks
+            || attempt >= MAX_INSERT_ATTEMPTS
+            || !isDeadlockOrSerializationFailure(e)) {
           throw e;
         }
         LOG.debug("{} recording event {} was a deadlock victim, again", logPrefix, eventId);

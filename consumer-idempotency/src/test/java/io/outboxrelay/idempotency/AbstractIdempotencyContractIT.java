@@ -397,6 +397,78 @@ abstract class AbstractIdempotencyContractIT {
     assertThat(db.processedRows(group)).isEqualTo(threads);
   }
 
+  /**
+   * Admits {@code event} in a transaction of the test's own on one connection, applies the effect
+   * when admitted, then commits (or rolls back when {@code commit} is false).
+   */
+  private Outcome admitInOwnTransaction(
+      IdempotentProcessor processor, EventRef event, boolean commit) throws Exception {
+    try (Connection c = db.connect()) {
+      c.setAutoCommit(false);
+      try {
+        Outcome outcome = processor.admit(c, event);
+        if (outcome == Outcome.PROCESSED) {
+          TestDatabase.applyEffect(c, event.eventId(), 1);
+        }
+        if (commit) {
+          c.commit();
+        } else {
+          c.rollback();
+        }
+        return outcome;
+      } catch (Exception e) {
+        c.rollback();
+        throw e;
+      }
+    }
+  }
+
+  @Test
+  void admitsAnEventInTheCallersTransactionWhichCommitsOrRollsBackItsIdWithTheChange()
+      throws Exception {
+    IdempotentProcessor processor = processor();
+    String id = newId();
+
+    assertThat(admitInOwnTransaction(processor, EventRef.of(id), false))
+        .isEqualTo(Outcome.PROCESSED);
+    assertThat(db.isRecorded(group, id)).isFalse();
+    assertThat(db.effects(id)).isZero();
+
+    assertThat(admitInOwnTransaction(processor, EventRef.of(id), true))
+        .isEqualTo(Outcome.PROCESSED);
+    assertThat(admitInOwnTransaction(processor, EventRef.of(id), true))
+        .isEqualTo(Outcome.DUPLICATE);
+    assertThat(processor.process(id, effect(id, 1))).isEqualTo(Outcome.DUPLICATE);
+
+    assertThat(db.effects(id)).isEqualTo(1);
+    assertThat(db.processedRows(group)).isEqualTo(1);
+  }
+
+  @Test
+  void admitsVersionsLikeProcessAndRefusesAConnectionInAutoCommitMode() throws Exception {
+    IdempotentProcessor processor = versionChecking(GapPolicy.REJECT);
+
+    assertThat(admitInOwnTransaction(processor, EventRef.of("e1", "order", "o-1", 1), true))
+        .isEqualTo(Outcome.PROCESSED);
+    assertThat(admitInOwnTransaction(processor, EventRef.of("e0", "order", "o-1", 1), true))
+        .isEqualTo(Outcome.STALE);
+    assertThatThrownBy(
+            () -> admitInOwnTransaction(processor, EventRef.of("e3", "order", "o-1", 3), true))
+        .isInstanceOf(VersionGapException.class);
+    try (Connection c = db.connect()) {
+      c.setAutoCommit(true);
+      assertThatThrownBy(() -> processor.admit(c, EventRef.of("e2", "order", "o-1", 2)))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("auto-commit");
+    }
+
+    assertThat(db.isRecorded(group, "e0")).isTrue();
+    assertThat(db.isRecorded(group, "e2")).isFalse();
+    assertThat(db.isRecorded(group, "e3")).isFalse();
+    assertThat(db.allEffects()).isEqualTo(1);
+    assertThat(db.lastVersion(group, "order", "o-1")).isEqualTo(1);
+  }
+
   @Test
   void deletesOldProcessedIdsInBatchesAndKeepsRecentOnesAndOtherGroups() throws Exception {
     IdempotentProcessor processor =

@@ -339,10 +339,7 @@ public interface IdempotentConsumer extends AutoCloseable {
     }
 
     private static String requireHeaderName(String name) {
-      if (name == null || name.isBlank()) {
-        throw new IllegalArgumentException("a header name must not be blank");
-      }
-      return name;
+      return RecordEvents.requireHeaderName(name);
     }
 
     private static Duration requirePositive(Duration duration, String what) {

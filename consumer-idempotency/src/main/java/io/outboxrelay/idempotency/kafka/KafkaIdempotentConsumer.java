@@ -169,13 +169,7 @@ final class KafkaIdempotentConsumer implements IdempotentConsumer {
   }
 
   private PoisonRecordException conflict(ConsumerRecord<byte[], byte[]> record) {
-    return new PoisonRecordException(
-        "event id conflict: an event with id "
-            + parts.events().eventIdOrNull(record)
-            + " was already processed with another payload (the SHA-256 of this record's value"
-            + " differs from the one recorded with the id): two events were given one id. The"
-            + " producer must give every event its own id; publish this one again under a new id"
-            + " to apply it");
+    return PoisonRecordException.conflict(parts.events().eventIdOrNull(record));
   }
 
   private boolean onFailure(

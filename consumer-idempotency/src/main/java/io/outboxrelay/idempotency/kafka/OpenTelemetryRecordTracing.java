@@ -29,7 +29,7 @@ import org.apache.kafka.common.header.Header;
  * them starts a trace), the record's {@code baggage} header is current with it, and both stay
  * current while the processor and the handler run, so the handler's own spans are its children. The
  * only class of this module that uses OpenTelemetry: {@link RecordTracing} loads it only when the
- * API is on the classpath. Used by the consumer's thread only.
+ * API is on the classpath. Thread-safe.
  */
 final class OpenTelemetryRecordTracing implements RecordTracing {
 
@@ -60,12 +60,13 @@ final class OpenTelemetryRecordTracing implements RecordTracing {
       TextMapPropagator.composite(
           W3CTraceContextPropagator.getInstance(), W3CBaggagePropagator.getInstance());
 
-  private static final TextMapGetter<ConsumerRecord<byte[], byte[]>> HEADERS = new Headers();
+  private static final TextMapGetter<ConsumerRecord<?, ?>> HEADERS = new Headers();
 
   private final OpenTelemetry configured;
   private final String consumerGroup;
   private final RecordEvents events;
-  private Tracer tracer;
+  // Looked up at the first record; a race only looks it up twice.
+  private volatile Tracer tracer;
 
   private OpenTelemetryRecordTracing(
       OpenTelemetry configured, String consumerGroup, RecordEvents events) {
@@ -84,7 +85,7 @@ final class OpenTelemetryRecordTracing implements RecordTracing {
   }
 
   @Override
-  public Outcome process(ConsumerRecord<byte[], byte[]> record, Supplier<Outcome> processing) {
+  public Outcome process(ConsumerRecord<?, ?> record, Supplier<Outcome> processing) {
     Context parent = W3C.extract(Context.root(), record, HEADERS);
     Span span = spanBuilder(record).setParent(parent).startSpan();
     Scope scope = parent.with(span).makeCurrent();
@@ -108,7 +109,7 @@ final class OpenTelemetryRecordTracing implements RecordTracing {
   }
 
   /** The span with the attributes known before processing (those samplers may look at). */
-  private SpanBuilder spanBuilder(ConsumerRecord<byte[], byte[]> record) {
+  private SpanBuilder spanBuilder(ConsumerRecord<?, ?> record) {
     SpanBuilder builder =
         tracer()
             .spanBuilder("process " + record.topic())
@@ -132,10 +133,12 @@ final class OpenTelemetryRecordTracing implements RecordTracing {
   }
 
   private Tracer tracer() {
-    if (tracer == null) {
-      tracer = (configured != null ? configured : global()).getTracer(SCOPE);
+    Tracer current = tracer;
+    if (current == null) {
+      current = (configured != null ? configured : global()).getTracer(SCOPE);
+      tracer = current;
     }
-    return tracer;
+    return current;
   }
 
   /**
@@ -155,10 +158,10 @@ final class OpenTelemetryRecordTracing implements RecordTracing {
    * Reads the W3C headers as text: {@code get} the last of a name, {@code getAll} each in order.
    * {@code keys} is left to the API (deprecated there; the W3C propagators do not call it).
    */
-  private static final class Headers implements TextMapGetter<ConsumerRecord<byte[], byte[]>> {
+  private static final class Headers implements TextMapGetter<ConsumerRecord<?, ?>> {
 
     @Override
-    public String get(ConsumerRecord<byte[], byte[]> record, String key) {
+    public String get(ConsumerRecord<?, ?> record, String key) {
       if (record == null) {
         return null;
       }
@@ -167,7 +170,7 @@ final class OpenTelemetryRecordTracing implements RecordTracing {
     }
 
     @Override
-    public Iterator<String> getAll(ConsumerRecord<byte[], byte[]> record, String key) {
+    public Iterator<String> getAll(ConsumerRecord<?, ?> record, String key) {
       List<String> values = new ArrayList<>();
       if (record != null) {
         for (Header header : record.headers().headers(key)) {

@@ -30,4 +30,22 @@ public class PoisonRecordException extends RuntimeException {
   public PoisonRecordException(String message, Throwable cause) {
     super(message, cause);
   }
+
+  /**
+   * The failure of an event whose id was already processed with another payload ({@link
+   * io.outboxrelay.idempotency.Outcome#CONFLICT}), as every consumer of this library reports it:
+   * the message starts with {@code event id conflict:} and says what to do.
+   *
+   * @param eventId the event id, or {@code null} if unknown
+   * @return the exception
+   */
+  public static PoisonRecordException conflict(String eventId) {
+    return new PoisonRecordException(
+        "event id conflict: an event with id "
+            + eventId
+            + " was already processed with another payload (the SHA-256 of this record's value"
+            + " differs from the one recorded with the id): two events were given one id. The"
+            + " producer must give every event its own id; publish this one again under a new id"
+            + " to apply it");
+  }
 }

@@ -47,6 +47,40 @@ class RecordEventsTest {
   }
 
   @Test
+  void readsDeserialisedRecordsLikeTheirBytes() {
+    String value = "{\"order\":\"o-1\",\"note\":\"caf\u00e9\"}";
+    ConsumerRecord<String, String> text = new ConsumerRecord<>("t", 0, 7L, "o-9", value);
+    text.headers().add("id", "e-1".getBytes(StandardCharsets.UTF_8));
+    text.headers().add("aggregate_type", "order".getBytes(StandardCharsets.UTF_8));
+    text.headers().add("aggregate_version", "4".getBytes(StandardCharsets.UTF_8));
+    ConsumerRecord<Long, Object> other = new ConsumerRecord<>("t", 0, 8L, 9L, new Object());
+    other.headers().add("id", "e-2".getBytes(StandardCharsets.UTF_8));
+    other.headers().add("aggregate_type", "order".getBytes(StandardCharsets.UTF_8));
+
+    assertThat(events.toEventRef(text, true))
+        .as("a String key is the aggregate id; a String value hashes as its UTF-8 bytes")
+        .isEqualTo(
+            EventRef.of("e-1", "order", "o-9", 4)
+                .withPayload(value.getBytes(StandardCharsets.UTF_8)));
+    assertThat(events.toEventRef(other, true))
+        .as("a value of another type gives no hash")
+        .isEqualTo(EventRef.of("e-2"));
+    other.headers().add("aggregate_version", "1".getBytes(StandardCharsets.UTF_8));
+    assertThatThrownBy(() -> events.toEventRef(other, false))
+        .as("a key of another type is no aggregate id")
+        .isInstanceOf(PoisonRecordException.class)
+        .hasMessageContaining("aggregate id");
+  }
+
+  @Test
+  void refusesABlankHeaderName() {
+    assertThatThrownBy(() -> new RecordEvents(" ", null))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new RecordEvents("id", ""))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void takesTheLastIdHeaderWhenThereAreSeveral() {
     assertThat(events.toEventRef(record("o-1", "id", "e-1", "id", "e-2"), false).eventId())
         .isEqualTo("e-2");

@@ -11,8 +11,10 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * ({@code DataSourceTransactionManager} and {@code JpaTransactionManager} both do), while the bean
  * the outbox writes to may be that proxy, a {@code LazyConnectionDataSourceProxy} or another {@link
  * DelegatingDataSource}: the data source and each one it wraps are looked up in turn. Stateless.
+ * Public for the starter's other packages (the idempotent listener asks the same question); not an
+ * API for applications.
  */
-final class Bindings {
+public final class Bindings {
 
   /** How many wrappers deep to look; real chains are one or two long. */
   private static final int MAX_DEPTH = 8;
@@ -23,9 +25,10 @@ final class Bindings {
    * The first of {@code dataSource} and the data sources it wraps for which the current thread has
    * a {@link ConnectionHolder} bound, or {@code null} if none has one.
    *
-   * @param dataSource the outbox's data source
+   * @param dataSource the data source to write to; not {@code null}
+   * @return the data source the current transaction's connection is bound under, or {@code null}
    */
-  static DataSource boundDataSource(DataSource dataSource) {
+  public static DataSource boundDataSource(DataSource dataSource) {
     DataSource candidate = dataSource;
     for (int depth = 0; candidate != null && depth < MAX_DEPTH; depth++) {
       if (TransactionSynchronizationManager.getResource(candidate) instanceof ConnectionHolder) {

@@ -77,6 +77,11 @@ public final class StarterDatabase implements AutoCloseable {
     return properties;
   }
 
+  /** Runs a SQL file of the project (a path relative to its root) as administrator. */
+  public void runSqlFile(String relative) {
+    db.runSqlFile(relative, sql -> sql);
+  }
+
   /** Runs statements as administrator. */
   public void execute(String... sql) {
     db.execute(sql);
