@@ -18,33 +18,39 @@ import java.util.Set;
  * [--peers relay,connect,server] [--peer-rounds N] [--connect-heap SIZE] [--connect-set KEY=VALUE]
  * [--server-version V] [--server-java JDK] [--server-heap SIZE] [--server-set KEY=VALUE]
  * [--relay-env KEY=VALUE] [--relay-set KEY=VALUE] [--profile DIR] [--switch-flush-ms
- * 1000,10000,60000] [--switch-rate 200] [--switch-seconds 10]}, groups {@link #GROUPS} (all by
- * default). {@code --events} is the relay's backlog (raw, cdc, polling-drain, peers), {@code
- * --drain-workers} the polling drains' worker counts (repeat one to see the spread), {@code --rate}
- * and {@code --seconds} its steady load (cdc, polling-latency, peers). The recovery group injects
- * each fault of {@link RecoveryBench#faults()} (or those named) under {@code --recovery-rate}
- * events/s, with {@code --recovery-seconds} of load before and after it, then kills a CDC leader
- * {@code --takeovers} times (0: not at all) for its standby to take over ({@link TakeoverBench}).
- * The cdc group also starts the relay {@code --cdc-starts} more times on a small backlog (3; 0:
- * none), from the distribution and from its {@code dist.tar.gz} unpacked in the work directory,
- * alternated ({@link CdcStarts}), and writes one transaction of {@code --big-transaction} rows
- * (50,000; 0: none). With {@code --headers N} (0: off) it then drains the same backlog twice more,
- * without application headers and with N per event, a traceparent among them, and shows the two
- * rows ({@link CdcHeadersDrain}). The writer group ({@link WriterBench}) writes {@code
- * --writer-events} events per variant and round (2,000) for {@code --writer-rounds} rounds (15), on
- * the private MariaDB and the local PostgreSQL; it and the claims group need no broker, and none is
- * started when only they run. The peers group ({@link PeerBench}) runs the relay and the pipelines
- * a user would pick instead ({@code --peers}, all by default) on the same rows, {@code
- * --peer-rounds} times each, alternated (2), the Connect worker with {@code -Xmx} {@code
- * --connect-heap} (1g) and its connector's settings changed by {@code --connect-set}, Debezium
- * Server {@code --server-version} ({@link ServerDistribution#DEFAULT_VERSION}, downloaded once into
- * {@code ~/.cache/outbox-relay-bench}) on the Java runtime {@code --server-java} (else one of 21 or
- * newer found in /usr/lib/jvm) with {@code -Xmx} {@code --server-heap} (1g) and its {@code
- * application.properties} entries changed by {@code --server-set}, and prints them side by side.
- * The relay is the distribution mvn package builds, or the one named by the environment variable
- * {@code OUTBOX_RELAY_DIST} (an {@code outbox-relay} directory: a saved older build, to run old
- * against new). Run it on a quiet machine: figures of a machine that is also running tests are
- * meaningless.
+ * 1000,10000,60000] [--switch-rate 200] [--switch-seconds 10] [--guarantees
+ * at-least-once,exactly-once] [--guarantee-rounds N] [--guarantee-fault-runs N] [--help]}, groups
+ * {@link #GROUPS} (all by default). {@code --events} is the relay's backlog (raw, cdc,
+ * polling-drain, peers), {@code --drain-workers} the polling drains' worker counts (repeat one to
+ * see the spread), {@code --rate} and {@code --seconds} its steady load (cdc, polling-latency,
+ * peers). The recovery group injects each fault of {@link RecoveryBench#faults()} (or those named)
+ * under {@code --recovery-rate} events/s, with {@code --recovery-seconds} of load before and after
+ * it, then kills a CDC leader {@code --takeovers} times (0: not at all) for its standby to take
+ * over ({@link TakeoverBench}). The cdc group also starts the relay {@code --cdc-starts} more times
+ * on a small backlog (3; 0: none), from the distribution and from its {@code dist.tar.gz} unpacked
+ * in the work directory, alternated ({@link CdcStarts}), and writes one transaction of {@code
+ * --big-transaction} rows (50,000; 0: none). With {@code --headers N} (0: off) it then drains the
+ * same backlog twice more, without application headers and with N per event, a traceparent among
+ * them, and shows the two rows ({@link CdcHeadersDrain}). The writer group ({@link WriterBench})
+ * writes {@code --writer-events} events per variant and round (2,000) for {@code --writer-rounds}
+ * rounds (15), on the private MariaDB and the local PostgreSQL; it and the claims group need no
+ * broker, and none is started when only they run. The peers group ({@link PeerBench}) runs the
+ * relay and the pipelines a user would pick instead ({@code --peers}, all by default) on the same
+ * rows, {@code --peer-rounds} times each, alternated (2), the Connect worker with {@code -Xmx}
+ * {@code --connect-heap} (1g) and its connector's settings changed by {@code --connect-set},
+ * Debezium Server {@code --server-version} ({@link ServerDistribution#DEFAULT_VERSION}, downloaded
+ * once into {@code ~/.cache/outbox-relay-bench}) on the Java runtime {@code --server-java} (else
+ * one of 21 or newer found in /usr/lib/jvm) with {@code -Xmx} {@code --server-heap} (1g) and its
+ * {@code application.properties} entries changed by {@code --server-set}, and prints them side by
+ * side. The relay is the distribution mvn package builds, or the one named by the environment
+ * variable {@code OUTBOX_RELAY_DIST} (an {@code outbox-relay} directory: a saved older build, to
+ * run old against new). The exactly-once group ({@link GuaranteeBench}) runs the relay with each
+ * {@code --guarantees} (both by default) {@code --guarantee-rounds} times (4), alternated: a drain
+ * of {@code --events}, then {@code --rate} for {@code --seconds}, read by a {@code read_committed}
+ * consumer; then {@code --guarantee-fault-runs} fault runs per guarantee (1; 0: none) at {@code
+ * --recovery-rate} with {@code --recovery-seconds} of load around each fault ({@link
+ * GuaranteeFaultRun}), and prints a table of its own ({@link GuaranteeTable}). Run it on a quiet
+ * machine: figures of a machine that is also running tests are meaningless.
  */
 public final class Bench {
 
@@ -59,7 +65,31 @@ public final class Bench {
           "recovery",
           "writer",
           "peers",
-          "switch");
+          "switch",
+          "exactly-once");
+
+  private static final String USAGE =
+      "Usage: Bench [--only group,...] [options]\n"
+          + "groups: "
+          + String.join(", ", GROUPS)
+          + " (all by default)\n"
+          + "common: --events N (100000) --rate R (2000) --seconds S (30) --relay-set KEY=VALUE"
+          + " --relay-env KEY=VALUE --relay-heap SIZE --relay-java-opts OPTS --profile DIR\n"
+          + "cdc: --cdc-starts N (3) --big-transaction ROWS (50000) --headers N (0)"
+          + " --binlog-row-image FULL|MINIMAL\n"
+          + "polling-drain: --drain-workers 1,4,8; claims: --claim-events N; idempotency:"
+          + " --consumer-events N; writer: --writer-events N --writer-rounds R\n"
+          + "recovery: --recovery-faults id,...|none --recovery-rate R (1000) --recovery-seconds S"
+          + " (20) --takeovers N (5) --handoffs true|false --handoff-rate R (400)\n"
+          + "peers: --peers relay,connect,server --peer-rounds N (2) --connect-heap SIZE"
+          + " --connect-set KEY=VALUE --server-version V --server-java JDK --server-heap SIZE"
+          + " --server-set KEY=VALUE\n"
+          + "switch: --switch-flush-ms 1000,10000,60000 --switch-rate R (200) --switch-seconds S"
+          + " (10)\n"
+          + "exactly-once: --guarantees at-least-once,exactly-once --guarantee-rounds N (4)"
+          + " --guarantee-fault-runs N (1); also --events, --rate, --seconds, --recovery-rate,"
+          + " --recovery-seconds\n"
+          + "See the Javadoc of io.outboxrelay.bench.Bench and docs/benchmarks.md.";
 
   /** The groups that need no Kafka broker: with only these, none is started. */
   private static final Set<String> WITHOUT_KAFKA = Set.of("claims", "writer");
@@ -68,9 +98,14 @@ public final class Bench {
 
   public static void main(String[] args) throws Exception {
     BenchOptions o = BenchOptions.parse(args);
+    if (o.help) {
+      System.out.println(USAGE);
+      return;
+    }
     Path work = Files.createTempDirectory("outbox-bench");
     ResultTable table = new ResultTable();
     PeerTable peers = new PeerTable();
+    GuaranteeTable guarantees = new GuaranteeTable();
     boolean kafkaNeeded = !WITHOUT_KAFKA.containsAll(o.only);
     System.err.println(
         "starting the local stack (private MariaDB with binlog"
@@ -94,8 +129,23 @@ public final class Bench {
         new SwitchBench(env)
             .run(table, o.switchFlushMs, o.switchRate, Duration.ofSeconds(o.switchSeconds));
       }
+      if (o.only.contains("exactly-once")) {
+        System.err.println(
+            "exactly-once: " + o.guarantees + ", alternated rounds and fault runs...");
+        new GuaranteeBench(env)
+            .run(
+                guarantees,
+                o.guarantees,
+                o.guaranteeRounds,
+                o.events,
+                o.rate,
+                Duration.ofSeconds(o.seconds),
+                o.guaranteeFaultRuns,
+                o.recoveryRate,
+                Duration.ofSeconds(o.recoverySeconds));
+      }
     }
-    print(table, peers, work, kafkaNeeded);
+    print(table, peers, guarantees, work, kafkaNeeded);
   }
 
   /** The throughput groups: the raw producer, CDC, polling, claim strategies. */
@@ -170,7 +220,12 @@ public final class Bench {
     }
   }
 
-  private static void print(ResultTable table, PeerTable peers, Path work, boolean relayGroups) {
+  private static void print(
+      ResultTable table,
+      PeerTable peers,
+      GuaranteeTable guarantees,
+      Path work,
+      boolean relayGroups) {
     System.out.println();
     System.out.println(
         "outbox-relay benchmark, "
@@ -181,6 +236,9 @@ public final class Bench {
     }
     if (!peers.isEmpty()) {
       System.out.println(peers.render());
+    }
+    if (!guarantees.isEmpty()) {
+      System.out.println(guarantees.render());
     }
     if (relayGroups) { // claims and writer run no relay, and need no distribution
       System.err.println("relay: " + ProjectFiles.relayLauncher());

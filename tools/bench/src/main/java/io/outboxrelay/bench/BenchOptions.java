@@ -1,5 +1,6 @@
 package io.outboxrelay.bench;
 
+import io.outboxrelay.relay.config.DeliveryGuarantee;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -39,6 +40,11 @@ final class BenchOptions {
   List<Long> switchFlushMs = List.of(1_000L, 10_000L, 60_000L);
   int switchRate = 200;
   int switchSeconds = 10;
+  List<DeliveryGuarantee> guarantees =
+      List.of(DeliveryGuarantee.AT_LEAST_ONCE, DeliveryGuarantee.EXACTLY_ONCE);
+  int guaranteeRounds = 4;
+  int guaranteeFaultRuns = 1;
+  boolean help;
   String serverVersion = ServerDistribution.DEFAULT_VERSION;
   Path serverJava;
   String serverHeap = "1g";
@@ -61,6 +67,10 @@ final class BenchOptions {
   static BenchOptions parse(String[] args) {
     BenchOptions o = new BenchOptions();
     for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--help") || args[i].equals("-h")) {
+        o.help = true;
+        return o;
+      }
       String value = i + 1 < args.length ? args[i + 1] : null;
       if (!o.set(args[i], value)) {
         throw new IllegalArgumentException("unknown option " + args[i]);
@@ -115,6 +125,9 @@ final class BenchOptions {
           switchFlushMs = java.util.Arrays.stream(value.split(",")).map(Long::valueOf).toList();
       case "--switch-rate" -> switchRate = Integer.parseInt(value);
       case "--switch-seconds" -> switchSeconds = Integer.parseInt(value);
+      case "--guarantees" -> guarantees = guarantees(value);
+      case "--guarantee-rounds" -> guaranteeRounds = positive(option, value);
+      case "--guarantee-fault-runs" -> guaranteeFaultRuns = nonNegative(option, value);
       case "--profile" ->
           relayEnv.put(
               "JAVA_OPTS",
@@ -134,6 +147,35 @@ final class BenchOptions {
       throw new IllegalArgumentException(option + " must be 0 or more, got " + value);
     }
     return n;
+  }
+
+  private static int positive(String option, String value) {
+    int n = Integer.parseInt(value);
+    if (n < 1) {
+      throw new IllegalArgumentException(option + " must be 1 or more, got " + value);
+    }
+    return n;
+  }
+
+  /** The guarantees named in {@code --guarantees}, as {@code delivery.guarantee} spells them. */
+  static List<DeliveryGuarantee> guarantees(String arg) {
+    List<DeliveryGuarantee> named = new java.util.ArrayList<>();
+    for (String name : arg.split(",")) {
+      DeliveryGuarantee g =
+          Arrays.stream(DeliveryGuarantee.values())
+              .filter(d -> GuaranteeBench.configName(d).equals(name.trim()))
+              .findFirst()
+              .orElseThrow(
+                  () ->
+                      new IllegalArgumentException(
+                          "unknown guarantee in --guarantees: "
+                              + name
+                              + "; guarantees: at-least-once, exactly-once"));
+      if (!named.contains(g)) {
+        named.add(g);
+      }
+    }
+    return List.copyOf(named);
   }
 
   private static void put(Map<String, String> into, String keyValue) {
