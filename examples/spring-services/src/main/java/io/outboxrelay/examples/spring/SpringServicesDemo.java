@@ -180,6 +180,8 @@ public final class SpringServicesDemo {
             "outbox.consumer.version-check.enabled=true",
             "spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(),
             "spring.kafka.consumer.auto-offset-reset=earliest",
+            // The relay runs with exactly-once: records of aborted transactions stay unseen.
+            "spring.kafka.consumer.isolation-level=read-committed",
             "orders.topic=" + topic)
         .run();
   }
