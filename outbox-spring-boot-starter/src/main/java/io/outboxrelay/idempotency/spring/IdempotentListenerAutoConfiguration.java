@@ -37,11 +37,15 @@ public class IdempotentListenerAutoConfiguration {
 
   /**
    * The enhancer that spring-kafka's annotation processor applies to every {@code @KafkaListener};
-   * static, because that processor (a bean post-processor) looks it up before other beans exist.
+   * static, because that processor (a bean post-processor) looks it up before other beans exist. An
+   * infrastructure bean: created that early on purpose, so Spring does not warn that other
+   * post-processors (the starter's meters, an application's) do not process it.
    *
    * @return the enhancer
    */
   @Bean
+  @org.springframework.context.annotation.Role(
+      org.springframework.beans.factory.config.BeanDefinition.ROLE_INFRASTRUCTURE)
   public static AnnotationEnhancer outboxIdempotentListenerEnhancer() {
     return new IdempotentListenerEnhancer(CONTAINER_POST_PROCESSOR);
   }
