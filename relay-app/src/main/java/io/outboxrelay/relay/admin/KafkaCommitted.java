@@ -51,14 +51,25 @@ record KafkaCommitted(
       return null;
     }
     KafkaPosition kafka = new KafkaPosition(config, READ_TIMEOUT);
-    KafkaPosition.Reading r = kafka.read();
+    return of(kafka.topic(), kafka.read(), state);
+  }
+
+  /**
+   * What a read of Kafka's position means next to the database's.
+   *
+   * @param topic the progress topic
+   * @param r what the read found
+   * @param state what the database holds
+   * @return the positions and where the next start resumes
+   */
+  static KafkaCommitted of(String topic, KafkaPosition.Reading r, CdcState state) {
     if (!r.known()) {
-      return new KafkaCommitted(kafka.topic(), null, r.unknown(), ResumesAt.UNKNOWN);
+      return new KafkaCommitted(topic, null, r.unknown(), ResumesAt.UNKNOWN);
     }
     String database = databaseText(state);
     if (r.position().isEmpty()) {
       return new KafkaCommitted(
-          kafka.topic(),
+          topic,
           Optional.empty(),
           null,
           state.handoffPending()
@@ -71,13 +82,13 @@ record KafkaCommitted(
       parsed = Optional.of(new OffsetsRow(null, null, OffsetsRow.parseOffset(text), null, 0));
     } catch (SQLException e) {
       return new KafkaCommitted(
-          kafka.topic(), null, "its value is not an offset: " + text, ResumesAt.UNKNOWN);
+          topic, null, "its value is not an offset: " + text, ResumesAt.UNKNOWN);
     }
     ResumesAt at =
         KafkaPosition.resumesAtKafka(text, database)
             ? ResumesAt.KAFKA
             : state.handoffPending() ? ResumesAt.HANDOFF : ResumesAt.DATABASE;
-    return new KafkaCommitted(kafka.topic(), parsed, null, at);
+    return new KafkaCommitted(topic, parsed, null, at);
   }
 
   /** The database's {@code offset_val} as the relay's start compares it, or null. */

@@ -158,6 +158,9 @@ class ExactlyOnceFailoverIT extends OwnMariaDbFaultTest {
             .append('\n');
       }
       LOG.info("{}: {}\ndelay after each fault:\n{}", name, result.summary(), delays);
+      for (RelayProcess p : started) {
+        LOG.info("{}: terms of {}\n{}", name, p.process().name(), terms(p));
+      }
       assertThat(faults).hasSize(5);
       assertThat(ledger.size()).isGreaterThan(5_000);
       assertNothingLostOrReordered(result);
@@ -165,6 +168,20 @@ class ExactlyOnceFailoverIT extends OwnMariaDbFaultTest {
     } finally {
       started.forEach(RelayProcess::close);
     }
+  }
+
+  /** The lines of a relay's log that time its terms: role changes, the resume, streaming. */
+  private static String terms(RelayProcess p) {
+    StringBuilder b = new StringBuilder();
+    p.log()
+        .lines()
+        .filter(
+            l ->
+                l.matches(".*\\] (leader \\(|standby \\(|lost the lease|ready: streaming).*")
+                    || l.contains("] exactly-once: ")
+                    || l.contains("transactions of this term end"))
+        .forEach(l -> b.append(l).append('\n'));
+    return b.toString();
   }
 
   private static long now() {
