@@ -60,7 +60,6 @@ final class ProgressTopic {
   private final byte[] key;
   private final Map<String, Object> clientProperties;
   private final String context;
-
   private final Duration request;
 
   ProgressTopic(RelayConfig config) {
@@ -214,12 +213,12 @@ final class ProgressTopic {
 
   /**
    * Reads the topic with {@code read_committed} up to the end it has when the read starts (its high
-   * watermark): the last position this relay committed. Called after {@code initTransactions()} of
-   * the relay's transactional id, which completes or aborts the transaction a previous holder left
-   * open, the position read is final. The read waits for every transaction before that end to be
-   * decided, also those of the relays of other tables that share the topic: reading only up to the
-   * last stable offset would stop before this relay's later commits whenever another relay's
-   * transaction was open before them.
+   * watermark): the last position this relay committed. When called after {@code
+   * initTransactions()} of the relay's transactional id, which completes or aborts the transaction
+   * a previous holder left open, the position read is final. The read waits for every transaction
+   * before that end to be decided, also those of the relays of other tables that share the topic:
+   * reading only up to the last stable offset would stop before this relay's later commits whenever
+   * another relay's transaction was open before them.
    *
    * @param stop polled between reads; when it returns true the read is given up
    * @return the last committed position, empty when the relay committed none (or the topic does not
