@@ -5,6 +5,7 @@ import io.outboxrelay.relay.source.HandoffRecords;
 import io.outboxrelay.relay.source.ModeOwnership;
 import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.relay.source.cdc.BinlogSnapshot;
+import io.outboxrelay.relay.source.cdc.KafkaPosition;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -40,6 +41,9 @@ import org.slf4j.LoggerFactory;
 final class HandoffToPolling {
 
   private static final Logger LOG = LoggerFactory.getLogger(HandoffToPolling.class);
+
+  /** How long the hand-off waits for Kafka with exactly-once delivery. */
+  private static final Duration KAFKA_TIMEOUT = Duration.ofSeconds(30);
 
   private final Handoff h;
 
@@ -77,6 +81,7 @@ final class HandoffToPolling {
         OffsetsRow.read(c, h.config.cdc().offsetsTable(), h.config.name(), false);
     List<BinlogServer.BinlogFile> files = BinlogServer.files(c);
     c.commit();
+    stored = withKafkasPosition(stored);
     String handedAt =
         HandoffRecords.begin(
             c, h.source, RelayMode.POLLING, h.config.name(), h.operator.name(), false, null);
@@ -155,7 +160,64 @@ final class HandoffToPolling {
             + ") are PUBLISHED, "
             + pending
             + " rows it did not publish are PENDING, with every row committed since; start the"
-            + " polling relays now (outbox-relay run --mode polling)");
+            + " polling relays now (outbox-relay run --mode polling)"
+            + (h.config.delivery().exactlyOnce()
+                ? " with delivery.guarantee=at-least-once: polling refuses exactly-once, since it"
+                    + " marks rows PUBLISHED in the database, which no Kafka transaction includes"
+                : ""));
+  }
+
+  /**
+   * With {@code delivery.guarantee=exactly-once}, the position the relay published up to is the one
+   * committed in Kafka with its last records: the database's row is written after that commit, and
+   * a relay killed in between leaves it behind, so counting from it would leave rows published
+   * since it {@code PENDING}, for polling to publish a second time. The relay's transactional id is
+   * fenced first (no relay runs, which the hand-off checked): the transaction a killed relay left
+   * open is aborted, and the position read is final. Kafka's position replaces the database's where
+   * a relay starting now would resume at it ({@link KafkaPosition#resumesAtKafka}).
+   *
+   * @return the position the relay's publishing ended at
+   * @throws AdminException (exit 1) when Kafka does not answer: nothing was changed
+   */
+  private Optional<OffsetsRow> withKafkasPosition(Optional<OffsetsRow> stored)
+      throws SQLException, AdminException {
+    if (!h.config.delivery().exactlyOnce()) {
+      return stored;
+    }
+    Optional<String> kafka;
+    try {
+      kafka = new KafkaPosition(h.config, KAFKA_TIMEOUT).readFenced();
+    } catch (KafkaPosition.Failure e) {
+      throw AdminException.failure(
+          "cannot read the position relay "
+              + h.config.name()
+              + " committed in progress topic "
+              + h.config.delivery().progressTopic()
+              + " (delivery.guarantee=exactly-once), which the hand-off counts from: "
+              + e.getMessage()
+              + "; nothing was changed",
+          e);
+    }
+    String database;
+    try {
+      database = stored.isEmpty() ? null : Json.MAPPER.writeValueAsString(stored.get().offset());
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e); // parsed from JSON, so it serialises
+    }
+    if (kafka.isEmpty() || !KafkaPosition.resumesAtKafka(kafka.get(), database)) {
+      return stored;
+    }
+    OffsetsRow committed = new OffsetsRow(null, null, OffsetsRow.parseOffset(kafka.get()), null, 0);
+    h.out.println(
+        "relay "
+            + h.config.name()
+            + " committed its last records in Kafka with position "
+            + committed.position()
+            + (stored.isEmpty()
+                ? " (the database holds none)"
+                : ", later than the database's " + stored.get().position())
+            + ": the hand-off counts from Kafka's");
+    return Optional.of(committed);
   }
 
   private BinlogInserts.Result unpublished(

@@ -88,21 +88,27 @@ public final class PositionCommands {
               c.rollback();
               return read;
             });
+    KafkaCommitted kafka = KafkaCommitted.read(config, state);
     if (json) {
-      Json.print(out, json(config, state));
+      Json.print(out, json(config, state, kafka));
     } else {
-      print(state);
+      print(state, kafka);
     }
     out.flush();
   }
 
-  /** The position part of {@code status --json} and {@code position show --json}. */
-  static ObjectNode json(RelayConfig config, CdcState state) {
+  /**
+   * The position part of {@code status --json} and {@code position show --json}.
+   *
+   * @param kafka with exactly-once, the position committed in Kafka; else null
+   */
+  static ObjectNode json(RelayConfig config, CdcState state, KafkaCommitted kafka) {
     ObjectNode n = Json.object();
     n.put("relay", config.name());
     n.put("mode", "cdc");
     n.put("source", config.source().describe());
     n.put("offsets_table", config.cdc().offsetsTable());
+    n.put("delivery_guarantee", config.delivery().exactlyOnce() ? "exactly-once" : "at-least-once");
     if (state.stored().isPresent()) {
       OffsetsRow p = state.stored().get();
       ObjectNode stored = n.putObject("position");
@@ -131,14 +137,21 @@ public final class PositionCommands {
     }
     n.put("purged", state.purged());
     n.put("earliest_binlog_file", state.earliestFile());
+    if (kafka != null) {
+      kafka.put(n);
+    }
     if (state.leadership() != null) {
       state.leadership().put(n);
     }
     return n;
   }
 
-  /** The position lines of {@code status} and {@code position show}. */
-  void print(CdcState state) {
+  /**
+   * The position lines of {@code status} and {@code position show}.
+   *
+   * @param kafka with exactly-once, the position committed in Kafka; else null
+   */
+  void print(CdcState state, KafkaCommitted kafka) {
     TextTable t = new TextTable("", "");
     t.row("relay:", config.name() + " (cdc) on " + source.describe());
     t.row("offsets table:", config.cdc().offsetsTable());
@@ -164,6 +177,9 @@ public final class PositionCommands {
               : p.committedAt()
                   + " (the relay's clock), "
                   + ago(Duration.between(p.committedAt(), state.now())));
+    }
+    if (kafka != null) {
+      kafka.print(t, state);
     }
     t.row("server position:", state.current());
     long behind = state.behindBytes();
@@ -281,7 +297,7 @@ public final class PositionCommands {
   private void plan(CdcState state, long maxId, boolean yes) {
     OffsetsRow stored = state.stored().get();
     out.println((yes ? "resetting" : "a reset would move") + " relay " + config.name() + ":");
-    print(state);
+    print(state, null);
     out.println(
         "skipped: every binlog event from "
             + stored.position()

@@ -9,6 +9,7 @@ import io.outboxrelay.relay.failure.SqlErrors;
 import io.outboxrelay.relay.source.HandoffRecords;
 import io.outboxrelay.relay.source.ModeOwnership;
 import io.outboxrelay.relay.source.OutboxColumns;
+import io.outboxrelay.relay.source.cdc.KafkaPosition;
 import io.outboxrelay.relay.source.cdc.leader.OffsetKey;
 import java.io.PrintWriter;
 import java.sql.Connection;
@@ -49,6 +50,9 @@ public final class PositionImport {
       "position import needs SELECT, INSERT, DELETE on the offsets table (CREATE when it does not"
           + " exist yet), SELECT on the outbox, lease and hand-off tables and BINLOG MONITOR (MySQL:"
           + " REPLICATION CLIENT) for source.user (see config/mysql/relay-grants.sql)";
+
+  /** How long the import waits for Kafka with exactly-once delivery. */
+  private static final java.time.Duration KAFKA_TIMEOUT = java.time.Duration.ofSeconds(15);
 
   private final RelayConfig config;
   private final SourceConfig source;
@@ -206,12 +210,21 @@ public final class PositionImport {
         throw AdminException.usage(running(readers) + "; nothing was changed");
       }
     }
+    c.rollback(); // no transaction stays open while Kafka is waited for
+    boolean inKafka = commitToKafka(offsetJson, at);
     stored = readStored(c, true);
     if (stored.isPresent()) {
       throw AdminException.usage(
           "a position of relay "
               + config.name()
-              + " was stored while the command ran: a relay is running; nothing was changed");
+              + " was stored while the command ran: a relay is running; "
+              + (inKafka
+                  ? "the imported position was committed to progress topic "
+                      + config.delivery().progressTopic()
+                      + " already, the database was not changed: stop every relay of relay.name "
+                      + config.name()
+                      + " and run the command again"
+                  : "nothing was changed"));
     }
     OffsetsRow.writeOffset(
         c, config.cdc().offsetsTable(), config.name(), Optional.empty(), offsetJson);
@@ -233,6 +246,40 @@ public final class PositionImport {
             + at
             + (skips(found) ? " (inside a transaction, as the connector would)" : "")
             + "; keep the connector stopped, and start the relay");
+  }
+
+  /**
+   * With {@code delivery.guarantee=exactly-once}, commits the imported position to the progress
+   * topic before the database stores it: a relay resumes at Kafka's position unless the database's
+   * is the same or later in the binlog, so an import that moves the position back (to a connector's
+   * older offset, or on purpose) would otherwise lose to the position Kafka holds. The commit
+   * fences the relay's transactional id, which no running relay holds: the import refuses while one
+   * leads.
+   *
+   * @return whether the position was committed to Kafka (false with at-least-once)
+   * @throws AdminException (exit 1) when Kafka does not answer or refuses: nothing was changed
+   */
+  private boolean commitToKafka(String offsetJson, BinlogServer.Position at) throws AdminException {
+    if (!config.delivery().exactlyOnce()) {
+      return false;
+    }
+    try {
+      new KafkaPosition(config, KAFKA_TIMEOUT).commit(offsetJson);
+    } catch (KafkaPosition.Failure e) {
+      throw AdminException.failure(
+          "cannot commit the imported position to progress topic "
+              + config.delivery().progressTopic()
+              + " (delivery.guarantee=exactly-once): "
+              + e.getMessage()
+              + "; nothing was changed",
+          e);
+    }
+    LOG.info(
+        "committed the imported position {} of relay {} to progress topic {}",
+        at,
+        config.name(),
+        config.delivery().progressTopic());
+    return true;
   }
 
   /**
@@ -324,6 +371,20 @@ public final class PositionImport {
             + " under key "
             + OffsetKey.of(config.name())
             + "; it publishes every event after it, without a snapshot");
+    if (config.delivery().exactlyOnce()) {
+      KafkaPosition.Reading kafka = new KafkaPosition(config, KafkaCommitted.READ_TIMEOUT).read();
+      t.row(
+          "progress topic:",
+          config.delivery().progressTopic()
+              + " (delivery.guarantee=exactly-once) holds "
+              + (!kafka.known()
+                  ? "an unknown position (" + kafka.unknown() + ")"
+                  : kafka.position().map(p -> "position " + p).orElse("no position")
+                      + " of relay "
+                      + config.name())
+              + "; the import commits the offset there first, then stores it, so that the relay"
+              + " resumes at it even when Kafka's position is later");
+    }
     t.print(out);
     out.println(
         "Events the connector published after its last offset flush are published again"

@@ -64,13 +64,16 @@ public final class RelayStatus {
                     ? CdcState.read(c, config, false)
                     : CdcState.readWithoutOffsetsTable(c, config);
             c.rollback();
+            // Kafka is read after the database, and does not answer for it: when Kafka does not
+            // answer in time, its position is unknown and the database's part stands.
+            KafkaCommitted kafka = KafkaCommitted.read(config, state);
             PositionCommands position = new PositionCommands(config, out, null);
             if (json) {
-              ObjectNode n = PositionCommands.json(config, state);
+              ObjectNode n = PositionCommands.json(config, state, kafka);
               n.put("offsets_table_exists", offsetsTable);
               Json.print(out, n);
             } else {
-              position.print(state);
+              position.print(state, kafka);
               if (!offsetsTable) {
                 out.println(notCreatedYet());
               }

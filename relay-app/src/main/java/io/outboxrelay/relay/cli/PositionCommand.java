@@ -88,7 +88,8 @@ final class PositionCommand extends CommandGroup {
             + " the connector stopped, without a snapshot. Stop the connector first. Without --yes,"
             + " print what it would store. Refused when the binlog no longer holds the offset, when"
             + " the relay already has another position, or while a relay or a binlog reader of the"
-            + " relay's user runs."
+            + " relay's user runs. With delivery.guarantee=exactly-once the position is committed to"
+            + " the progress topic first, and nothing is stored when Kafka does not answer."
       })
   static final class Import extends AdminCommand {
 

@@ -13,7 +13,9 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = {
       "Show what the relay has to do, from its database. CDC: the stored binlog position, the"
-          + " server's, how far behind, the last position commit. Polling: pending, processing,"
+          + " server's, how far behind, the last position commit; with exactly-once delivery also"
+          + " the position committed in Kafka and which one the next start takes. Polling: pending,"
+          + " processing,"
           + " DEAD and SKIPPED rows, the age of the oldest pending row (database clock), the last"
           + " publish."
     })

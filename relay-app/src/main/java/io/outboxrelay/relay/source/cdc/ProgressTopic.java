@@ -12,18 +12,23 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
@@ -55,19 +60,49 @@ final class ProgressTopic {
   private final byte[] key;
   private final Map<String, Object> clientProperties;
   private final String context;
+  private final Duration request;
 
   ProgressTopic(RelayConfig config) {
+    this(config, REQUEST, false);
+  }
+
+  /**
+   * For an operator command, which must answer in time: its clients give up their own requests
+   * after {@code request} too, so that closing them does not wait for a request Kafka never
+   * answered.
+   *
+   * @param config the relay configuration, with exactly-once delivery
+   * @param request how long one request may take
+   */
+  ProgressTopic(RelayConfig config, Duration request) {
+    this(config, request, true);
+  }
+
+  private ProgressTopic(RelayConfig config, Duration request, boolean bounded) {
     this.topic = config.delivery().progressTopic();
     this.key = OffsetKey.of(config.name()).getBytes(StandardCharsets.UTF_8);
-    this.clientProperties =
-        KafkaProbe.adminProperties(
-            config.producer().asProperties(config.name()), config.name() + "-progress");
+    this.request = request;
+    Map<String, Object> props =
+        new HashMap<>(
+            KafkaProbe.adminProperties(
+                config.producer().asProperties(config.name()), config.name() + "-progress"));
+    if (bounded) {
+      String ms = String.valueOf(request.toMillis());
+      props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, ms);
+      props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, ms);
+    }
+    this.clientProperties = Map.copyOf(props);
     this.context = config.logContext();
   }
 
   /** The topic's name. */
   String topic() {
     return topic;
+  }
+
+  /** The key of this relay's positions. */
+  byte[] key() {
+    return key.clone();
   }
 
   /**
@@ -177,16 +212,29 @@ final class ProgressTopic {
   }
 
   /**
-   * Reads the topic to its end with {@code read_committed}: the last position this relay committed.
-   * Call it after {@code initTransactions()} of the relay's transactional id, which completes or
-   * aborts the transaction a previous holder left open, so that the end is final.
+   * Reads the topic with {@code read_committed} up to the end it has when the read starts (its high
+   * watermark): the last position this relay committed. When called after {@code
+   * initTransactions()} of the relay's transactional id, which completes or aborts the transaction
+   * a previous holder left open, the position read is final. The read waits for every transaction
+   * before that end to be decided, also those of the relays of other tables that share the topic:
+   * reading only up to the last stable offset would stop before this relay's later commits whenever
+   * another relay's transaction was open before them.
    *
    * @param stop polled between reads; when it returns true the read is given up
-   * @return the last committed position, empty when the relay committed none; {@code null} when
-   *     given up
+   * @return the last committed position, empty when the relay committed none (or the topic does not
+   *     exist); {@code null} when given up
+   * @throws ExecutionException when Kafka fails
+   * @throws TimeoutException when Kafka does not answer a request in time
+   * @throws InterruptedException when interrupted
    * @throws org.apache.kafka.common.KafkaException when Kafka fails
    */
-  Optional<String> readCommitted(BooleanSupplier stop) {
+  Optional<String> readCommitted(BooleanSupplier stop)
+      throws ExecutionException, TimeoutException, InterruptedException {
+    TopicPartition partition = new TopicPartition(topic, 0);
+    OptionalLong end = highWatermark(partition);
+    if (end.isEmpty() || end.getAsLong() == 0) {
+      return Optional.empty();
+    }
     Map<String, Object> props = new HashMap<>();
     clientProperties.forEach(
         (k, v) -> {
@@ -196,35 +244,58 @@ final class ProgressTopic {
         });
     props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    props.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
     props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     props.put(
         ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    TopicPartition partition = new TopicPartition(topic, 0);
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
+    KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props);
+    try {
       consumer.assign(List.of(partition));
       consumer.seekToBeginning(List.of(partition));
-      // With read_committed, the end is the last stable offset: nothing after it is decided.
-      long end = consumer.endOffsets(List.of(partition), REQUEST).get(partition);
       byte[] last = null;
-      boolean found = false;
-      while (consumer.position(partition, REQUEST) < end) {
+      // read_committed: the position passes a transaction only once it is decided.
+      while (consumer.position(partition, request) < end.getAsLong()) {
         if (stop.getAsBoolean()) {
           return null;
         }
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-          if (r.offset() < end && Arrays.equals(r.key(), key)) {
-            last = r.value();
-            found = true;
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+          if (Arrays.equals(r.key(), key)) {
+            last = r.value(); // null: a tombstone deleted the position
           }
         }
       }
-      return found && last != null
-          ? Optional.of(new String(last, StandardCharsets.UTF_8))
-          : Optional.empty();
+      return last == null
+          ? Optional.empty()
+          : Optional.of(new String(last, StandardCharsets.UTF_8));
+    } finally {
+      consumer.close(Duration.ZERO);
     }
   }
 
-  private static long secs() {
-    return REQUEST.toSeconds();
+  /** The partition's high watermark, empty when the topic does not exist. */
+  private OptionalLong highWatermark(TopicPartition partition)
+      throws ExecutionException, TimeoutException, InterruptedException {
+    Admin admin = Admin.create(clientProperties);
+    try {
+      return OptionalLong.of(
+          admin
+              .listOffsets(
+                  Map.of(partition, OffsetSpec.latest()),
+                  new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED))
+              .partitionResult(partition)
+              .get(secs(), TimeUnit.SECONDS)
+              .offset());
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+        return OptionalLong.empty();
+      }
+      throw e;
+    } finally {
+      admin.close(Duration.ZERO);
+    }
+  }
+
+  private long secs() {
+    return Math.max(1, request.toSeconds());
   }
 }

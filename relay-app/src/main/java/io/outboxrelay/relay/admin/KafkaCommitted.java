@@ -1,0 +1,177 @@
+package io.outboxrelay.relay.admin;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.outboxrelay.relay.config.RelayConfig;
+import io.outboxrelay.relay.source.cdc.HandoffMarker;
+import io.outboxrelay.relay.source.cdc.KafkaPosition;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * With {@code delivery.guarantee=exactly-once}: the position the relay committed in Kafka (its
+ * progress topic, read as a {@code read_committed} consumer sees it, without fencing a running
+ * relay), next to the database's, and which of the two a relay starting now resumes at. Immutable.
+ *
+ * @param topic the progress topic
+ * @param position Kafka's position, if the relay committed one there; null when unknown
+ * @param unknown why Kafka's position is unknown, one line; null when known
+ * @param resumesAt which position a relay starting now resumes at
+ */
+record KafkaCommitted(
+    String topic, Optional<OffsetsRow> position, String unknown, ResumesAt resumesAt) {
+
+  /** How long {@code status} waits for Kafka. */
+  static final Duration READ_TIMEOUT = Duration.ofSeconds(5);
+
+  /** Where a relay starting now resumes. */
+  enum ResumesAt {
+    /** Kafka's position. */
+    KAFKA,
+    /** The database's stored position. */
+    DATABASE,
+    /** A first start: neither holds a position. */
+    FIRST_START,
+    /** A hand-off to CDC's first start: the database holds its marker. */
+    HANDOFF,
+    /** Kafka's position is unknown. */
+    UNKNOWN
+  }
+
+  /**
+   * Reads Kafka's position for a relay whose database state is {@code state}.
+   *
+   * @param config the relay's configuration
+   * @param state what the database holds
+   * @return null with at-least-once delivery (there is no position in Kafka)
+   */
+  static KafkaCommitted read(RelayConfig config, CdcState state) {
+    if (!config.delivery().exactlyOnce()) {
+      return null;
+    }
+    KafkaPosition kafka = new KafkaPosition(config, READ_TIMEOUT);
+    return of(kafka.topic(), kafka.read(), state);
+  }
+
+  /**
+   * What a read of Kafka's position means next to the database's.
+   *
+   * @param topic the progress topic
+   * @param r what the read found
+   * @param state what the database holds
+   * @return the positions and where the next start resumes
+   */
+  static KafkaCommitted of(String topic, KafkaPosition.Reading r, CdcState state) {
+    if (!r.known()) {
+      return new KafkaCommitted(topic, null, r.unknown(), ResumesAt.UNKNOWN);
+    }
+    String database = databaseText(state);
+    if (r.position().isEmpty()) {
+      return new KafkaCommitted(
+          topic,
+          Optional.empty(),
+          null,
+          state.handoffPending()
+              ? ResumesAt.HANDOFF
+              : database == null ? ResumesAt.FIRST_START : ResumesAt.DATABASE);
+    }
+    String text = r.position().get();
+    Optional<OffsetsRow> parsed;
+    try {
+      parsed = Optional.of(new OffsetsRow(null, null, OffsetsRow.parseOffset(text), null, 0));
+    } catch (SQLException e) {
+      return new KafkaCommitted(
+          topic, null, "its value is not an offset: " + text, ResumesAt.UNKNOWN);
+    }
+    ResumesAt at =
+        KafkaPosition.resumesAtKafka(text, database)
+            ? ResumesAt.KAFKA
+            : state.handoffPending() ? ResumesAt.HANDOFF : ResumesAt.DATABASE;
+    return new KafkaCommitted(topic, parsed, null, at);
+  }
+
+  /** The database's {@code offset_val} as the relay's start compares it, or null. */
+  private static String databaseText(CdcState state) {
+    if (state.handoffPending()) {
+      return HandoffMarker.value("pending");
+    }
+    if (state.stored().isEmpty()) {
+      return null;
+    }
+    try {
+      return Json.MAPPER.writeValueAsString(state.stored().get().offset());
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e); // parsed from JSON, so it serialises
+    }
+  }
+
+  /** The lines of {@code status} and {@code position show}. */
+  void print(TextTable t, CdcState state) {
+    if (unknown != null) {
+      t.row("Kafka's position:", "unknown (" + unknown + ")");
+    } else if (position.isEmpty()) {
+      t.row("Kafka's position:", "none in " + topic);
+    } else {
+      OffsetsRow p = position.get();
+      t.row(
+          "Kafka's position:",
+          p.position()
+              + skipText(p)
+              + (p.eventTime() == null ? "" : ", last event at " + p.eventTime())
+              + " (progress topic "
+              + topic
+              + ")");
+    }
+    t.row("next start at:", describeResume(state));
+  }
+
+  private static String skipText(OffsetsRow p) {
+    return p.eventsToSkip() > 0 || p.rowsToSkip() > 0
+        ? ", then " + p.eventsToSkip() + " events and " + p.rowsToSkip() + " rows"
+        : "";
+  }
+
+  private String describeResume(CdcState state) {
+    return switch (resumesAt) {
+      case KAFKA ->
+          state.stored().isEmpty()
+              ? "Kafka's position (the database holds none)"
+              : "Kafka's position (the database's is behind it: it is written after the Kafka"
+                  + " commit, every cdc.commit.interval, and lags it after a crash)";
+      case DATABASE ->
+          position.isEmpty()
+              ? "the stored position (Kafka holds none yet)"
+              : PositionImport.sameOffset(position.get().offset(), state.stored().get().offset())
+                  ? "the stored position, the same as Kafka's"
+                  : "the stored position: it is later in the binlog than Kafka's (an"
+                      + " at-least-once run or a position command moved it on)";
+      case HANDOFF ->
+          "a first start that publishes the rows polling left unpublished (hand-off to CDC"
+              + " pending), then commits its snapshot's position to Kafka";
+      case FIRST_START -> "a first start (neither Kafka nor the database holds a position)";
+      case UNKNOWN ->
+          "unknown until Kafka answers: Kafka's position, unless the stored one is the same or"
+              + " later in the binlog";
+    };
+  }
+
+  /** The fields of {@code --json}. */
+  void put(ObjectNode n) {
+    n.put("progress_topic", topic);
+    if (position != null && position.isPresent()) {
+      OffsetsRow p = position.get();
+      ObjectNode k = n.putObject("kafka_position");
+      k.put("file", p.file());
+      k.put("pos", p.pos());
+      k.put("gtids", p.gtids());
+      k.put("event", p.eventsToSkip());
+      k.put("row", p.rowsToSkip());
+      Json.put(k, "event_time", p.eventTime());
+    } else {
+      n.putNull("kafka_position");
+    }
+    n.put("kafka_position_unknown", unknown);
+    n.put("resumes_at", resumesAt.name().toLowerCase(java.util.Locale.ROOT));
+  }
+}
