@@ -20,10 +20,13 @@ import org.slf4j.LoggerFactory;
  * slow or down), the reader is blocked handing an event to the queue and reads nothing, so such a
  * wait longer than the interval made the client reconnect, and the rows already queued of the
  * transaction it was reading were published again once Kafka was back. While the queue is full,
- * this marks the client as having just received something (its private {@code eventLastSeen}, the
- * clock its keepalive check reads); as soon as there is room the reader reads again and the
- * client's own check applies unchanged, so a server that went away meanwhile is still noticed, 3-6
- * s after the queue drained.
+ * this marks the client as having received something {@link #SLACK} from now (its private {@code
+ * eventLastSeen}, the clock its keepalive check reads). The mark lies ahead so that a stall of the
+ * whole process (a long GC pause, a starved CPU) that delays this thread past the client's interval
+ * does not count as silence: the client's check runs first when both wake. As soon as there is room
+ * the reader reads again, its next event sets the clock to the truth, and the client's own check
+ * applies unchanged, so a server that went away meanwhile is still noticed, 3-8 s after the queue
+ * drained.
  *
  * <p>It writes one private field of the binlog client by reflection (mysql-binlog-connector-java
  * 0.40, which Debezium 3.5.0 uses). When it is missing, {@link #install} returns empty and the
@@ -36,6 +39,12 @@ final class BackpressureKeepalive implements AutoCloseable {
 
   /** How often the queue is looked at: well within the client's 3 s keepalive interval. */
   static final Duration PERIOD = Duration.ofMillis(500);
+
+  /**
+   * How far ahead of now a full queue marks the last receipt: a stall of up to the keepalive
+   * interval plus this much is not taken for a silent server.
+   */
+  static final Duration SLACK = Duration.ofSeconds(2);
 
   private final ScheduledExecutorService timer;
 
@@ -87,7 +96,7 @@ final class BackpressureKeepalive implements AutoCloseable {
         () -> {
           if (queueFull.getAsBoolean()) {
             try {
-              lastSeen.setLong(client, System.currentTimeMillis());
+              lastSeen.setLong(client, System.currentTimeMillis() + SLACK.toMillis());
             } catch (IllegalAccessException | RuntimeException e) {
               LOG.debug("could not mark the binlog client's last receipt", e);
             }

@@ -134,7 +134,7 @@ class CdcDatabaseFaultIT extends OwnMariaDbFaultTest {
         LOG.info("{}: {}", name, result.summary());
         log.lines().filter(l -> l.contains(" resent ")).reduce((a, b) -> b).ifPresent(LOG::info);
         assertThat(log)
-            .as("the client stayed connected through the wait")
+            .as("the client stayed connected through the wait: %s", binlogAndLeadershipLines(log))
             .doesNotContain("Stopped reading binlog");
         // Duplicates may still come from the producer: records it had sent when the broker stopped
         // are sent again after it (at-least-once); the binlog reader adds none.
@@ -224,5 +224,22 @@ class CdcDatabaseFaultIT extends OwnMariaDbFaultTest {
       OutboxWriter.writeTransaction(c, List.of(event));
     }
     ledger.expect(event);
+  }
+
+  /**
+   * The lines of a relay log that tell why a binlog connection ended: the client's and Debezium's
+   * connection lines, leadership, warnings and errors (the whole log is too long for a report).
+   */
+  private static String binlogAndLeadershipLines(String log) {
+    return log.lines()
+        .filter(
+            l ->
+                l.contains("binlog")
+                    || l.contains("Keepalive")
+                    || l.contains("LeaderElection")
+                    || l.contains(" WARN ")
+                    || l.contains(" ERROR "))
+        .map(l -> l.length() > 300 ? l.substring(0, 300) + "..." : l)
+        .collect(java.util.stream.Collectors.joining("\n", "\n", "\n"));
   }
 }
