@@ -8,9 +8,10 @@ import java.util.Objects;
  * Immutable.
  *
  * @param guarantee {@code delivery.guarantee}
- * @param transactionalId the transactional producer's id ({@code delivery.transactional.id}, or
- *     derived from the relay name, the database and the table): the same for a leader and its
- *     standby, so that a new leader's producer fences the previous one
+ * @param transactionalId the prefix of the transactional producers' ids ({@code
+ *     delivery.transactional.id}, or derived from the relay name, the database and the table): the
+ *     same for a leader and its standby, so that a new leader's producers fence the previous ones
+ *     ({@link #transactionalIds()})
  * @param progressTopic the compacted, single-partition topic holding each relay's committed
  *     position ({@code delivery.progress.topic})
  */
@@ -34,8 +35,37 @@ public record DeliveryConfig(
   }
 
   /**
-   * The {@code transactional.id} a relay uses unless {@code delivery.transactional.id} is set: one
-   * per relay name and outbox table.
+   * How many transactional producers a relay alternates between, one transaction each in turn.
+   *
+   * <p>Why two: once a transaction commits, the coordinator still writes its markers, and a
+   * transaction of the same id that starts meanwhile waits for them (the broker retries after
+   * {@code add.partitions.to.txn.retry.backoff.ms}, 20 ms by default, or the client after {@code
+   * CONCURRENT_TRANSACTIONS}). A relay publishing back to back would pay that wait on every batch;
+   * with two ids, each transaction follows the other id's, whose markers have long been written.
+   * Batches stay strictly one after the other: a transaction starts only once the previous one
+   * committed.
+   */
+  public static final int TRANSACTIONAL_PRODUCERS = 2;
+
+  /**
+   * The ids of the relay's transactional producers: {@code <transactionalId>.0} and {@code
+   * <transactionalId>.1} ({@link #TRANSACTIONAL_PRODUCERS}). A new term initialises all of them,
+   * which fences every earlier producer of each and aborts what it left open; ACLs grant them by
+   * the prefix {@link #transactionalId()}.
+   *
+   * @return the ids, in the order the relay uses them
+   */
+  public java.util.List<String> transactionalIds() {
+    java.util.List<String> ids = new java.util.ArrayList<>(TRANSACTIONAL_PRODUCERS);
+    for (int i = 0; i < TRANSACTIONAL_PRODUCERS; i++) {
+      ids.add(transactionalId + "." + i);
+    }
+    return java.util.List.copyOf(ids);
+  }
+
+  /**
+   * The {@code transactional.id} prefix a relay uses unless {@code delivery.transactional.id} is
+   * set: one per relay name and outbox table.
    *
    * @param relayName {@code relay.name}
    * @param database {@code source.database}

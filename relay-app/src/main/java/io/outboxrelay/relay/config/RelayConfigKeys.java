@@ -468,10 +468,12 @@ public final class RelayConfigKeys {
           .example("outbox-relay.orders.app.outbox_events")
           .check(Checks.notBlank())
           .doc(
-              "With delivery.guarantee=exactly-once, the transactional.id of the relay's producer;"
-                  + " the same for a leader and its standbys, so that a new leader fences the"
-                  + " previous one. Default: outbox-relay.<relay.name>.<source.database>."
-                  + "<source.table>.")
+              "With delivery.guarantee=exactly-once, the prefix of the transactional.id of the"
+                  + " relay's two producers (<prefix>.0 and <prefix>.1, used in turn so that a"
+                  + " transaction never waits for the previous one's markers); the same for a"
+                  + " leader and its standbys, so that a new leader fences the previous one. Grant"
+                  + " ACLs on transactional ids by this prefix. Default: outbox-relay.<relay.name>."
+                  + "<source.database>.<source.table>.")
           .build();
 
   public static final ConfigKey<String> DELIVERY_PROGRESS_TOPIC =

@@ -265,6 +265,9 @@ class ConfigLoaderTest {
     raw.put("delivery.progress.topic", "orders-progress");
     RelayConfig overridden = parse(raw);
     assertThat(overridden.delivery().transactionalId()).isEqualTo("orders-tx");
+    // Two producers take turns, each under an id of the prefix.
+    assertThat(overridden.delivery().transactionalIds())
+        .containsExactly("orders-tx.0", "orders-tx.1");
     assertThat(overridden.delivery().progressTopic()).isEqualTo("orders-progress");
   }
 

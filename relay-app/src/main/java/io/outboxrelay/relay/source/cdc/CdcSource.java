@@ -27,6 +27,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -211,21 +212,20 @@ public final class CdcSource implements OutboxSource {
     ExactlyOnce eos = null;
     if (config.delivery().exactlyOnce()) {
       LeaderElection e = election;
+      TopicLimits limits =
+          TopicLimits.of(
+              config.producer().asProperties(config.name()),
+              RecordSizeLimit.batchSize(config.producer().asProperties(config.name())),
+              config.name() + "-tx-limits",
+              config.logContext());
+      List<KafkaPublisher> publishers = new ArrayList<>();
+      for (String id : config.delivery().transactionalIds()) {
+        publishers.add(
+            new KafkaPublisher(
+                ExactlyOnce.producerFactory(config, id), config.logContext(), kafka, limits));
+      }
       eos =
-          new ExactlyOnce(
-              config,
-              new KafkaPublisher(
-                  ExactlyOnce.producerFactory(config),
-                  config.logContext(),
-                  kafka,
-                  TopicLimits.of(
-                      config.producer().asProperties(config.name()),
-                      RecordSizeLimit.batchSize(config.producer().asProperties(config.name())),
-                      config.name() + "-tx-limits",
-                      config.logContext())),
-              metrics,
-              tenure::mayPublish,
-              why -> e.abdicate(why));
+          new ExactlyOnce(config, publishers, metrics, tenure::mayPublish, why -> e.abdicate(why));
     } else {
       publisher.warmUp(); // while the engine starts, rather than at the first event
     }

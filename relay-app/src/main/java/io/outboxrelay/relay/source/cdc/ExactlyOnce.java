@@ -22,16 +22,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One leader term's Kafka transactions with {@code delivery.guarantee=exactly-once}: a
- * transactional producer whose {@code transactional.id} is the same for every relay of the table,
- * and the {@link ProgressTopic} where each batch's position is committed with its records.
+ * One leader term's Kafka transactions with {@code delivery.guarantee=exactly-once}: two
+ * transactional producers whose {@code transactional.id}s are the same for every relay of the table
+ * ({@link io.outboxrelay.relay.config.DeliveryConfig#transactionalIds()}), and the {@link
+ * ProgressTopic} where each batch's position is committed with its records.
  *
- * <p>At the start of a term ({@link #start}) the producer's {@code initTransactions()} fences every
- * earlier holder of the id (a deposed leader, a frozen process that wakes, this relay's previous
- * term) and completes or aborts the transaction it left open; only then is the progress topic read,
- * so the position read is where the records in Kafka end. A producer fenced later means another
- * relay started a term: this one stops publishing and ends its term ({@code onFenced}), and the
- * election decides who leads.
+ * <p>The producers take turns: after a committed transaction the next one goes through the other
+ * producer, whose previous transaction's markers have long been written, so that it does not wait
+ * for the markers of the one just committed (see {@link
+ * io.outboxrelay.relay.config.DeliveryConfig#TRANSACTIONAL_PRODUCERS}). A transaction that did not
+ * commit is sent again through the same producer: re-creating it ({@code initTransactions()})
+ * aborts the open transaction before anything else is sent, so no open transaction of this relay
+ * holds back what a {@code read_committed} consumer may read. Transactions never overlap.
+ *
+ * <p>At the start of a term ({@link #start}) each producer's {@code initTransactions()} fences
+ * every earlier holder of its id (a deposed leader, a frozen process that wakes, this relay's
+ * previous term) and completes or aborts the transaction it left open; only then is the progress
+ * topic read, so the position read is where the records in Kafka end. A producer fenced later means
+ * another relay started a term: this one stops publishing and ends its term ({@code onFenced}), and
+ * the election decides who leads.
  *
  * <p>The position in the database is still written after each commit (status, hand-off, retention
  * read it); at the start of a term the committed one wins where they differ ({@link
@@ -44,7 +53,8 @@ final class ExactlyOnce implements AutoCloseable {
   /** The pause between attempts while Kafka does not answer at the start of a term. */
   private static final Duration START_RETRY = Duration.ofSeconds(1);
 
-  private final KafkaPublisher publisher;
+  private final List<KafkaPublisher> publishers;
+  private int turn; // guarded by this: the index of the publisher of the next transaction
   private final ProgressTopic progress;
   private final RelayMetrics metrics;
   private final String context;
@@ -56,19 +66,23 @@ final class ExactlyOnce implements AutoCloseable {
 
   /**
    * @param config the relay configuration, with exactly-once delivery
-   * @param publisher sends with the term's transactional producer ({@link #producerFactory})
+   * @param publishers the term's transactional publishers, one per transactional id, in turn
+   *     ({@link #producerFactory})
    * @param metrics where transactions are counted
    * @param mayPublish whether the term's leadership is still sure
    * @param onFenced told once, with the reason, when another producer of the id fenced this one
    */
   ExactlyOnce(
       RelayConfig config,
-      KafkaPublisher publisher,
+      List<KafkaPublisher> publishers,
       RelayMetrics metrics,
       BooleanSupplier mayPublish,
       Consumer<String> onFenced) {
     this.mayPublish = mayPublish;
-    this.publisher = publisher;
+    if (publishers.isEmpty()) {
+      throw new IllegalArgumentException("no publisher");
+    }
+    this.publishers = List.copyOf(publishers);
     this.progress = new ProgressTopic(config);
     this.metrics = metrics;
     this.context = config.logContext();
@@ -77,15 +91,19 @@ final class ExactlyOnce implements AutoCloseable {
   }
 
   /**
-   * Creates transactional producers for a term: the relay's producer settings with the {@code
-   * transactional.id}; each is initialised ({@code initTransactions()}) before it is returned.
+   * Creates transactional producers of one id for a term: the relay's producer settings with the
+   * {@code transactional.id}; each is initialised ({@code initTransactions()}) before it is
+   * returned.
    *
    * @param config the relay configuration, with exactly-once delivery
+   * @param transactionalId one of {@link
+   *     io.outboxrelay.relay.config.DeliveryConfig#transactionalIds()}
    * @return the factory, for a {@link KafkaPublisher}
    */
-  static java.util.function.Supplier<Producer<byte[], byte[]>> producerFactory(RelayConfig config) {
-    Map<String, Object> props = config.producer().asProperties(config.name() + "-tx");
-    props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, config.delivery().transactionalId());
+  static java.util.function.Supplier<Producer<byte[], byte[]>> producerFactory(
+      RelayConfig config, String transactionalId) {
+    Map<String, Object> props = config.producer().asProperties(transactionalId);
+    props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
     return () -> {
       KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(props);
       try {
@@ -98,9 +116,9 @@ final class ExactlyOnce implements AutoCloseable {
     };
   }
 
-  /** The term's publisher (transactional). */
-  KafkaPublisher publisher() {
-    return publisher;
+  /** The publisher of the next transaction: the producers take turns after each commit. */
+  synchronized KafkaPublisher publisher() {
+    return publishers.get(turn);
   }
 
   /**
@@ -129,7 +147,9 @@ final class ExactlyOnce implements AutoCloseable {
     while (!stop.getAsBoolean()) {
       try {
         progress.ensureExists();
-        publisher.open();
+        for (KafkaPublisher p : publishers) {
+          p.open(); // fences the earlier holders of its id
+        }
         return progress.readCommitted(stop);
       } catch (RelayFailure e) {
         throw e;
@@ -141,14 +161,14 @@ final class ExactlyOnce implements AutoCloseable {
           throw new RelayFailure(
               "Kafka refused the exactly-once start of the relay ("
                   + ErrorClassifier.describe(cause)
-                  + "): grant Write and Describe on transactional id '"
+                  + "): grant Write and Describe on the transactional ids prefixed '"
                   + transactionalId
                   + "' and Read, Write and Describe on topic '"
                   + progress.topic()
                   + "', or set delivery.guarantee=at-least-once",
               cause);
         }
-        publisher.reset();
+        publishers.forEach(KafkaPublisher::reset);
         if (!warned) {
           warned = true;
           LOG.warn(
@@ -175,7 +195,7 @@ final class ExactlyOnce implements AutoCloseable {
   boolean commitPosition(String position, BooleanSupplier giveUp) throws InterruptedException {
     while (!giveUp.getAsBoolean()) {
       KafkaPublisher.Transaction tx =
-          publisher.sendInTransaction(List.of(progress.record(position)), giveUp, e -> false);
+          publisher().sendInTransaction(List.of(progress.record(position)), giveUp, e -> false);
       counted(tx);
       if (tx.committed()) {
         return true;
@@ -216,12 +236,16 @@ final class ExactlyOnce implements AutoCloseable {
   }
 
   /**
-   * Counts a transaction as committed or aborted.
+   * Counts a transaction as committed or aborted; after a commit the other producer takes the next
+   * transaction.
    *
    * @param tx what became of it
    */
   void counted(KafkaPublisher.Transaction tx) {
     if (tx.committed()) {
+      synchronized (this) {
+        turn = (turn + 1) % publishers.size();
+      }
       metrics.transactionCommitted(tx.commitNanos());
     } else {
       metrics.transactionAborted();
@@ -268,10 +292,10 @@ final class ExactlyOnce implements AutoCloseable {
     return fenced.get();
   }
 
-  /** Closes the producer at once; an open transaction is aborted by the next holder. */
+  /** Closes the producers at once; an open transaction is aborted by the next holder. */
   @Override
   public void close() {
     closed = true;
-    publisher.close(Duration.ZERO);
+    publishers.forEach(p -> p.close(Duration.ZERO));
   }
 }

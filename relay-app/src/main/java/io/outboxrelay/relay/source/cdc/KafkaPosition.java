@@ -4,6 +4,8 @@ import io.outboxrelay.relay.RelayFailure;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.failure.ErrorClassifier;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
@@ -102,9 +104,10 @@ public final class KafkaPosition {
   }
 
   /**
-   * Fences the relay's transactional id ({@code initTransactions()}, which completes or aborts the
-   * transaction a stopped relay left open), then reads the last position committed. For a command
-   * that runs only while no relay of the table does: a running leader would lose its term.
+   * Fences each of the relay's transactional ids ({@code initTransactions()}, which completes or
+   * aborts the transaction a stopped relay left open), then reads the last position committed. For
+   * a command that runs only while no relay of the table does: a running leader would lose its
+   * term.
    *
    * @return the last position committed, empty when none
    * @throws Failure when Kafka does not answer in time or refuses
@@ -112,11 +115,13 @@ public final class KafkaPosition {
   public Optional<String> readFenced() throws Failure {
     long deadline = System.nanoTime() + timeout.toNanos();
     try {
-      KafkaProducer<byte[], byte[]> producer = producer();
-      try {
-        producer.initTransactions();
-      } finally {
-        producer.close(Duration.ZERO);
+      for (String id : config.delivery().transactionalIds()) {
+        KafkaProducer<byte[], byte[]> producer = producer(id);
+        try {
+          producer.initTransactions();
+        } finally {
+          producer.close(Duration.ZERO);
+        }
       }
       Optional<String> p = progress.readCommitted(() -> System.nanoTime() > deadline);
       if (p == null) {
@@ -140,9 +145,10 @@ public final class KafkaPosition {
   }
 
   /**
-   * Commits {@code position} as the relay's, in a transaction of the relay's transactional id:
-   * creates the topic when missing, fences the id ({@code initTransactions()}: a running leader
-   * would lose its term, so call it only while no relay of the table runs), sends the position and
+   * Commits {@code position} as the relay's, in a transaction of the relay's first transactional
+   * id: creates the topic when missing, fences each of the relay's ids ({@code initTransactions()},
+   * {@link io.outboxrelay.relay.config.DeliveryConfig#transactionalIds()}: a running leader would
+   * lose its term, so call it only while no relay of the table runs), sends the position and
    * commits. Returns once committed.
    *
    * @param position the offset JSON, as the offsets table holds it
@@ -160,14 +166,16 @@ public final class KafkaPosition {
     } catch (Exception e) {
       throw new Failure(why(e), e);
     }
-    KafkaProducer<byte[], byte[]> producer;
+    // Every producer id of the relay is initialised, which fences a producer of it still alive and
+    // aborts what it left open; the position then goes in a transaction of the first.
+    List<KafkaProducer<byte[], byte[]>> producers = new ArrayList<>();
     try {
-      producer = producer();
-    } catch (RuntimeException e) {
-      throw new Failure(why(e), e);
-    }
-    try {
-      producer.initTransactions();
+      for (String id : config.delivery().transactionalIds()) {
+        KafkaProducer<byte[], byte[]> p = producer(id);
+        producers.add(p);
+        p.initTransactions();
+      }
+      KafkaProducer<byte[], byte[]> producer = producers.get(0);
       producer.beginTransaction();
       producer
           .send(
@@ -184,7 +192,9 @@ public final class KafkaPosition {
     } catch (ExecutionException | TimeoutException | RuntimeException e) {
       throw new Failure(why(e), e);
     } finally {
-      producer.close(Duration.ZERO); // an uncommitted transaction is aborted by the next holder
+      for (KafkaProducer<byte[], byte[]> p : producers) {
+        p.close(Duration.ZERO); // an uncommitted transaction is aborted by the next holder
+      }
     }
   }
 
@@ -202,9 +212,9 @@ public final class KafkaPosition {
     return CommittedPosition.toStore(kafka, database).isPresent();
   }
 
-  private KafkaProducer<byte[], byte[]> producer() {
-    Map<String, Object> props = config.producer().asProperties(config.name() + "-admin-tx");
-    props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, config.delivery().transactionalId());
+  private KafkaProducer<byte[], byte[]> producer(String transactionalId) {
+    Map<String, Object> props = config.producer().asProperties(transactionalId + "-admin");
+    props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
     props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, String.valueOf(timeout.toMillis()));
     return new KafkaProducer<>(props);
   }

@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -65,25 +66,36 @@ class TransactionalBatchTest {
               "cdc.server.id", "5401",
               "relay.name", "orders",
               "delivery.guarantee", "exactly-once"));
-  private KafkaPublisher publisher;
+  private final List<KafkaPublisher> publishers = new ArrayList<>();
+
+  /** Per producer: the index of the publisher (transactional id) that created it. */
+  private final Map<MockProducer<byte[], byte[]>, Integer> idOf = new ConcurrentHashMap<>();
 
   private OutboxChangeConsumer consumer(PoisonAction action) {
-    publisher =
-        new KafkaPublisher(
-            () -> {
-              MockProducer<byte[], byte[]> p =
-                  new OutboxChangeConsumerTest.AbortingMockProducer(autoComplete.get());
-              p.initTransactions();
-              producers.add(p);
-              return p;
-            },
-            "test");
-    ExactlyOnce eos = new ExactlyOnce(config, publisher, metrics, () -> true, endedTerms::add);
+    return consumer(action, 1);
+  }
+
+  private OutboxChangeConsumer consumer(PoisonAction action, int transactionalIds) {
+    for (int i = 0; i < transactionalIds; i++) {
+      int id = i;
+      publishers.add(
+          new KafkaPublisher(
+              () -> {
+                MockProducer<byte[], byte[]> p =
+                    new OutboxChangeConsumerTest.AbortingMockProducer(autoComplete.get());
+                p.initTransactions();
+                producers.add(p);
+                idOf.put(p, id);
+                return p;
+              },
+              "test"));
+    }
+    ExactlyOnce eos = new ExactlyOnce(config, publishers, metrics, () -> true, endedTerms::add);
     return new OutboxChangeConsumer(
         new ChangeEventMapper(),
         EventRouter.withDefaults(),
         LIMIT,
-        publisher,
+        publishers.get(0),
         new Backoff(Duration.ofMillis(10), Duration.ofMillis(20), 2, 0, new Random(1)),
         kafka,
         action,
@@ -97,9 +109,7 @@ class TransactionalBatchTest {
 
   @AfterEach
   void close() {
-    if (publisher != null) {
-      publisher.close(Duration.ZERO);
-    }
+    publishers.forEach(p -> p.close(Duration.ZERO));
   }
 
   /** What a read_committed consumer sees: every producer's committed records, in order. */
@@ -204,6 +214,48 @@ class TransactionalBatchTest {
     assertThat(transactions("aborted")).isEqualTo(1);
     assertThat(transactions("committed")).isEqualTo(1);
     assertThat(metrics.snapshot().resent()).as("no duplicate reached Kafka").isZero();
+  }
+
+  /**
+   * Two transactional ids take turns after each commit, so that a transaction never waits for the
+   * markers of the one just committed; a transaction that did not commit goes again through the
+   * same id, whose new producer's initTransactions() aborts the open one first.
+   */
+  @Test
+  void twoProducersTakeTurnsAfterEachCommitAndAFailedTransactionGoesAgainThroughTheSameId()
+      throws Exception {
+    OutboxChangeConsumer consumer = consumer(PoisonAction.FAIL, 2);
+    consumer.handleBatch(List.of(insert(1, "order", "a")), committer);
+    consumer.handleBatch(List.of(insert(2, "order", "a")), committer);
+    consumer.handleBatch(List.of(insert(3, "order", "a")), committer);
+    assertThat(producers).hasSize(2);
+    assertThat(producers.get(0).commitCount()).as("the first id: batches 1 and 3").isEqualTo(2);
+    assertThat(producers.get(1).commitCount()).as("the second id: batch 2").isEqualTo(1);
+    assertThat(committer.marked).containsExactly(1L, 2L, 3L);
+
+    // Batch 4 is the second id's turn; its transaction fails and goes again through that id.
+    MockProducer<byte[], byte[]> second = producers.get(1);
+    second.sendException = new NotEnoughReplicasException("the partition is short of replicas");
+    consumer.handleBatch(List.of(insert(4, "order", "a")), committer);
+
+    assertThat(producers).hasSize(3);
+    assertThat(idOf.get(producers.get(2))).as("sent again through the same id").isEqualTo(1);
+    assertThat(producers.get(2).commitCount()).isEqualTo(1);
+    assertThat(second.commitCount()).as("the failed transaction never committed").isEqualTo(1);
+    assertThat(committer.marked).containsExactly(1L, 2L, 3L, 4L);
+
+    // After that commit, the first id's turn again.
+    consumer.handleBatch(List.of(insert(5, "order", "a")), committer);
+    assertThat(commitsOfId(0)).as("batches 1, 3 and 5").isEqualTo(3);
+    assertThat(commitsOfId(1)).as("batches 2 and 4").isEqualTo(2);
+    assertThat(committer.marked).containsExactly(1L, 2L, 3L, 4L, 5L);
+  }
+
+  private long commitsOfId(int id) {
+    return producers.stream()
+        .filter(p -> idOf.get(p) == id)
+        .mapToLong(MockProducer::commitCount)
+        .sum();
   }
 
   @Test
