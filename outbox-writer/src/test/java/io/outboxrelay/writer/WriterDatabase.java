@@ -1,5 +1,6 @@
 package io.outboxrelay.writer;
 
+import io.outboxrelay.router.Dialect;
 import io.outboxrelay.testsupport.database.ScratchDatabase;
 import io.outboxrelay.testsupport.stack.LocalStack;
 import io.outboxrelay.testsupport.stack.MariaDbServer;
