@@ -72,7 +72,7 @@ final class WriterDatabase implements AutoCloseable {
   }
 
   String configDir() {
-    return dialect == Dialect.MYSQL ? "mysql" : "postgresql";
+    return dialect.schemaFolder();
   }
 
   String jdbcUrl() {
