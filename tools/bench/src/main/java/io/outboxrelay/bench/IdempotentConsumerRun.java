@@ -1,6 +1,6 @@
 package io.outboxrelay.bench;
 
-import io.outboxrelay.idempotency.Dialect;
+import io.outboxrelay.router.Dialect;
 import io.outboxrelay.idempotency.IdempotentProcessor;
 import io.outboxrelay.idempotency.Outcome;
 import io.outboxrelay.idempotency.kafka.ConsumerListener;
