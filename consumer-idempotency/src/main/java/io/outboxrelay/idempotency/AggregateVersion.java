@@ -22,7 +22,7 @@ public record AggregateVersion(String aggregateType, String aggregateId, long ve
    * @throws IllegalArgumentException if a name is blank or longer than 255 characters
    */
   public AggregateVersion {
-    Identifiers.requireKeyValue(Objects.requireNonNull(aggregateType, "aggregateType"), "type");
-    Identifiers.requireKeyValue(Objects.requireNonNull(aggregateId, "aggregateId"), "id");
+    KeyValues.require(Objects.requireNonNull(aggregateType, "aggregateType"), "type");
+    KeyValues.require(Objects.requireNonNull(aggregateId, "aggregateId"), "id");
   }
 }

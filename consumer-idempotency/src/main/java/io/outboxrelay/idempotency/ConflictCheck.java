@@ -42,7 +42,8 @@ final class ConflictCheck {
           "table "
               + table
               + " has no payload_hash column, which the conflict check needs: run config/"
-              + (sql.dialect() == Dialect.MYSQL ? "mysql/" : "postgresql/")
+              + sql.dialect().schemaFolder()
+              + "/"
               + MIGRATION
               + " (see docs/upgrading.md), or build the processor without conflictCheck()",
           e);

@@ -34,7 +34,7 @@ public record EventRef(String eventId, AggregateVersion aggregateVersion, String
    *     id without the space), or {@code payloadHash} is not 64 lowercase hex digits
    */
   public EventRef {
-    Identifiers.requireKeyValue(Objects.requireNonNull(eventId, "eventId"), "event id");
+    KeyValues.require(Objects.requireNonNull(eventId, "eventId"), "event id");
     if (payloadHash != null && !SHA_256_HEX.matcher(payloadHash).matches()) {
       throw new IllegalArgumentException(
           "payloadHash must be a SHA-256 as 64 lowercase hex digits, got: " + payloadHash);

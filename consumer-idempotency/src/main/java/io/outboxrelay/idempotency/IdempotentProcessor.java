@@ -1,5 +1,7 @@
 package io.outboxrelay.idempotency;
 
+import io.outboxrelay.router.Dialect;
+import io.outboxrelay.router.Identifiers;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -175,7 +177,7 @@ public interface IdempotentProcessor {
     private Builder(DataSource dataSource, String consumerGroup) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
       this.consumerGroup =
-          Identifiers.requireKeyValue(
+          KeyValues.require(
               Objects.requireNonNull(consumerGroup, "consumerGroup"), "consumer group");
     }
 
@@ -198,7 +200,7 @@ public interface IdempotentProcessor {
      * @throws IllegalArgumentException if it is not a plain identifier
      */
     public Builder processedEventsTable(String table) {
-      this.processedEventsTable = Identifiers.requireTableName(table, "processedEventsTable");
+      this.processedEventsTable = Identifiers.requireTable(table, "processedEventsTable");
       return this;
     }
 
@@ -211,7 +213,7 @@ public interface IdempotentProcessor {
      * @throws IllegalArgumentException if it is not a plain identifier
      */
     public Builder aggregateVersionsTable(String table) {
-      this.aggregateVersionsTable = Identifiers.requireTableName(table, "aggregateVersionsTable");
+      this.aggregateVersionsTable = Identifiers.requireTable(table, "aggregateVersionsTable");
       return this;
     }
 

@@ -1,5 +1,6 @@
 package io.outboxrelay.idempotency;
 
+import io.outboxrelay.router.Dialect;
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

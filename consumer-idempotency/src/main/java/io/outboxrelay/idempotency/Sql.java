@@ -1,5 +1,7 @@
 package io.outboxrelay.idempotency;
 
+import io.outboxrelay.router.Dialect;
+
 /**
  * The statements of one dialect with the configured table names. Immutable.
  *

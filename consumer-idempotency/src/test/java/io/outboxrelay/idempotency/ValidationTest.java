@@ -71,7 +71,7 @@ class ValidationTest {
     IdempotentProcessor.Builder builder = IdempotentProcessor.builder(NOWHERE, "g");
     assertThatThrownBy(() -> builder.processedEventsTable(table))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("unquoted SQL identifier");
+        .hasMessageContaining("processedEventsTable must be a plain SQL identifier");
     assertThatThrownBy(() -> builder.aggregateVersionsTable(table))
         .isInstanceOf(IllegalArgumentException.class);
   }

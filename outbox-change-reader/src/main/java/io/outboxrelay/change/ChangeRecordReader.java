@@ -61,7 +61,7 @@ public final class ChangeRecordReader {
 
   /** Creates a reader of the relay's own table layout ({@link ColumnMapping#DEFAULT}). */
   public ChangeRecordReader() {
-    this(ColumnMapping.DEFAULT, "id");
+    this(ColumnMapping.DEFAULT, ColumnMapping.DEFAULT_SEQUENCE);
   }
 
   /**
@@ -83,8 +83,8 @@ public final class ChangeRecordReader {
    *
    * @param record a record from a Debezium connector
    * @return the event, or {@code null} when the record publishes nothing
-   * @throws RoutingException when the row lacks a required column or value, or a placed column
-   *     holds a value that cannot be a header
+   * @throws RoutingException when the row lacks a required column or value (the message names the
+   *     table's column), or a placed column holds a value that cannot be a header
    * @throws ClassCastException when a text column is not text (e.g. VARBINARY), which the relay
    *     also refuses
    */
@@ -105,29 +105,37 @@ public final class ChangeRecordReader {
     }
     Object rowId = id == null ? null : after.get(id);
     String eventIdText = text(after.get(eventId));
-    try {
-      return new OutboxEvent(
-          rowId instanceof Number n ? n.longValue() : -1L,
-          eventIdText,
-          (String) after.get(aggregateType),
-          (String) after.get(aggregateId),
-          (String) after.get(eventType),
-          bytes(after.get(payload)),
-          sourceTimestamp(envelope),
-          aggregateVersion == null ? null : version(aggregateVersion, after.get(aggregateVersion)),
-          headers == null ? null : text(after.get(headers)),
-          traceContext == null ? null : text(after.get(traceContext)),
-          placed.length == 0 ? List.of() : placedHeaders(after, eventIdText));
-    } catch (NullPointerException e) {
+    String type = (String) after.get(aggregateType);
+    String aggregate = (String) after.get(aggregateId);
+    String kind = (String) after.get(eventType);
+    Field missing =
+        eventIdText == null
+            ? eventId
+            : type == null
+                ? aggregateType
+                : aggregate == null ? aggregateId : kind == null ? eventType : null;
+    if (missing != null) {
+      // The table's own column, not the default name the event's field has.
       throw new RoutingException(
           "outbox row "
               + (rowId == null ? "" : "id=" + rowId + " ")
-              + "event_id="
-              + eventIdText
+              + OutboxEvent.describe(eventIdText, type, aggregate)
               + " has a null "
-              + e.getMessage()
+              + missing.name()
               + ": make the column NOT NULL");
     }
+    return new OutboxEvent(
+        rowId instanceof Number n ? n.longValue() : -1L,
+        eventIdText,
+        type,
+        aggregate,
+        kind,
+        bytes(after.get(payload)),
+        sourceTimestamp(envelope),
+        aggregateVersion == null ? null : version(aggregateVersion, after.get(aggregateVersion)),
+        headers == null ? null : text(after.get(headers)),
+        traceContext == null ? null : text(after.get(traceContext)),
+        placed.length == 0 ? List.of() : placedHeaders(after, eventIdText));
   }
 
   private List<RecordHeader> placedHeaders(Struct after, String eventIdText) {

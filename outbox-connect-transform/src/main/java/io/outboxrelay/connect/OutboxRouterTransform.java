@@ -152,13 +152,7 @@ public final class OutboxRouterTransform<R extends ConnectRecord<R>>
                 + ", offset "
                 + (record instanceof SourceRecord s ? s.sourceOffset() : null)
                 + ")"
-            : "event_id="
-                + event.eventId()
-                + " (aggregate_type='"
-                + event.aggregateType()
-                + "', aggregate_id='"
-                + event.aggregateId()
-                + "')";
+            : event.describe();
     String reason = e.getMessage() == null ? e.getClass().getName() : e.getMessage();
     if (poisonAction == TransformConfig.PoisonAction.SKIP) {
       LOG.error("[outbox-transform] skipping {} that cannot be published: {}", what, reason);

@@ -141,7 +141,11 @@ record TransformConfig(
         d.traceContext(),
         "The optional trace context column (java.util.Properties text): the headers"
             + " traceparent and tracestate.");
-    column(def, COLUMN_SEQUENCE, "id", "The row id column, named in messages.");
+    column(
+        def,
+        COLUMN_SEQUENCE,
+        ColumnMapping.DEFAULT_SEQUENCE,
+        "The row id column, named in messages.");
     return def.define(
         ADDITIONAL_PLACEMENT,
         Type.STRING,
@@ -211,7 +215,7 @@ record TransformConfig(
       column(props, COLUMN_HEADERS, d.headers(), problems),
       column(props, COLUMN_TRACING_SPAN_CONTEXT, d.traceContext(), problems)
     };
-    String rowId = column(props, COLUMN_SEQUENCE, "id", problems);
+    String rowId = column(props, COLUMN_SEQUENCE, ColumnMapping.DEFAULT_SEQUENCE, problems);
     if (placements != null) {
       for (HeaderPlacement p : placements) {
         if (headers.contains(p.header())) {

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
@@ -198,7 +198,7 @@ class ConnectTransformIT {
 
   private void write(List<TestEvent> tx, Ledger... ledgers) throws Exception {
     try (Connection c = db.app()) {
-      OutboxWriter.writeTransaction(c, tx);
+      RawOutboxInserts.writeTransaction(c, tx);
     }
     for (Ledger ledger : ledgers) {
       ledger.expect(tx);

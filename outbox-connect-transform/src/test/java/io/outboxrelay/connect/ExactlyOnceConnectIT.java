@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
 import io.outboxrelay.testsupport.stack.ConsumedRecord;
@@ -259,7 +259,7 @@ class ExactlyOnceConnectIT {
             String type = a % 2 == 0 ? "order" : "invoice";
             tx.add(TestEvent.of(type, type + "-" + a, ++sequence[a]));
           }
-          OutboxWriter.writeTransaction(c, tx);
+          RawOutboxInserts.writeTransaction(c, tx);
           ledger.expect(tx);
           written.addAndGet(tx.size());
           Thread.sleep(5); // a steady application, not a flood

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -28,6 +29,9 @@ import java.util.Set;
  * {@link RoutingException.Reason#INVALID_HEADERS} whose message says what is wrong and where (a
  * character offset), names the offending header (at most {@value #NAME_IN_MESSAGES} characters of
  * it), and never contains a header value, which may hold personal data.
+ *
+ * <p>{@link #encode} writes the column (the writer library uses it) and {@link #parse} reads it
+ * (the relay, the Kafka Connect transform): what one writes, the other reads back exactly.
  *
  * <p>The parser accepts exactly this shape of JSON (RFC 8259): whitespace between tokens, every
  * string escape including {@code \\uXXXX} and surrogate pairs; it refuses control characters inside
@@ -382,22 +386,95 @@ public final class ApplicationHeaders {
     return "0000".substring(h.length()) + h;
   }
 
-  /** The UTF-8 length of a well-formed string, without encoding it. */
-  private static int utf8Length(String s) {
+  /**
+   * The length of a string in UTF-8, without encoding it: what {@link #MAX_ENTRY_BYTES} bounds.
+   *
+   * @param s a string; not {@code null}
+   * @return the number of bytes, or {@code -(index + 1)} of the first unpaired surrogate (which has
+   *     no UTF-8 encoding)
+   */
+  public static int utf8Length(String s) {
     int bytes = 0;
-    for (int i = 0, n = s.length(); i < n; i++) {
+    int length = s.length();
+    for (int i = 0; i < length; i++) {
       char c = s.charAt(i);
       if (c < 0x80) {
-        bytes++;
+        bytes += 1;
       } else if (c < 0x800) {
         bytes += 2;
-      } else if (Character.isHighSurrogate(c)) {
+      } else if (Character.isHighSurrogate(c)
+          && i + 1 < length
+          && Character.isLowSurrogate(s.charAt(i + 1))) {
         bytes += 4;
-        i++; // the low half, checked by requireWellFormed
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return -(i + 1);
       } else {
         bytes += 3;
       }
     }
     return bytes;
+  }
+
+  /**
+   * Writes the {@code headers} column: the JSON object that {@link #parse} reads back as exactly
+   * these headers, in the map's order. The text is ASCII: quotes, backslashes and control
+   * characters are escaped as JSON requires, and every character above U+007E as {@code \}{@code
+   * uXXXX} (a pair of escapes for a supplementary character), so the stored text does not depend on
+   * the column's character set.
+   *
+   * @param headers names and values in the order to write them; not {@code null}, no {@code null}
+   *     name or value. The rules of the column (reserved names, {@link #MAX_ENTRY_BYTES}, no
+   *     unpaired surrogate) are not checked here: {@link #parse} refuses text that breaks them
+   * @return the JSON object, or {@code null} (SQL NULL) when the map is empty
+   */
+  public static String encode(Map<String, String> headers) {
+    if (headers.isEmpty()) {
+      return null;
+    }
+    StringBuilder json = new StringBuilder(32 * headers.size());
+    json.append('{');
+    boolean first = true;
+    for (Map.Entry<String, String> header : headers.entrySet()) {
+      if (!first) {
+        json.append(',');
+      }
+      first = false;
+      jsonString(json, header.getKey());
+      json.append(':');
+      jsonString(json, header.getValue());
+    }
+    return json.append('}').toString();
+  }
+
+  private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+  /** Appends {@code s} as an ASCII JSON string. */
+  private static void jsonString(StringBuilder json, String s) {
+    json.append('"');
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '"' -> json.append("\\\"");
+        case '\\' -> json.append("\\\\");
+        case '\n' -> json.append("\\n");
+        case '\r' -> json.append("\\r");
+        case '\t' -> json.append("\\t");
+        case '\b' -> json.append("\\b");
+        case '\f' -> json.append("\\f");
+        default -> {
+          if (c < 0x20 || c > 0x7e) {
+            json.append("\\u")
+                .append(HEX[c >> 12])
+                .append(HEX[(c >> 8) & 0xf])
+                .append(HEX[(c >> 4) & 0xf])
+                .append(HEX[c & 0xf]);
+          } else {
+            json.append(c);
+          }
+        }
+      }
+    }
+    json.append('"');
   }
 }

@@ -35,17 +35,55 @@ public record ColumnMapping(
     String traceContext,
     List<HeaderPlacement> placements) {
 
-  /** The relay's own table layout ({@code config/mysql/outbox-schema.sql}). */
+  /** The relay's outbox table ({@code config/mysql/outbox-schema.sql}). */
+  public static final String DEFAULT_TABLE = "outbox_events";
+
+  /**
+   * The relay's integer column that orders the rows (assigned at insert): the relay's sequence
+   * column and the row id the change reader names rows by. Not part of the mapping: only readers
+   * use it, the writer leaves it to the database.
+   */
+  public static final String DEFAULT_SEQUENCE = "id";
+
+  /** The default {@link #eventId} column. */
+  public static final String DEFAULT_EVENT_ID = "event_id";
+
+  /** The default {@link #aggregateType} column. */
+  public static final String DEFAULT_AGGREGATE_TYPE = "aggregate_type";
+
+  /** The default {@link #aggregateId} column. */
+  public static final String DEFAULT_AGGREGATE_ID = "aggregate_id";
+
+  /** The default {@link #eventType} column. */
+  public static final String DEFAULT_EVENT_TYPE = "event_type";
+
+  /** The default {@link #payload} column. */
+  public static final String DEFAULT_PAYLOAD = "payload";
+
+  /** The default {@link #aggregateVersion} column. */
+  public static final String DEFAULT_AGGREGATE_VERSION = "aggregate_version";
+
+  /** The default {@link #headers} column. */
+  public static final String DEFAULT_HEADERS = "headers";
+
+  /** The default {@link #traceContext} column: Debezium's. */
+  public static final String DEFAULT_TRACE_CONTEXT = "tracingspancontext";
+
+  /**
+   * The relay's own table layout ({@code config/mysql/outbox-schema.sql}): the {@code DEFAULT_*}
+   * column names, no placements. Every module reads its defaults from here (or from those
+   * constants, where a compile-time constant is needed).
+   */
   public static final ColumnMapping DEFAULT =
       new ColumnMapping(
-          "event_id",
-          "aggregate_type",
-          "aggregate_id",
-          "event_type",
-          "payload",
-          "aggregate_version",
-          "headers",
-          "tracingspancontext",
+          DEFAULT_EVENT_ID,
+          DEFAULT_AGGREGATE_TYPE,
+          DEFAULT_AGGREGATE_ID,
+          DEFAULT_EVENT_TYPE,
+          DEFAULT_PAYLOAD,
+          DEFAULT_AGGREGATE_VERSION,
+          DEFAULT_HEADERS,
+          DEFAULT_TRACE_CONTEXT,
           List.of());
 
   /**

@@ -177,7 +177,7 @@ public final class EventRouter {
       throw new RoutingException(
           RoutingException.Reason.NULL_PAYLOAD,
           "payload is NULL: "
-              + describe(event)
+              + event.describe()
               + " would be published as a tombstone, which deletes the aggregate's history on a"
               + " compacted topic: write a payload (e.g. {}) and make the payload column NOT NULL");
     }
@@ -190,7 +190,7 @@ public final class EventRouter {
         throw new RoutingException(
             e.reason(),
             "the trace context of "
-                + describe(event)
+                + event.describe()
                 + " is invalid: "
                 + e.getMessage()
                 + ": write java.util.Properties text with a W3C traceparent (or NULL)");
@@ -204,7 +204,7 @@ public final class EventRouter {
         throw new RoutingException(
             e.reason(),
             "the headers of "
-                + describe(event)
+                + event.describe()
                 + " are invalid: "
                 + e.getMessage()
                 + ": write a JSON object of string values whose names are not the relay's own"
@@ -237,17 +237,6 @@ public final class EventRouter {
     headers.addAll(application);
     return new RoutedRecord(
         topic, event.aggregateId().getBytes(StandardCharsets.UTF_8), headers, event.payload());
-  }
-
-  /** The event's ids for messages: never its payload. */
-  private static String describe(OutboxEvent event) {
-    return "event_id="
-        + event.eventId()
-        + " (aggregate_type='"
-        + event.aggregateType()
-        + "', aggregate_id='"
-        + event.aggregateId()
-        + "')";
   }
 
   /**

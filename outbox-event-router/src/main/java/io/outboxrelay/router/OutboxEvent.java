@@ -156,8 +156,38 @@ public record OutboxEvent(
   }
 
   /**
-   * Describes the event without its payload, headers, trace context or placed values, which may
-   * hold personal data.
+   * Names the event for a message or a log line, without its payload, headers, trace context or
+   * placed values, which may hold personal data: {@code event_id=... (aggregate_type='...',
+   * aggregate_id='...')}. Every module's messages about one event use it.
+   *
+   * @return the description
+   */
+  public String describe() {
+    return describe(eventId, aggregateType, aggregateId);
+  }
+
+  /**
+   * {@link #describe()} of an event known only by its ids, e.g. of a row that did not make a whole
+   * event.
+   *
+   * @param eventId the event id; may be {@code null}
+   * @param aggregateType the aggregate type; may be {@code null}
+   * @param aggregateId the aggregate id; may be {@code null}
+   * @return the description
+   */
+  public static String describe(String eventId, String aggregateType, String aggregateId) {
+    return "event_id="
+        + eventId
+        + " (aggregate_type='"
+        + aggregateType
+        + "', aggregate_id='"
+        + aggregateId
+        + "')";
+  }
+
+  /**
+   * Describes the event for debugging, with more fields than {@link #describe()} and no more
+   * personal data: no payload, headers, trace context or placed values.
    */
   @Override
   public String toString() {

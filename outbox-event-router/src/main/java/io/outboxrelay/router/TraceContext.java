@@ -87,8 +87,17 @@ public final class TraceContext {
         RecordHeader.utf8(TRACESTATE, tracestate(tracestate)));
   }
 
-  /** Checks a traceparent as OpenTelemetry's W3C propagator does, and renders it as it does. */
-  static String traceparent(String v) {
+  /**
+   * Checks a W3C {@code traceparent} as OpenTelemetry's W3C propagator does, and renders it as it
+   * does: the one definition of the format that the relay, the transform and the writer's tests
+   * share.
+   *
+   * @param v the header's value; not {@code null}
+   * @return {@code 00-<trace id>-<span id>-<flags>}: {@code v} itself when it is of version 00
+   * @throws RoutingException ({@link RoutingException.Reason#INVALID_TRACE_CONTEXT}) when it is not
+   *     a W3C trace parent; the message says how
+   */
+  public static String traceparent(String v) {
     int n = v.length();
     if (n < TRACEPARENT_LENGTH || (n > TRACEPARENT_LENGTH && v.charAt(TRACEPARENT_LENGTH) != '-')) {
       throw invalid(
@@ -125,8 +134,16 @@ public final class TraceContext {
         : "00-" + traceId + "-" + spanId + "-" + flags;
   }
 
-  /** Checks a tracestate as OpenTelemetry's W3C propagator does, and renders it as it does. */
-  static String tracestate(String v) {
+  /**
+   * Checks a W3C {@code tracestate} as OpenTelemetry's W3C propagator does, and renders it as it
+   * does (the blanks around its commas removed).
+   *
+   * @param v the header's value; not {@code null}
+   * @return the rendered value
+   * @throws RoutingException ({@link RoutingException.Reason#INVALID_TRACE_CONTEXT}) when it is not
+   *     a W3C trace state; the message says how
+   */
+  public static String tracestate(String v) {
     String[] members = MEMBER_DELIMITER.split(v);
     if (members.length > MAX_MEMBERS) {
       throw invalid(

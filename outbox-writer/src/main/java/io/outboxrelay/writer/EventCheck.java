@@ -1,29 +1,27 @@
 package io.outboxrelay.writer;
 
+import io.outboxrelay.router.ApplicationHeaders;
+import io.outboxrelay.router.OutboxHeaders;
+import io.outboxrelay.router.TopicTemplate;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The rules an event must meet before the writer writes it (see {@link OutboxWriter}): those of the
- * event alone here, those of the table in {@link TableLayout}, those of the payload in {@link
- * Payloads}. Every refusal is an {@link InvalidEventException} naming the event, the field and the
- * fix.
+ * event alone here (the headers column's rules, its reserved names and size bound, are the router's
+ * {@link ApplicationHeaders}, which the relay applies when it reads the row), those of the table in
+ * {@link TableLayout}, those of the payload in {@link Payloads}. Every refusal is an {@link
+ * InvalidEventException} naming the event, the field and the fix.
  */
 final class EventCheck {
 
-  /** The most bytes, in UTF-8, of one header's name plus value: the relay's bound. */
-  static final int MAX_HEADER_BYTES = 8192;
-
-  /** The relay's own header names, which application headers may not use (case-sensitive). */
-  static final Set<String> RESERVED_HEADERS =
-      Set.of("id", "event_type", "aggregate_type", "aggregate_id", "aggregate_version");
-
   /** The literal part of the relay's default topic template, before the aggregate type. */
-  static final String DEFAULT_TOPIC_PREFIX = "outbox.event.";
+  static final String DEFAULT_TOPIC_PREFIX =
+      TopicTemplate.DEFAULT.substring(
+          0, TopicTemplate.DEFAULT.indexOf(TopicTemplate.AGGREGATE_TYPE));
 
   /** Kafka's longest legal topic name. */
-  static final int MAX_TOPIC_LENGTH = 249;
+  static final int MAX_TOPIC_LENGTH = TopicTemplate.MAX_TOPIC_LENGTH;
 
   /** The longest aggregate type that fits the default template. */
   static final int MAX_AGGREGATE_TYPE_LENGTH = MAX_TOPIC_LENGTH - DEFAULT_TOPIC_PREFIX.length();
@@ -167,13 +165,14 @@ final class EventCheck {
     if (name == null || name.isEmpty()) {
       return "a header name is " + (name == null ? "null" : "empty") + ": give every header a name";
     }
-    if (RESERVED_HEADERS.contains(name)) {
+    if (ApplicationHeaders.RESERVED.contains(name)) {
       return "header '"
           + name
-          + "' has one of the relay's own header names (id, event_type, aggregate_type,"
-          + " aggregate_id, aggregate_version): choose another name";
+          + "' has one of the relay's own header names ("
+          + String.join(", ", OutboxHeaders.ALL)
+          + "): choose another name";
     }
-    int nameBytes = utf8Length(name);
+    int nameBytes = ApplicationHeaders.utf8Length(name);
     if (nameBytes < 0) {
       return "a header name has an unpaired surrogate at index "
           + (-nameBytes - 1)
@@ -182,7 +181,7 @@ final class EventCheck {
     if (value == null) {
       return "header '" + name + "' has a null value: give a value or leave the header out";
     }
-    int valueBytes = utf8Length(value);
+    int valueBytes = ApplicationHeaders.utf8Length(value);
     if (valueBytes < 0) {
       return "the value of header '"
           + name
@@ -196,44 +195,16 @@ final class EventCheck {
           + "' has the character U+0000 in its name or value, which PostgreSQL's jsonb cannot"
           + " store: remove it (the writer refuses it on every database alike)";
     }
-    if (nameBytes + valueBytes > MAX_HEADER_BYTES) {
+    if (nameBytes + valueBytes > ApplicationHeaders.MAX_ENTRY_BYTES) {
       return "header '"
           + name
           + "' has "
           + (nameBytes + valueBytes)
           + " bytes of name and value in UTF-8, more than the "
-          + MAX_HEADER_BYTES
+          + ApplicationHeaders.MAX_ENTRY_BYTES
           + " allowed: make it smaller or carry the data in the payload";
     }
     return null;
-  }
-
-  /**
-   * The length of {@code s} in UTF-8, or {@code -(index + 1)} of its first unpaired surrogate.
-   *
-   * @param s a string
-   */
-  static int utf8Length(String s) {
-    int bytes = 0;
-    int length = s.length();
-    for (int i = 0; i < length; i++) {
-      char c = s.charAt(i);
-      if (c < 0x80) {
-        bytes += 1;
-      } else if (c < 0x800) {
-        bytes += 2;
-      } else if (Character.isHighSurrogate(c)
-          && i + 1 < length
-          && Character.isLowSurrogate(s.charAt(i + 1))) {
-        bytes += 4;
-        i++;
-      } else if (Character.isSurrogate(c)) {
-        return -(i + 1);
-      } else {
-        bytes += 3;
-      }
-    }
-    return bytes;
   }
 
   /** A refusal of event {@code i} of {@code count}. */

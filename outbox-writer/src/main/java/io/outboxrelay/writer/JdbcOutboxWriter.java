@@ -1,5 +1,6 @@
 package io.outboxrelay.writer;
 
+import io.outboxrelay.router.ApplicationHeaders;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -28,16 +29,16 @@ final class JdbcOutboxWriter implements OutboxWriter {
           + " the event together (or append inside your transaction)";
 
   private final OutboxWriter.Builder config;
-  private final TraceContext traceContext;
+  private final CurrentTrace currentTrace;
   private final Object layoutLock = new Object();
   private volatile TableLayout layout;
 
   /** The server's max_allowed_packet, read with the layout; read again before a refusal. */
   private volatile long maxPacket = PacketLimit.NONE;
 
-  JdbcOutboxWriter(OutboxWriter.Builder builder, TraceContext traceContext) {
+  JdbcOutboxWriter(OutboxWriter.Builder builder, CurrentTrace currentTrace) {
     this.config = copy(builder);
-    this.traceContext = traceContext;
+    this.currentTrace = currentTrace;
   }
 
   private static OutboxWriter.Builder copy(OutboxWriter.Builder b) {
@@ -131,7 +132,7 @@ final class JdbcOutboxWriter implements OutboxWriter {
    * The current trace headers that meet the rules of the headers column (all of them, normally).
    */
   private Map<String, String> traceHeaders() {
-    Map<String, String> headers = traceContext.headers();
+    Map<String, String> headers = currentTrace.headers();
     if (headers.isEmpty()) {
       return headers;
     }
@@ -156,7 +157,7 @@ final class JdbcOutboxWriter implements OutboxWriter {
         e.eventType(),
         payload,
         e.aggregateVersion(),
-        HeadersJson.encode(headers));
+        ApplicationHeaders.encode(headers));
   }
 
   /**

@@ -1,5 +1,9 @@
 package io.outboxrelay.writer;
 
+import io.outboxrelay.router.ApplicationHeaders;
+import io.outboxrelay.router.ColumnMapping;
+import io.outboxrelay.router.Dialect;
+import io.outboxrelay.router.Identifiers;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -41,10 +45,11 @@ import java.util.Objects;
  * or {@code {}} means no application headers. Member names are unique and not empty, and none is
  * one of the relay's own header names: {@code id}, {@code event_type}, {@code aggregate_type},
  * {@code aggregate_id}, {@code aggregate_version} (exact, case-sensitive). Each member's name plus
- * value is at most {@value EventCheck#MAX_HEADER_BYTES} bytes in UTF-8. The relay publishes the
- * members as Kafka headers with UTF-8 values, in the object's member order, after its own headers;
- * it treats a row that breaks these rules as poison. The writer writes the object itself (ASCII,
- * non-ASCII characters as {@code \}{@code u} escapes) and NULL for an event without headers.
+ * value is at most {@value ApplicationHeaders#MAX_ENTRY_BYTES} bytes in UTF-8. The relay publishes
+ * the members as Kafka headers with UTF-8 values, in the object's member order, after its own
+ * headers; it treats a row that breaks these rules as poison. The writer writes the object itself
+ * (ASCII, non-ASCII characters as {@code \}{@code u} escapes) and NULL for an event without
+ * headers.
  *
  * <h2>Trace context</h2>
  *
@@ -128,17 +133,20 @@ public interface OutboxWriter {
    */
   default void checkTable(Connection connection) throws SQLException {}
 
-  /** Configures an {@link OutboxWriter}. Every setting has the relay's default. Not thread-safe. */
+  /**
+   * Configures an {@link OutboxWriter}. Every setting has the relay's default, which the router's
+   * {@link ColumnMapping} defines. Not thread-safe.
+   */
   final class Builder {
 
-    String table = "outbox_events";
-    String eventIdColumn = "event_id";
-    String aggregateTypeColumn = "aggregate_type";
-    String aggregateIdColumn = "aggregate_id";
-    String eventTypeColumn = "event_type";
-    String payloadColumn = "payload";
-    String aggregateVersionColumn = "aggregate_version";
-    String headersColumn = "headers";
+    String table = ColumnMapping.DEFAULT_TABLE;
+    String eventIdColumn = ColumnMapping.DEFAULT_EVENT_ID;
+    String aggregateTypeColumn = ColumnMapping.DEFAULT_AGGREGATE_TYPE;
+    String aggregateIdColumn = ColumnMapping.DEFAULT_AGGREGATE_ID;
+    String eventTypeColumn = ColumnMapping.DEFAULT_EVENT_TYPE;
+    String payloadColumn = ColumnMapping.DEFAULT_PAYLOAD;
+    String aggregateVersionColumn = ColumnMapping.DEFAULT_AGGREGATE_VERSION;
+    String headersColumn = ColumnMapping.DEFAULT_HEADERS;
     Dialect dialect;
     PayloadSerializer serializer;
     boolean traceContext = true;
@@ -154,7 +162,7 @@ public interface OutboxWriter {
      * @throws IllegalArgumentException if it is not a plain identifier
      */
     public Builder table(String table) {
-      this.table = Identifiers.requireTable(table);
+      this.table = Identifiers.requireTable(table, "table");
       return this;
     }
 
@@ -290,7 +298,7 @@ public interface OutboxWriter {
      * @return a thread-safe writer
      */
     public OutboxWriter build() {
-      return new JdbcOutboxWriter(this, traceContext ? TraceContext.detect() : TraceContext.NONE);
+      return new JdbcOutboxWriter(this, traceContext ? CurrentTrace.detect() : CurrentTrace.NONE);
     }
   }
 }

@@ -1,5 +1,7 @@
 package io.outboxrelay.writer;
 
+import io.outboxrelay.router.ApplicationHeaders;
+import io.outboxrelay.router.Dialect;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -41,7 +43,7 @@ final class PacketLimit {
     return "the row is "
         + (row.packetBytes() + STATEMENT_OVERHEAD)
         + " bytes as sent (payload "
-        + EventCheck.utf8Length(row.payload())
+        + ApplicationHeaders.utf8Length(row.payload())
         + " bytes of UTF-8), more than the database's max_allowed_packet of "
         + limit
         + " bytes, which would drop the connection: make the payload smaller, or raise"

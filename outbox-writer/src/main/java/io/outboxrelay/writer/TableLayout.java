@@ -1,5 +1,6 @@
 package io.outboxrelay.writer;
 
+import io.outboxrelay.router.Dialect;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -80,7 +81,7 @@ final class TableLayout {
               + " ("
               + oneLine(e.getMessage())
               + "): create it from config/"
-              + (dialect == Dialect.MYSQL ? "mysql" : "postgresql")
+              + dialect.schemaFolder()
               + "/outbox-schema.sql, or name yours with OutboxWriter.Builder.table(...)",
           e.getSQLState(),
           e.getErrorCode(),

@@ -16,6 +16,8 @@ import io.opentelemetry.sdk.trace.ReadWriteSpan;
 import io.opentelemetry.sdk.trace.ReadableSpan;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.SpanProcessor;
+import io.outboxrelay.router.ApplicationHeaders;
+import io.outboxrelay.router.Dialect;
 import io.outboxrelay.writer.jackson.JacksonPayloadSerializer;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -213,7 +215,7 @@ abstract class AbstractWriterContractIT {
 
   /** Bad events: how to make one, the field it is refused for, and a piece of the message. */
   static Stream<Arguments> badEvents() {
-    String big = "x".repeat(EventCheck.MAX_HEADER_BYTES - 3);
+    String big = "x".repeat(ApplicationHeaders.MAX_ENTRY_BYTES - 3);
     return Stream.of(
         bad("aggregate type null", b -> NewEvent.builder(null, "o", "T"), "aggregate_type", "null"),
         bad("aggregate type empty", b -> NewEvent.builder("", "o", "T"), "aggregate_type", "give"),
@@ -296,9 +298,9 @@ abstract class AbstractWriterContractIT {
   @Test
   void acceptsAHeaderOfExactlyTheBound() throws Exception {
     OutboxWriter writer = OutboxWriter.builder().build();
-    String value = "€".repeat((EventCheck.MAX_HEADER_BYTES - 2) / 3);
-    String name = "n".repeat(EventCheck.MAX_HEADER_BYTES - 3 * value.length());
-    assertThat(name.length() + 3 * value.length()).isEqualTo(EventCheck.MAX_HEADER_BYTES);
+    String value = "€".repeat((ApplicationHeaders.MAX_ENTRY_BYTES - 2) / 3);
+    String name = "n".repeat(ApplicationHeaders.MAX_ENTRY_BYTES - 3 * value.length());
+    assertThat(name.length() + 3 * value.length()).isEqualTo(ApplicationHeaders.MAX_ENTRY_BYTES);
     String id;
     try (Connection c = db.connect()) {
       id =

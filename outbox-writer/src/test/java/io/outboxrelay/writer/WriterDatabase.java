@@ -1,5 +1,6 @@
 package io.outboxrelay.writer;
 
+import io.outboxrelay.router.Dialect;
 import io.outboxrelay.testsupport.database.ScratchDatabase;
 import io.outboxrelay.testsupport.stack.LocalStack;
 import io.outboxrelay.testsupport.stack.MariaDbServer;
@@ -71,7 +72,7 @@ final class WriterDatabase implements AutoCloseable {
   }
 
   String configDir() {
-    return dialect == Dialect.MYSQL ? "mysql" : "postgresql";
+    return dialect.schemaFolder();
   }
 
   String jdbcUrl() {

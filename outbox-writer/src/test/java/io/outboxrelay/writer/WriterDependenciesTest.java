@@ -9,9 +9,9 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import org.junit.jupiter.api.Test;
 
 /**
- * The writer stands alone and needs nothing but the JDK: applications embed it without the relay,
- * and its optional dependencies are each used by one place only, loaded only when present. Checked
- * on the compiled main classes.
+ * The writer stands alone and needs nothing but the JDK and the JDK-only router, the home of the
+ * outbox contract: applications embed it without the relay, and its optional dependencies are each
+ * used by one place only, loaded only when present. Checked on the compiled main classes.
  */
 class WriterDependenciesTest {
 
@@ -20,13 +20,16 @@ class WriterDependenciesTest {
           .importUrl(OutboxWriter.class.getProtectionDomain().getCodeSource().getLocation());
 
   @Test
-  void usesNoOtherModuleOfTheProject() {
+  void usesNoOtherModuleOfTheProjectButTheContractInTheRouter() {
     noClasses()
         .should()
         .dependOnClassesThat(
             resideInAPackage("io.outboxrelay..")
-                .and(not(resideInAPackage("io.outboxrelay.writer.."))))
-        .because("applications embed the writer without the relay")
+                .and(not(resideInAPackage("io.outboxrelay.writer..")))
+                .and(not(resideInAPackage("io.outboxrelay.router"))))
+        .because(
+            "applications embed the writer without the relay; the outbox contract it shares with"
+                + " the relay is the JDK-only router's")
         .check(MAIN);
   }
 
@@ -46,11 +49,11 @@ class WriterDependenciesTest {
   void usesOpenTelemetryOnlyInOneClass() {
     noClasses()
         .that()
-        .doNotHaveFullyQualifiedName(OpenTelemetryTraceContext.class.getName())
+        .doNotHaveFullyQualifiedName(OpenTelemetryCurrentTrace.class.getName())
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage("io.opentelemetry..")
-        .because("OpenTelemetry is optional: TraceContext.detect() loads that class after a check")
+        .because("OpenTelemetry is optional: CurrentTrace.detect() loads that class after a check")
         .check(MAIN);
   }
 
@@ -63,6 +66,7 @@ class WriterDependenciesTest {
                 resideInAPackage("java..")
                     .or(resideInAPackage("javax.."))
                     .or(resideInAPackage("io.outboxrelay.writer.."))
+                    .or(resideInAPackage("io.outboxrelay.router"))
                     .or(resideInAPackage("com.fasterxml.jackson.."))
                     .or(resideInAPackage("io.opentelemetry.."))))
         .because("the writer needs nothing but the JDK at runtime")

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
@@ -162,7 +162,7 @@ class HostResolutionIT {
   private void write(Ledger ledger, TestEvent... events) throws Exception {
     try (Connection c = db.app()) {
       for (TestEvent e : events) {
-        OutboxWriter.writeTransaction(c, List.of(e));
+        RawOutboxInserts.writeTransaction(c, List.of(e));
         ledger.expect(e);
       }
     }

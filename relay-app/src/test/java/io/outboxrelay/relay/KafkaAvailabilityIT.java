@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
@@ -64,7 +64,7 @@ class KafkaAvailabilityIT {
   private void write(Ledger ledger, TestEvent... events) throws Exception {
     try (Connection c = db.app()) {
       for (TestEvent e : events) {
-        OutboxWriter.writeTransaction(c, List.of(e));
+        RawOutboxInserts.writeTransaction(c, List.of(e));
         ledger.expect(e);
       }
     }
@@ -170,7 +170,7 @@ class KafkaAvailabilityIT {
         try (Connection c = cdcDb.app()) {
           for (int i = 1; i <= 3; i++) {
             TestEvent e = TestEvent.of("order", "o-1", i);
-            OutboxWriter.writeTransaction(c, List.of(e));
+            RawOutboxInserts.writeTransaction(c, List.of(e));
             ledger.expect(e);
           }
         }
@@ -191,7 +191,7 @@ class KafkaAvailabilityIT {
       start("cdc", RelaySettings.cdc(cdcDb, broker.bootstrapServers(), name)).awaitReady();
       try (Connection c = cdcDb.app()) {
         TestEvent first = TestEvent.of("order", "o-1", 1);
-        OutboxWriter.writeTransaction(c, List.of(first));
+        RawOutboxInserts.writeTransaction(c, List.of(first));
         ledger.expect(first);
         awaitAll(ledger, broker.bootstrapServers());
 
@@ -199,7 +199,7 @@ class KafkaAvailabilityIT {
         long linesBefore = relay.log().lines().count();
         for (int i = 2; i <= 20; i++) {
           TestEvent e = TestEvent.of("order", "o-1", i);
-          OutboxWriter.writeTransaction(c, List.of(e));
+          RawOutboxInserts.writeTransaction(c, List.of(e));
           ledger.expect(e);
         }
         await()

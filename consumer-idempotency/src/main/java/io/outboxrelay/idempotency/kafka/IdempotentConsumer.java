@@ -3,6 +3,7 @@ package io.outboxrelay.idempotency.kafka;
 import io.opentelemetry.api.OpenTelemetry;
 import io.outboxrelay.idempotency.Counters;
 import io.outboxrelay.idempotency.IdempotentProcessor;
+import io.outboxrelay.router.OutboxHeaders;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -101,8 +102,8 @@ public interface IdempotentConsumer extends AutoCloseable {
     private RetryPolicy retryPolicy = RetryPolicy.defaults();
     private FailurePolicy failurePolicy = FailurePolicy.stop();
     private ConsumerListener listener = new ConsumerListener() {};
-    private String idHeader = "id";
-    private String versionHeader = "aggregate_version";
+    private String idHeader = OutboxHeaders.ID;
+    private String versionHeader = OutboxHeaders.AGGREGATE_VERSION;
     private Duration pollTimeout = Duration.ofMillis(500);
     private Duration closeTimeout = Duration.ofSeconds(30);
     // Stays unloaded (and may be absent) unless openTelemetry(...) is called: see RecordTracing.

@@ -1,6 +1,7 @@
 package io.outboxrelay.idempotency.kafka;
 
 import io.outboxrelay.idempotency.EventRef;
+import io.outboxrelay.router.OutboxHeaders;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -27,8 +28,8 @@ import org.apache.kafka.common.header.Header;
  */
 public final class RecordEvents {
 
-  static final String AGGREGATE_TYPE_HEADER = "aggregate_type";
-  static final String AGGREGATE_ID_HEADER = "aggregate_id";
+  static final String AGGREGATE_TYPE_HEADER = OutboxHeaders.AGGREGATE_TYPE;
+  static final String AGGREGATE_ID_HEADER = OutboxHeaders.AGGREGATE_ID;
 
   /** How many bytes of an undecodable value a message shows (in hex). */
   private static final int SHOWN_BYTES = 64;

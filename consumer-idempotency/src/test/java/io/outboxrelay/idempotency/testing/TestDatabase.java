@@ -1,6 +1,6 @@
 package io.outboxrelay.idempotency.testing;
 
-import io.outboxrelay.idempotency.Dialect;
+import io.outboxrelay.router.Dialect;
 import io.outboxrelay.testsupport.database.ScratchDatabase;
 import io.outboxrelay.testsupport.database.SimpleDataSource;
 import io.outboxrelay.testsupport.stack.LocalStack;

@@ -1,7 +1,7 @@
 package io.outboxrelay.idempotency.spring;
 
-import io.outboxrelay.idempotency.Dialect;
 import io.outboxrelay.idempotency.GapPolicy;
+import io.outboxrelay.router.Dialect;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**

@@ -1,11 +1,13 @@
 package io.outboxrelay.writer.spring;
 
-import io.outboxrelay.writer.Dialect;
+import io.outboxrelay.router.Dialect;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * The auto-configured outbox writer's settings, under {@code outbox.writer}. The defaults are the
- * relay's table and column names. Mutable, for binding only.
+ * relay's table and column names, the router's {@code ColumnMapping} defaults. They are written out
+ * here because Spring's configuration metadata generator takes defaults from literals only; {@code
+ * OutboxWriterPropertiesTest} fails when they differ from the router's. Mutable, for binding only.
  */
 @ConfigurationProperties(prefix = "outbox.writer")
 public class OutboxWriterProperties {

@@ -246,7 +246,7 @@ public final class RelayConfigKeys {
   public static final ConfigKey<String> COLUMN_SEQUENCE =
       column(
           "source.column.sequence",
-          "id",
+          ColumnMapping.DEFAULT_SEQUENCE,
           "Integer column that orders the rows, assigned at insert (AUTO_INCREMENT, identity):"
               + " polling claims, retention and the operator commands go by it, and messages name"
               + " rows by it. It must be the primary key or the only column of a unique index. Debezium's outbox table has none: its migration adds relay_seq"

@@ -181,13 +181,10 @@ public final class VersionWatch {
   /** Logs an anomaly: what happened, the event (never its payload), and what it means. */
   private void warn(String what, OutboxEvent event, long version, long last, String meaning) {
     log.warn(
-        "[{}] aggregate_version {}: event_id={} (aggregate_type='{}', aggregate_id='{}') has"
-            + " version {} after version {}; {}",
+        "[{}] aggregate_version {}: {} has version {} after version {}; {}",
         context,
         what,
-        event.eventId(),
-        event.aggregateType(),
-        event.aggregateId(),
+        event.describe(),
         version,
         last,
         meaning);

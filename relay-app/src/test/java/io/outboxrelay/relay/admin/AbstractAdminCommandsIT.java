@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.outboxrelay.relay.testing.Cli;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.SourceDatabase;
 import io.outboxrelay.testsupport.outbox.TestEvent;
@@ -69,7 +69,7 @@ abstract class AbstractAdminCommandsIT {
     try (Connection c = db.app()) {
       for (TestEvent e :
           List.of(published, dead, pending, processing, skipped, deadInvoice, pendingOther)) {
-        OutboxWriter.writeTransaction(c, List.of(e));
+        RawOutboxInserts.writeTransaction(c, List.of(e));
       }
     }
     String ago = " CURRENT_TIMESTAMP - INTERVAL '%d' MINUTE";

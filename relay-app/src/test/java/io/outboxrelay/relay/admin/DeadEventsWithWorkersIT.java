@@ -8,7 +8,7 @@ import io.outboxrelay.relay.testing.Cli;
 import io.outboxrelay.relay.testing.InProcessRelays;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
 import io.outboxrelay.testsupport.outbox.TestTopics;
@@ -83,7 +83,7 @@ class DeadEventsWithWorkersIT {
   private void write(Ledger ledger, TestEvent... events) throws Exception {
     try (Connection c = db.app()) {
       for (TestEvent e : events) {
-        OutboxWriter.writeTransaction(c, List.of(e));
+        RawOutboxInserts.writeTransaction(c, List.of(e));
         if (ledger != null) {
           ledger.expect(e);
         }
@@ -156,7 +156,7 @@ class DeadEventsWithWorkersIT {
                     int a = random.nextInt(free.length);
                     e = TestEvent.of(a % 2 == 0 ? "order" : "invoice", "free-" + a, ++free[a]);
                   }
-                  OutboxWriter.writeTransaction(c, List.of(e));
+                  RawOutboxInserts.writeTransaction(c, List.of(e));
                   ledger.expect(e);
                   TimeUnit.MILLISECONDS.sleep(2); // a steady stream over a few seconds
                 }

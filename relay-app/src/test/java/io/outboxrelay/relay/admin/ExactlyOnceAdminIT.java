@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.outboxrelay.relay.testing.Cli;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelayProcesses;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
@@ -234,7 +234,7 @@ class ExactlyOnceAdminIT {
     }
     try (Connection c = db.app()) {
       for (TestEvent e : first) {
-        OutboxWriter.writeTransaction(c, List.of(e));
+        RawOutboxInserts.writeTransaction(c, List.of(e));
       }
     }
     RelayProcess relay = processes.run("relay-1", dir, config);
@@ -245,7 +245,7 @@ class ExactlyOnceAdminIT {
     }
     try (Connection c = db.app()) {
       for (TestEvent e : second) {
-        OutboxWriter.writeTransaction(c, List.of(e));
+        RawOutboxInserts.writeTransaction(c, List.of(e));
       }
     }
     Ledger ledger = topics.newLedger();

@@ -7,7 +7,7 @@ import io.outboxrelay.relay.testing.Cli;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.LongTransactionWriter;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelayProcesses;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
@@ -145,7 +145,7 @@ class HandoffIT {
   /** An application transaction that inserts an event now (a low id) and commits much later. */
   private static Connection openLate(OutboxDatabase db, TestEvent e) throws Exception {
     Connection c = db.app();
-    OutboxWriter.insertWithoutCommit(c, List.of(e));
+    RawOutboxInserts.insertWithoutCommit(c, List.of(e));
     return c;
   }
 
@@ -400,7 +400,7 @@ class HandoffIT {
                 for (int i = 1; probing.get(); i++) {
                   TestEvent e = TestEvent.of("probe", "probe-" + round, i);
                   long t0 = System.nanoTime();
-                  OutboxWriter.insertWithoutCommit(c, List.of(e));
+                  RawOutboxInserts.insertWithoutCommit(c, List.of(e));
                   latencies.add((System.nanoTime() - t0) / 1_000_000);
                   ledger.expect(e);
                   Thread.sleep(200); // the application's pace
@@ -453,7 +453,7 @@ class HandoffIT {
     for (int i = 0; i < 40; i++) {
       first.add(TestEvent.of("order", "o-" + (i % 8), i / 8 + 1));
     }
-    OutboxWriter.write(db, ledger, first);
+    RawOutboxInserts.write(db, ledger, first);
     topics.readAll(ledger, Duration.ofSeconds(60));
     stop(cdc);
 
@@ -484,7 +484,7 @@ class HandoffIT {
     for (int i = 0; i < 10; i++) {
       second.add(TestEvent.of("order", "o-" + i % 8, 100 + i));
     }
-    OutboxWriter.write(db, ledger, second);
+    RawOutboxInserts.write(db, ledger, second);
     topics.readAll(ledger, Duration.ofSeconds(60));
     stop(polling);
 
@@ -504,7 +504,7 @@ class HandoffIT {
     RelayProcess back = run("cdc-2", config);
     back.awaitReady();
     List<TestEvent> third = List.of(TestEvent.of("order", "o-1", 1000));
-    OutboxWriter.write(db, ledger, third);
+    RawOutboxInserts.write(db, ledger, third);
     Ledger.Result result = topics.check(ledger, Duration.ofSeconds(60));
     assertThat(result.received()).as(result.summary()).isEqualTo(51);
     assertThat(result.lost() + result.duplicates() + result.outOfOrder())
@@ -542,14 +542,14 @@ class HandoffIT {
     for (int i = 0; i < 30; i++) {
       published.add(TestEvent.of("order", "o-" + i % 6, i / 6 + 1));
     }
-    OutboxWriter.write(db, ledger, published);
+    RawOutboxInserts.write(db, ledger, published);
     topics.readAll(ledger, Duration.ofSeconds(60));
     stop(polling);
     List<TestEvent> waiting = new ArrayList<>();
     for (int i = 0; i < 20; i++) {
       waiting.add(TestEvent.of("order", "o-" + i % 6, 100 + i));
     }
-    OutboxWriter.write(db, ledger, waiting);
+    RawOutboxInserts.write(db, ledger, waiting);
 
     assertThat(admin(0, "handoff", "--config", config, "--to", "cdc").out())
         .contains("the rows polling had not published (20 now");
@@ -558,7 +558,7 @@ class HandoffIT {
     assertThat(cdc.log())
         .contains("published 20 rows of " + db.name() + ".outbox_events that polling left")
         .contains("the engine reads the outbox table's definition as it is now");
-    OutboxWriter.write(db, ledger, List.of(TestEvent.of("order", "o-1", 1000)));
+    RawOutboxInserts.write(db, ledger, List.of(TestEvent.of("order", "o-1", 1000)));
 
     Ledger.Result result = topics.check(ledger, Duration.ofSeconds(60));
     assertThat(result.received()).as(result.summary()).isEqualTo(51);

@@ -49,7 +49,7 @@ class LeadershipStatusIT {
         standby.process().awaitLogLine(".*\\] standby \\(holder .*", Duration.ofSeconds(90));
         // A standby exports the lag figures too, from the leader's committed position.
         try (java.sql.Connection c = db.app()) {
-          io.outboxrelay.testsupport.outbox.OutboxWriter.writeTransaction(
+          io.outboxrelay.testsupport.outbox.RawOutboxInserts.writeTransaction(
               c,
               java.util.List.of(io.outboxrelay.testsupport.outbox.TestEvent.of("order", "o", 1)));
         }

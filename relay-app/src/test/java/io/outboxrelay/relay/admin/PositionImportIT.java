@@ -7,7 +7,7 @@ import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.testing.Cli;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelayProcesses;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
@@ -144,7 +144,7 @@ class PositionImportIT {
     List<TestEvent> published = events("a", 1, 3);
     try (Connection c = db.app()) {
       for (TestEvent e : published) {
-        OutboxWriter.writeTransaction(c, List.of(e));
+        RawOutboxInserts.writeTransaction(c, List.of(e));
       }
     }
     // The connector stopped after the first two of five rows (one INSERT each) of a
@@ -172,7 +172,7 @@ class PositionImportIT {
     List<TestEvent> after = events("a", 4, 3);
     try (Connection c = db.app()) {
       for (TestEvent e : after) {
-        OutboxWriter.writeTransaction(c, List.of(e));
+        RawOutboxInserts.writeTransaction(c, List.of(e));
       }
     }
 
@@ -203,12 +203,12 @@ class PositionImportIT {
             .writeTo(dir.resolve("relay.properties"))
             .toString();
     try (Connection c = db.app()) {
-      OutboxWriter.writeTransaction(c, events("a", 1, 2));
+      RawOutboxInserts.writeTransaction(c, events("a", 1, 2));
     }
     Map<String, Object> good = serverNow(server);
     long start = ((Number) good.get("pos")).longValue();
     try (Connection c = db.app()) {
-      OutboxWriter.writeTransaction(c, events("a", 3, 2));
+      RawOutboxInserts.writeTransaction(c, events("a", 3, 2));
     }
     Map<String, String> expected = new LinkedHashMap<>();
     expected.put("\"abc\"", "has pos 'abc', not a whole number of bytes");

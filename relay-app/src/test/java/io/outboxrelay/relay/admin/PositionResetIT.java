@@ -9,7 +9,7 @@ import com.github.shyiko.mysql.binlog.BinaryLogClient;
 import io.outboxrelay.relay.testing.Cli;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelayProcesses;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
@@ -76,7 +76,7 @@ class PositionResetIT {
   private static void write(OutboxDatabase db, List<TestEvent> events) throws Exception {
     try (Connection c = db.app()) {
       for (TestEvent e : events) {
-        OutboxWriter.writeTransaction(c, List.of(e));
+        RawOutboxInserts.writeTransaction(c, List.of(e));
       }
     }
   }

@@ -7,7 +7,7 @@ import io.outboxrelay.relay.source.cdc.leader.OffsetKey;
 import io.outboxrelay.relay.testing.Cli;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelayProcesses;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
@@ -251,10 +251,10 @@ class SharedOffsetsTableIT {
 
     // a: polling, then handed to CDC with rows polling never published.
     RelayProcess polling = start("a-polling", configA, "--mode", "polling");
-    OutboxWriter.write(db, ledgerA, events("a", 1, 5));
+    RawOutboxInserts.write(db, ledgerA, events("a", 1, 5));
     topicsA.readAll(ledgerA, Duration.ofSeconds(60));
     stop(polling);
-    OutboxWriter.write(db, ledgerA, events("a", 6, 5));
+    RawOutboxInserts.write(db, ledgerA, events("a", 6, 5));
     Cli.expect(0, "handoff", "--config", configA, "--to", "cdc");
     // The hand-off replaces a's position with its marker, which b's commits keep; a's first start
     // replaces the marker with a position, which b's commits keep too.
@@ -262,7 +262,7 @@ class SharedOffsetsTableIT {
     assertThat(offsets()).containsKey(OffsetKey.of(topicsA.name()));
     assertThat(offsets().get(OffsetKey.of(topicsA.name()))).contains("\"outbox_relay_handoff\"");
     RelayProcess a = start("a-cdc", configA);
-    OutboxWriter.write(db, ledgerA, events("a", 11, 2));
+    RawOutboxInserts.write(db, ledgerA, events("a", 11, 2));
     assertExactly(topicsA, ledgerA);
     stop(a);
     commitOf("outbox_b", topicsB, ledgerB, 5);

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.outboxrelay.relay.Relay;
 import io.outboxrelay.relay.testing.Configs;
 import io.outboxrelay.testsupport.outbox.Ledger;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.SourceDatabase;
 import io.outboxrelay.testsupport.outbox.TestEvent;
@@ -135,9 +135,9 @@ abstract class AbstractMetricsEndpointIT {
     TestEvent poison = typed(TestEvent.of(TYPE, "p-1", 1), POISON_TYPE);
     try (Connection c = db.app()) {
       for (int i = 0; i < events.size(); i += 10) {
-        OutboxWriter.writeTransaction(c, events.subList(i, i + 10));
+        RawOutboxInserts.writeTransaction(c, events.subList(i, i + 10));
       }
-      OutboxWriter.writeTransaction(c, List.of(poison));
+      RawOutboxInserts.writeTransaction(c, List.of(poison));
     }
     ledger.expect(events);
     assertAllPublishedOnceInOrder(ledger);
@@ -184,7 +184,7 @@ abstract class AbstractMetricsEndpointIT {
     assertThat(get("/health/live").statusCode()).isEqualTo(200);
     TestEvent during = typed(TestEvent.of(TYPE, "a-2", 100), TYPE);
     try (Connection c = db.app()) {
-      OutboxWriter.writeTransaction(c, List.of(during));
+      RawOutboxInserts.writeTransaction(c, List.of(during));
     }
     ledger.expect(during);
     await()
@@ -198,7 +198,7 @@ abstract class AbstractMetricsEndpointIT {
     TestEvent after = typed(TestEvent.of(TYPE, "a-1", 100), TYPE);
     // "during" was written while Kafka was down; "after" comes once it is back.
     try (Connection c = db.app()) {
-      OutboxWriter.writeTransaction(c, List.of(after));
+      RawOutboxInserts.writeTransaction(c, List.of(after));
     }
     ledger.expect(after);
     assertAllPublishedOnceInOrder(ledger);

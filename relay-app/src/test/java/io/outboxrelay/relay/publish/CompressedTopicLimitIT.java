@@ -8,7 +8,7 @@ import io.outboxrelay.relay.RelayFailure;
 import io.outboxrelay.relay.testing.InProcessRelays;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
 import io.outboxrelay.testsupport.outbox.TestTopics;
@@ -132,7 +132,7 @@ class CompressedTopicLimitIT {
             RelaySettings.cdc(db, bootstrap(), name)
                 .with("kafka.producer.compression.type", "lz4"));
     try (Connection conn = db.app()) {
-      OutboxWriter.writeTransaction(conn, all);
+      RawOutboxInserts.writeTransaction(conn, all);
     }
     await().atMost(Duration.ofSeconds(90)).until(() -> relay.termination().isDone());
     Throwable failure = relay.termination().handle((v, e) -> e).join();
@@ -177,8 +177,8 @@ class CompressedTopicLimitIT {
         RelaySettings.polling(db, bootstrap(), name)
             .with("kafka.producer.compression.type", "lz4"));
     try (Connection conn = db.app()) {
-      OutboxWriter.writeTransaction(conn, List.of(a, b, p));
-      OutboxWriter.writeTransaction(conn, List.of(c, q));
+      RawOutboxInserts.writeTransaction(conn, List.of(a, b, p));
+      RawOutboxInserts.writeTransaction(conn, List.of(c, q));
     }
 
     Ledger.Result result = ledger.check(topics.readAll(ledger, Duration.ofSeconds(120)));

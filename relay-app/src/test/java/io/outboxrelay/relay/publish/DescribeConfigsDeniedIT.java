@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
@@ -133,7 +133,7 @@ class DescribeConfigsDeniedIT {
     for (int round = 1; round <= 2; round++) {
       for (String type : List.of("order", "payment", "invoice")) {
         for (int k = 1; k <= 3; k++) {
-          OutboxWriter.write(
+          RawOutboxInserts.write(
               db,
               ledger,
               List.of(

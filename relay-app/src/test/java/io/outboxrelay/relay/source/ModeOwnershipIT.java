@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.outboxrelay.relay.testing.Cli;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
@@ -35,7 +35,7 @@ class ModeOwnershipIT {
 
   private static void writeOne(OutboxDatabase db, String aggregateId) throws Exception {
     try (Connection c = db.app()) {
-      OutboxWriter.writeTransaction(c, List.of(TestEvent.of("order", aggregateId, 1)));
+      RawOutboxInserts.writeTransaction(c, List.of(TestEvent.of("order", aggregateId, 1)));
     }
   }
 
@@ -107,7 +107,7 @@ class ModeOwnershipIT {
               "gap-poll", dir, "run", "--config", config.toString(), "--mode", "polling")) {
         polling.awaitReady();
         try (Connection c = db.app()) {
-          OutboxWriter.writeTransaction(c, polled);
+          RawOutboxInserts.writeTransaction(c, polled);
         }
         ledger.expect(polled);
         await()
@@ -129,7 +129,7 @@ class ModeOwnershipIT {
         left.add(TestEvent.of("order", "gap-" + (i % 2), i));
       }
       try (Connection c = db.app()) {
-        OutboxWriter.writeTransaction(c, left);
+        RawOutboxInserts.writeTransaction(c, left);
       }
       ledger.expect(left);
 

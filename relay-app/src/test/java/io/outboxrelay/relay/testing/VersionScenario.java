@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.testsupport.outbox.Ledger;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.TestEvent;
 import io.outboxrelay.testsupport.stack.ConsumedRecord;
 import java.sql.Connection;
@@ -31,7 +31,7 @@ public final class VersionScenario {
     put(TestEvent.of("order", "v-2", 2), 4L); // skips 2 and 3
     put(TestEvent.of("order", "v-3", 1), null); // no version
     for (Map.Entry<TestEvent, Long> e : versions.entrySet()) {
-      OutboxWriter.writeVersioned(app, e.getKey(), e.getValue());
+      RawOutboxInserts.writeVersioned(app, e.getKey(), e.getValue());
       ledger.expect(e.getKey());
     }
   }

@@ -107,7 +107,7 @@ public final class LongTransactionWriter implements AutoCloseable {
             while (!stopping && System.nanoTime() - opened < hold) {
               int a = random.nextInt(seq.length);
               TestEvent e = TestEvent.of(aggregateType, "lane" + lane + "-agg-" + a, ++seq[a]);
-              OutboxWriter.insertWithoutCommit(c, List.of(e));
+              RawOutboxInserts.insertWithoutCommit(c, List.of(e));
               tx.add(e);
               long wait = opened + tx.size() * nanosPerEvent - System.nanoTime();
               if (wait > 0) {

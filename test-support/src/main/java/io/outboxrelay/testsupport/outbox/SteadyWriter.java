@@ -115,7 +115,7 @@ public final class SteadyWriter implements AutoCloseable {
           tx.add(TestEvent.of(aggregateType, "agg-" + a, ++seq[a]));
         }
         try {
-          OutboxWriter.insertWithoutCommit(c, tx);
+          RawOutboxInserts.insertWithoutCommit(c, tx);
         } catch (SQLException e) {
           failures.incrementAndGet();
           closeQuietly(c); // not committed: the rows are gone with the transaction

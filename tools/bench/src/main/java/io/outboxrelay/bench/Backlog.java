@@ -1,6 +1,6 @@
 package io.outboxrelay.bench;
 
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.SourceDatabase;
 import io.outboxrelay.testsupport.outbox.TestEvent;
 import java.sql.Connection;
@@ -27,7 +27,7 @@ final class Backlog {
     long start = System.nanoTime();
     try (Connection c = db.app()) {
       for (int written = 0; written < count; written += PER_TRANSACTION) {
-        OutboxWriter.writeTransaction(
+        RawOutboxInserts.writeTransaction(
             c, BenchEvents.batch(from + written, Math.min(PER_TRANSACTION, count - written)));
       }
     }
@@ -50,7 +50,7 @@ final class Backlog {
     long start = System.nanoTime();
     try (Connection c = db.app()) {
       for (int i = 0; i < events.size(); i += PER_TRANSACTION) {
-        OutboxWriter.writeTransaction(
+        RawOutboxInserts.writeTransaction(
             c, events.subList(i, Math.min(events.size(), i + PER_TRANSACTION)));
       }
     }
@@ -68,7 +68,7 @@ final class Backlog {
   static double writeOneTransaction(SourceDatabase db, long from, int count) throws SQLException {
     long start = System.nanoTime();
     try (Connection c = db.app()) {
-      OutboxWriter.writeTransaction(c, BenchEvents.batch(from, count));
+      RawOutboxInserts.writeTransaction(c, BenchEvents.batch(from, count));
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     LOG.info("one transaction of {} events written in {} s", count, String.format("%.1f", seconds));

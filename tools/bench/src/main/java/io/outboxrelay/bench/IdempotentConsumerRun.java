@@ -1,10 +1,10 @@
 package io.outboxrelay.bench;
 
-import io.outboxrelay.idempotency.Dialect;
 import io.outboxrelay.idempotency.IdempotentProcessor;
 import io.outboxrelay.idempotency.Outcome;
 import io.outboxrelay.idempotency.kafka.ConsumerListener;
 import io.outboxrelay.idempotency.kafka.IdempotentConsumer;
+import io.outboxrelay.router.Dialect;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;

@@ -2,7 +2,7 @@ package io.outboxrelay.bench;
 
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.TestEvent;
 import java.sql.Connection;
 import java.util.ArrayList;
@@ -30,7 +30,7 @@ final class InsertProbe implements AutoCloseable {
       throws Exception {
     Connection tx = db.app();
     TestEvent heldEvent = TestEvent.of("probe", aggregate + "-held", 1);
-    OutboxWriter.insertWithoutCommit(tx, List.of(heldEvent));
+    RawOutboxInserts.insertWithoutCommit(tx, List.of(heldEvent));
     held =
         new Thread(
             () -> {
@@ -51,7 +51,7 @@ final class InsertProbe implements AutoCloseable {
                 for (int i = 1; running.get(); i++) {
                   TestEvent e = TestEvent.of("probe", aggregate, i);
                   long t0 = System.nanoTime();
-                  OutboxWriter.insertWithoutCommit(c, List.of(e));
+                  RawOutboxInserts.insertWithoutCommit(c, List.of(e));
                   long took = (System.nanoTime() - t0) / 1000;
                   synchronized (micros) {
                     micros.add(took);

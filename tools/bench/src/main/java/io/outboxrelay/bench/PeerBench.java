@@ -1,7 +1,7 @@
 package io.outboxrelay.bench;
 
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
 import java.sql.Connection;
@@ -151,7 +151,7 @@ final class PeerBench {
       first.awaitCapturing();
       TestEvent event = BenchEvents.next(0);
       try (Connection c = db.app()) {
-        OutboxWriter.writeTransaction(c, List.of(event));
+        RawOutboxInserts.writeTransaction(c, List.of(event));
       }
       if (!awaitCount(counter, topics, 1, Duration.ofSeconds(120))) {
         throw new IllegalStateException(

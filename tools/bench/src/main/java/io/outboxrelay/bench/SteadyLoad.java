@@ -1,6 +1,6 @@
 package io.outboxrelay.bench;
 
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.SourceDatabase;
 import io.outboxrelay.testsupport.outbox.TestEvent;
 import java.sql.Connection;
@@ -72,7 +72,7 @@ final class SteadyLoad {
           TimeUnit.NANOSECONDS.sleep(wait);
         }
         TestEvent e = BenchEvents.next(i);
-        OutboxWriter.writeTransaction(c, List.of(e));
+        RawOutboxInserts.writeTransaction(c, List.of(e));
         into.put(e.eventId(), System.currentTimeMillis());
       }
     }

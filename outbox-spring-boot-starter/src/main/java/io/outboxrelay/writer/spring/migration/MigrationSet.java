@@ -1,7 +1,6 @@
 package io.outboxrelay.writer.spring.migration;
 
-import io.outboxrelay.writer.Dialect;
-import java.util.Locale;
+import io.outboxrelay.router.Dialect;
 
 /**
  * A set of shipped migrations: its scripts, one directory per dialect with the same version numbers
@@ -32,10 +31,7 @@ enum MigrationSet {
    * Flyway's default location would scan recursively into the application's own history.
    */
   String location(Dialect dialect) {
-    return "classpath:io/outboxrelay/migration/"
-        + directory
-        + "/"
-        + dialect.name().toLowerCase(Locale.ROOT);
+    return "classpath:io/outboxrelay/migration/" + directory + "/" + dialect.schemaFolder();
   }
 
   String historyTable() {

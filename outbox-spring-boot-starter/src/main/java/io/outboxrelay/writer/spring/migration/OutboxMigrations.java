@@ -1,6 +1,6 @@
 package io.outboxrelay.writer.spring.migration;
 
-import io.outboxrelay.writer.Dialect;
+import io.outboxrelay.router.Dialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;

@@ -2,8 +2,8 @@ package io.outboxrelay.writer.spring.migration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.outboxrelay.router.Dialect;
 import io.outboxrelay.testsupport.stack.ProjectFiles;
-import io.outboxrelay.writer.Dialect;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -613,13 +613,7 @@ final class OutboxChangeConsumer
     if (it.event == null) {
       return "a row";
     }
-    return "event_id="
-        + it.event.eventId()
-        + " (aggregate_type='"
-        + it.event.aggregateType()
-        + "', aggregate_id='"
-        + it.event.aggregateId()
-        + "')";
+    return it.event.describe();
   }
 
   /** Sleeps for the pause unless a stop passes its deadline first; true when it slept fully. */

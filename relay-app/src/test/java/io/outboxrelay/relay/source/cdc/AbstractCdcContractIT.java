@@ -7,7 +7,7 @@ import io.outboxrelay.relay.testing.InProcessRelays;
 import io.outboxrelay.relay.testing.VersionScenario;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
 import io.outboxrelay.testsupport.outbox.TestTopics;
@@ -88,7 +88,7 @@ abstract class AbstractCdcContractIT {
   }
 
   protected void write(Ledger ledger, List<TestEvent> transaction) throws Exception {
-    OutboxWriter.write(db, ledger, transaction);
+    RawOutboxInserts.write(db, ledger, transaction);
   }
 
   @Test
@@ -118,7 +118,7 @@ abstract class AbstractCdcContractIT {
                       String type = a % 3 == 0 ? "invoice" : "order";
                       tx.add(TestEvent.of(type, "agg-" + thread + "-" + a, ++seq[a]));
                     }
-                    OutboxWriter.writeTransaction(c, tx);
+                    RawOutboxInserts.writeTransaction(c, tx);
                     ledger.expect(tx);
                   }
                 }
@@ -230,7 +230,7 @@ abstract class AbstractCdcContractIT {
                     while (!stop.get()) {
                       boolean readyBefore = ready.get();
                       TestEvent e = TestEvent.of("order", "live", ++seq);
-                      OutboxWriter.writeTransaction(c, List.of(e));
+                      RawOutboxInserts.writeTransaction(c, List.of(e));
                       if (readyBefore) {
                         committedAfterReady.add(e);
                       }
@@ -292,7 +292,7 @@ abstract class AbstractCdcContractIT {
     Ledger after = new Ledger(topicPrefix());
     TestEvent versioned = TestEvent.of("order", "u-1", 6);
     try (Connection c = db.app()) {
-      OutboxWriter.writeVersioned(c, versioned, 6L);
+      RawOutboxInserts.writeVersioned(c, versioned, 6L);
     }
     after.expect(versioned);
 

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
@@ -58,7 +58,7 @@ class CdcBinlogHazardsIT {
   }
 
   private static void write(Connection c, Ledger ledger, TestEvent e) throws Exception {
-    OutboxWriter.writeTransaction(c, List.of(e));
+    RawOutboxInserts.writeTransaction(c, List.of(e));
     if (ledger != null) {
       ledger.expect(e);
     }

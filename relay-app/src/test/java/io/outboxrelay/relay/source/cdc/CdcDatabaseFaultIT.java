@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.outboxrelay.relay.testing.OwnMariaDbFaultTest;
 import io.outboxrelay.testsupport.outbox.Ledger;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.SteadyWriter;
@@ -221,7 +221,7 @@ class CdcDatabaseFaultIT extends OwnMariaDbFaultTest {
 
   private void write(TestEvent event) throws Exception {
     try (Connection c = db.app()) {
-      OutboxWriter.writeTransaction(c, List.of(event));
+      RawOutboxInserts.writeTransaction(c, List.of(event));
     }
     ledger.expect(event);
   }

@@ -8,7 +8,7 @@ import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.testing.Configs;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
@@ -80,7 +80,7 @@ class CdcFaultIT {
                 int a = random.nextInt(40);
                 tx.add(TestEvent.of("order", "agg-" + a, ++seq[a]));
               }
-              OutboxWriter.writeTransaction(c, tx);
+              RawOutboxInserts.writeTransaction(c, tx);
               ledger.expect(tx);
               written += tx.size();
               long due = start + (long) (written * 1e9 / perSecond);
@@ -262,7 +262,7 @@ class CdcFaultIT {
 
   private void write(Ledger ledger, List<TestEvent> tx) throws Exception {
     try (Connection c = db.app()) {
-      OutboxWriter.writeTransaction(c, tx);
+      RawOutboxInserts.writeTransaction(c, tx);
     }
     ledger.expect(tx);
   }

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.SteadyWriter;
@@ -76,7 +76,7 @@ class CdcFirstStartIT {
   void publishesEveryEventWrittenBeforeAndDuringTheFirstStartOnceInPerAggregateOrder()
       throws Exception {
     Ledger ledger = topics.newLedger();
-    OutboxWriter.write(db, ledger, existing(350));
+    RawOutboxInserts.write(db, ledger, existing(350));
     writer = SteadyWriter.start(db, ledger, "order", 200, 12, 2);
     await().atMost(Duration.ofSeconds(30)).until(() -> writer.commitMillis().size() > 100);
 
@@ -105,7 +105,7 @@ class CdcFirstStartIT {
   void publishesNoneOfTheRowsAlreadyInTheTableWithSkipAndSaysHowManyItSkipped() throws Exception {
     Ledger before = topics.newLedger();
     List<TestEvent> old = existing(40);
-    OutboxWriter.write(db, before, old);
+    RawOutboxInserts.write(db, before, old);
 
     RelayProcess relay =
         run(
@@ -115,7 +115,7 @@ class CdcFirstStartIT {
     relay.awaitReady();
     Ledger after = topics.newLedger();
     List<TestEvent> later = List.of(TestEvent.of("order", "after-1", 1));
-    OutboxWriter.write(db, after, later);
+    RawOutboxInserts.write(db, after, later);
 
     List<ConsumedRecord> records = topics.readAll(after, Duration.ofSeconds(60));
     Set<String> oldIds = old.stream().map(TestEvent::eventId).collect(Collectors.toSet());
@@ -148,7 +148,7 @@ class CdcFirstStartIT {
         KafkaBroker.builder().brokerProperty("auto.create.topics.enable", "false").start()) {
       TestTopics own = topics.on(broker.bootstrapServers());
       Ledger ledger = own.newLedger();
-      OutboxWriter.write(db, ledger, existing(60));
+      RawOutboxInserts.write(db, ledger, existing(60));
       Path config =
           RelaySettings.cdc(db, broker.bootstrapServers(), topics.name())
               .writeTo(dir.resolve("relay.properties"));
@@ -170,7 +170,7 @@ class CdcFirstStartIT {
       db.admin(
           "SET SESSION lock_wait_timeout = 5",
           "ALTER TABLE " + db.name() + ".outbox_events ADD COLUMN note VARCHAR(20) NULL");
-      OutboxWriter.write(db, ledger, List.of(TestEvent.of("order", "after-alter", 1)));
+      RawOutboxInserts.write(db, ledger, List.of(TestEvent.of("order", "after-alter", 1)));
       assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
 
       broker.createTopic(RelaySettings.topicPrefix(topics.name()) + "order", 3);
@@ -190,12 +190,12 @@ class CdcFirstStartIT {
   @Test
   void aRelayThatStreamedBeforeDoesNotRepublishTheTableWhenItsPositionIsDeleted() throws Exception {
     Ledger before = topics.newLedger();
-    OutboxWriter.write(db, before, existing(30));
+    RawOutboxInserts.write(db, before, existing(30));
     RelaySettings settings = RelaySettings.cdc(db, topics.bootstrap(), topics.name());
     RelayProcess first = run("first", settings);
     first.awaitReady();
     List<TestEvent> streamed = List.of(TestEvent.of("order", "streamed-1", 1));
-    OutboxWriter.write(db, before, streamed);
+    RawOutboxInserts.write(db, before, streamed);
     Ledger.Result once = topics.check(before, Duration.ofSeconds(90));
     assertThat(once.lost()).as(once.summary()).isZero();
     first.close();
@@ -205,7 +205,7 @@ class CdcFirstStartIT {
     second.awaitReady();
     Ledger after = topics.newLedger();
     List<TestEvent> later = List.of(TestEvent.of("order", "after-1", 1));
-    OutboxWriter.write(db, after, later);
+    RawOutboxInserts.write(db, after, later);
     topics.readAll(after, Duration.ofSeconds(60));
 
     Ledger.Result result = topics.check(before, Duration.ofSeconds(30));

@@ -12,7 +12,7 @@ import io.outboxrelay.router.OutboxEvent;
 import io.outboxrelay.router.TopicTemplate;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
 import io.outboxrelay.testsupport.outbox.TestTopics;
@@ -147,7 +147,7 @@ class CdcPoisonIT {
 
   private void writeInOneTransaction(List<TestEvent> events) throws Exception {
     try (Connection c = db.app()) {
-      OutboxWriter.writeTransaction(c, events);
+      RawOutboxInserts.writeTransaction(c, events);
     }
   }
 

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
@@ -233,7 +233,7 @@ class CdcStartupChecksIT {
       try (RelayProcess first = RelayProcess.run("gone-1", dir, config)) {
         TestEvent event = TestEvent.of("order", "o-1", 1);
         try (Connection c = db.app()) {
-          OutboxWriter.writeTransaction(c, List.of(event));
+          RawOutboxInserts.writeTransaction(c, List.of(event));
         }
         TopicReader.forPrefix(bootstrap(), RelaySettings.topicPrefix(name))
             .readUntil(
@@ -392,7 +392,7 @@ class CdcStartupChecksIT {
 
       try (RelayProcess relay = RelayProcess.run("clean", dir, config)) {
         try (Connection c = db.app()) {
-          OutboxWriter.writeTransaction(c, List.of(TestEvent.of("order", "o-1", 1)));
+          RawOutboxInserts.writeTransaction(c, List.of(TestEvent.of("order", "o-1", 1)));
         }
         await()
             .atMost(Duration.ofSeconds(30))

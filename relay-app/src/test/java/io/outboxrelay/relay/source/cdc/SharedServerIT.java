@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
@@ -50,14 +50,14 @@ class SharedServerIT {
 
       try (RelayProcess firstRelay = run("first", first, firstTopics)) {
         Ledger firstLedger = firstTopics.newLedger();
-        OutboxWriter.write(first, firstLedger, events("a", 1));
+        RawOutboxInserts.write(first, firstLedger, events("a", 1));
         firstTopics.readAll(firstLedger, Duration.ofSeconds(60));
 
         try (RelayProcess secondRelay = run("second", second, secondTopics)) {
           Ledger secondLedger = secondTopics.newLedger();
           for (int round = 2; round <= 4; round++) {
-            OutboxWriter.write(first, firstLedger, events("a", round));
-            OutboxWriter.write(second, secondLedger, events("b", round));
+            RawOutboxInserts.write(first, firstLedger, events("a", round));
+            RawOutboxInserts.write(second, secondLedger, events("b", round));
           }
 
           Ledger.Result firstResult = firstTopics.check(firstLedger, Duration.ofSeconds(60));

@@ -7,7 +7,7 @@ import io.outboxrelay.relay.Relay;
 import io.outboxrelay.relay.testing.InProcessRelays;
 import io.outboxrelay.relay.testing.VersionScenario;
 import io.outboxrelay.testsupport.outbox.Ledger;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.SourceDatabase;
@@ -157,7 +157,7 @@ abstract class AbstractPollingContractIT {
   }
 
   private void write(Ledger ledger, List<TestEvent> tx) throws Exception {
-    OutboxWriter.write(db, ledger, tx);
+    RawOutboxInserts.write(db, ledger, tx);
   }
 
   /** A backlog of {@code total} events over {@code aggregates} aggregates, 1-3 per transaction. */
@@ -176,7 +176,7 @@ abstract class AbstractPollingContractIT {
           int a = random.nextInt(aggregates);
           tx.add(TestEvent.of(a % 4 == 0 ? "invoice" : "order", "agg-" + a, ++seq[a]));
         }
-        OutboxWriter.writeTransaction(c, tx);
+        RawOutboxInserts.writeTransaction(c, tx);
         ledger.expect(tx);
       }
     }
@@ -233,7 +233,7 @@ abstract class AbstractPollingContractIT {
                               "agg-" + writer + "-" + a,
                               ++seq[a]));
                     }
-                    OutboxWriter.writeTransaction(c, tx);
+                    RawOutboxInserts.writeTransaction(c, tx);
                     ledger.expect(tx);
                   }
                 }
@@ -472,8 +472,8 @@ abstract class AbstractPollingContractIT {
             1,
             "{\"blob\":\"" + "x".repeat(30_000) + "\"}");
     try (Connection c = db.app()) {
-      OutboxWriter.writeTransaction(c, List.of(big));
-      OutboxWriter.writeTransaction(c, List.of(TestEvent.of("order", "big", 2)));
+      RawOutboxInserts.writeTransaction(c, List.of(big));
+      RawOutboxInserts.writeTransaction(c, List.of(TestEvent.of("order", "big", 2)));
     }
     for (int i = 1; i <= 50; i++) {
       write(ledger, List.of(TestEvent.of("order", "small-" + (i % 5), i)));
@@ -504,7 +504,7 @@ abstract class AbstractPollingContractIT {
     TestEvent nullPayload =
         new TestEvent(java.util.UUID.randomUUID().toString(), "order", "n", "Happened", 1, null);
     try (Connection c = db.app()) {
-      OutboxWriter.writeTransaction(c, List.of(nullPayload, TestEvent.of("order", "n", 2)));
+      RawOutboxInserts.writeTransaction(c, List.of(nullPayload, TestEvent.of("order", "n", 2)));
     }
     for (int i = 1; i <= 20; i++) {
       write(ledger, List.of(TestEvent.of("order", "other-" + (i % 4), i)));
@@ -528,7 +528,7 @@ abstract class AbstractPollingContractIT {
     // claim that looked only at the oldest pending rows would find nothing to take, forever.
     try (Connection c = db.app()) {
       for (int i = 1; i <= 60; i++) {
-        OutboxWriter.writeTransaction(c, List.of(TestEvent.of("order", "stuck", i)));
+        RawOutboxInserts.writeTransaction(c, List.of(TestEvent.of("order", "stuck", i)));
       }
     }
     db.admin(
@@ -564,7 +564,7 @@ abstract class AbstractPollingContractIT {
 
     TestEvent late = TestEvent.of("order", "A", 2);
     try (Connection slow = db.app()) {
-      OutboxWriter.insertWithoutCommit(slow, List.of(late)); // takes the lower id, commits last
+      RawOutboxInserts.insertWithoutCommit(slow, List.of(late)); // takes the lower id, commits last
       for (int i = 1; i <= 20; i++) {
         write(ledger, List.of(TestEvent.of("order", "B-" + i, 1)));
       }
@@ -842,7 +842,7 @@ abstract class AbstractPollingContractIT {
             .toArray(String[]::new));
     TestEvent versioned = TestEvent.of("order", "agg-1", 100);
     try (Connection c = db.app()) {
-      OutboxWriter.writeVersioned(c, versioned, 7L);
+      RawOutboxInserts.writeVersioned(c, versioned, 7L);
     }
     inProcess(settings());
 

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.outboxrelay.relay.config.Ordering;
 import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.OutboxWriter;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.TestEvent;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -37,7 +37,7 @@ class LeaseKeeperIT {
     db = OutboxDatabase.forPolling();
     try (Connection c = db.app()) {
       for (int i = 1; i <= 10; i++) {
-        OutboxWriter.writeTransaction(c, List.of(TestEvent.of("order", "o-" + i, 1)));
+        RawOutboxInserts.writeTransaction(c, List.of(TestEvent.of("order", "o-" + i, 1)));
       }
     }
     worker = store();

@@ -11,9 +11,9 @@ import java.util.Map;
 /**
  * The W3C trace context of OpenTelemetry's {@link Context#current()}, by the API's own W3C
  * propagators. The only class of the writer that refers to OpenTelemetry: {@link
- * TraceContext#detect()} loads it after checking that the API is there.
+ * CurrentTrace#detect()} loads it after checking that the API is there.
  */
-final class OpenTelemetryTraceContext implements TraceContext {
+final class OpenTelemetryCurrentTrace implements CurrentTrace {
 
   private static final TextMapSetter<Map<String, String>> PUT =
       (carrier, name, value) -> {
@@ -22,11 +22,11 @@ final class OpenTelemetryTraceContext implements TraceContext {
         }
       };
 
-  private OpenTelemetryTraceContext() {}
+  private OpenTelemetryCurrentTrace() {}
 
   /** Declared as the interface, so that callers need not load this class to verify the call. */
-  static TraceContext create() {
-    return new OpenTelemetryTraceContext();
+  static CurrentTrace create() {
+    return new OpenTelemetryCurrentTrace();
   }
 
   @Override

@@ -5,8 +5,13 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.List;
 
-/** Writes outbox rows the way an application does: inside its own transactions. */
-public final class OutboxWriter {
+/**
+ * Inserts outbox rows with plain SQL {@code INSERT}s into the relay's default table, inside
+ * transactions of its own, as an application without the {@code outbox-writer} library does: the
+ * fixture for tests of the relay, which need rows and many of them fast, not the library (its own
+ * tests use {@code io.outboxrelay.writer.OutboxWriter}). Stateless and thread-safe.
+ */
+public final class RawOutboxInserts {
 
   private static final String INSERT =
       "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload)"
@@ -23,7 +28,7 @@ public final class OutboxWriter {
    */
   private static final int BATCH_ROWS = 1_000;
 
-  private OutboxWriter() {}
+  private RawOutboxInserts() {}
 
   /**
    * Inserts one event with its aggregate version (into a table with that column) and commits.

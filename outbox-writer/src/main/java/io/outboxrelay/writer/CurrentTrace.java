@@ -5,12 +5,13 @@ import java.util.Map;
 /**
  * Where the trace headers of an append come from. The OpenTelemetry implementation is a class of
  * its own, loaded only once {@link #detect()} has found the OpenTelemetry API on the classpath, so
- * the writer runs without it.
+ * the writer runs without it. (The router's {@code TraceContext} defines the W3C format these
+ * headers have; the writer's tests check what it writes against it.)
  */
-interface TraceContext {
+interface CurrentTrace {
 
   /** No trace headers. */
-  TraceContext NONE = Map::of;
+  CurrentTrace NONE = Map::of;
 
   /** The OpenTelemetry API's classes the writer uses; all must be present. */
   String[] OPEN_TELEMETRY_CLASSES = {
@@ -27,8 +28,8 @@ interface TraceContext {
   Map<String, String> headers();
 
   /** OpenTelemetry's current context when its API is on the classpath, otherwise {@link #NONE}. */
-  static TraceContext detect() {
-    ClassLoader loader = TraceContext.class.getClassLoader();
+  static CurrentTrace detect() {
+    ClassLoader loader = CurrentTrace.class.getClassLoader();
     try {
       for (String name : OPEN_TELEMETRY_CLASSES) {
         Class.forName(name, false, loader);
@@ -36,6 +37,6 @@ interface TraceContext {
     } catch (ClassNotFoundException | LinkageError absent) {
       return NONE;
     }
-    return OpenTelemetryTraceContext.create();
+    return OpenTelemetryCurrentTrace.create();
   }
 }
