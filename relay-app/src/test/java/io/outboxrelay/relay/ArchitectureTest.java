@@ -1,6 +1,7 @@
 package io.outboxrelay.relay;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -18,6 +19,67 @@ class ArchitectureTest {
   private static final JavaClasses MAIN =
       new ClassFileImporter()
           .importUrl(Relay.class.getProtectionDomain().getCodeSource().getLocation());
+
+  /**
+   * The packages call downwards only: {@code cli → Relay → admin, http → source → versions,
+   * publish, config → metrics, failure}. The root package's other types ({@link OutboxSource},
+   * {@link RelayFailure}, {@link StartupCheckException}: the contract between the relay and its
+   * sources) depend on nothing of the relay and are thrown as far down as {@code publish} (a
+   * bootstrap server that never resolves is a startup check failure), so they form a layer of their
+   * own beside {@code versions}, {@code publish} and {@code config}.
+   */
+  @Test
+  void packagesCallOnlyDownwards() {
+    layeredArchitecture()
+        .consideringOnlyDependenciesInLayers()
+        .layer("cli")
+        .definedBy("io.outboxrelay.relay.cli..")
+        .layer("Relay")
+        .definedBy(com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyOf(Relay.class))
+        .layer("admin")
+        .definedBy("io.outboxrelay.relay.admin..")
+        .layer("http")
+        .definedBy("io.outboxrelay.relay.http..")
+        .layer("source")
+        .definedBy("io.outboxrelay.relay.source..")
+        .layer("lifecycle")
+        .definedBy(
+            com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyOf(
+                OutboxSource.class, RelayFailure.class, StartupCheckException.class))
+        .layer("versions")
+        .definedBy("io.outboxrelay.relay.versions..")
+        .layer("publish")
+        .definedBy("io.outboxrelay.relay.publish..")
+        .layer("config")
+        .definedBy("io.outboxrelay.relay.config..")
+        .layer("metrics")
+        .definedBy("io.outboxrelay.relay.metrics..")
+        .layer("failure")
+        .definedBy("io.outboxrelay.relay.failure..")
+        .whereLayer("cli")
+        .mayNotBeAccessedByAnyLayer()
+        .whereLayer("Relay")
+        .mayOnlyBeAccessedByLayers("cli")
+        .whereLayer("admin")
+        .mayOnlyBeAccessedByLayers("cli", "Relay")
+        .whereLayer("http")
+        .mayOnlyBeAccessedByLayers("cli", "Relay")
+        .whereLayer("source")
+        .mayOnlyBeAccessedByLayers("cli", "Relay", "admin", "http")
+        .whereLayer("lifecycle")
+        .mayOnlyBeAccessedByLayers(
+            "cli", "Relay", "admin", "http", "source", "versions", "publish", "config")
+        .whereLayer("versions")
+        .mayOnlyBeAccessedByLayers("cli", "Relay", "admin", "http", "source", "publish")
+        .whereLayer("publish")
+        .mayOnlyBeAccessedByLayers("cli", "Relay", "admin", "http", "source", "versions")
+        .whereLayer("config")
+        .mayOnlyBeAccessedByLayers("cli", "Relay", "admin", "http", "source", "versions", "publish")
+        .because(
+            "the order cli → Relay → admin/http → source → versions/publish/config →"
+                + " metrics/failure keeps every package testable without the ones above it")
+        .check(MAIN);
+  }
 
   @Test
   void theCdcSourceUsesNothingOfThePollingSource() {

@@ -1,6 +1,6 @@
 package io.outboxrelay.relay.admin;
 
-import io.outboxrelay.relay.config.SourceFlavor;
+import io.outboxrelay.relay.source.SqlDialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -46,14 +46,15 @@ final class BinlogServer {
    * {@code SHOW MASTER STATUS} and the read repeated until both agree, so the file, offset and GTID
    * describe one point (without the global read lock that would need {@code RELOAD}).
    */
-  static Position current(Connection c, SourceFlavor flavor) throws SQLException {
-    if (flavor != SourceFlavor.MARIADB) {
+  static Position current(Connection c, SqlDialect dialect) throws SQLException {
+    String gtidQuery = dialect.gtidBinlogPositionQuery();
+    if (gtidQuery == null) {
       return mysqlStatus(c);
     }
     for (int attempt = 1; ; attempt++) {
-      String before = gtidBinlogPos(c);
+      String before = gtidBinlogPos(c, gtidQuery);
       Position status = masterStatus(c, "SHOW MASTER STATUS");
-      String after = gtidBinlogPos(c);
+      String after = gtidBinlogPos(c, gtidQuery);
       if (before.equals(after) || attempt == 20) {
         if (!before.equals(after)) {
           throw new SQLException(
@@ -65,9 +66,9 @@ final class BinlogServer {
     }
   }
 
-  private static String gtidBinlogPos(Connection c) throws SQLException {
+  private static String gtidBinlogPos(Connection c, String query) throws SQLException {
     try (Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT @@GLOBAL.gtid_binlog_pos")) {
+        ResultSet rs = st.executeQuery(query)) {
       rs.next();
       String v = rs.getString(1);
       return v == null ? "" : v;

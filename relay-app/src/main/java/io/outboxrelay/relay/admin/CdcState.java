@@ -1,6 +1,7 @@
 package io.outboxrelay.relay.admin;
 
 import io.outboxrelay.relay.config.RelayConfig;
+import io.outboxrelay.relay.source.SqlDialect;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -52,7 +53,8 @@ record CdcState(
     if (handoffPending) {
       stored = Optional.empty();
     }
-    BinlogServer.Position current = BinlogServer.current(c, config.source().flavor());
+    BinlogServer.Position current =
+        BinlogServer.current(c, SqlDialect.of(config.source().flavor()));
     List<BinlogServer.BinlogFile> files = BinlogServer.files(c);
     long serverId;
     Instant now;

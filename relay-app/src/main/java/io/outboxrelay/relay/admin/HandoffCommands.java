@@ -1,7 +1,7 @@
 package io.outboxrelay.relay.admin;
 
 import io.outboxrelay.relay.config.RelayConfig;
-import io.outboxrelay.relay.config.SourceFlavor;
+import io.outboxrelay.relay.source.SqlDialect;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Locale;
@@ -35,7 +35,7 @@ public final class HandoffCommands {
           "handoff needs the CDC settings (offsets, schema history and lease tables): run it with"
               + " the CDC relay's configuration, or add --mode cdc");
     }
-    if (config.source().flavor() != SourceFlavor.MARIADB) {
+    if (!SqlDialect.of(config.source().flavor()).snapshotsAtBinlogPosition()) {
       throw AdminException.usage(
           "handoff needs MariaDB: it takes a consistent snapshot with its binlog position"
               + " (binlog_snapshot_file/binlog_snapshot_position), which "

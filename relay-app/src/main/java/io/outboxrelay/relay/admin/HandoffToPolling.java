@@ -328,13 +328,14 @@ final class HandoffToPolling {
 
   private int markPublished(Connection c, List<Long> ids) throws SQLException {
     int n =
-        SqlDialect.MYSQL.executeForIds(
-            c,
-            "UPDATE "
-                + h.table
-                + " SET status = 'PUBLISHED', published_at = NOW(6) WHERE status = 'PENDING' AND ",
-            h.source.sequenceColumn(),
-            ids);
+        SqlDialect.of(h.source.flavor())
+            .executeForIds(
+                c,
+                "UPDATE "
+                    + h.table
+                    + " SET status = 'PUBLISHED', published_at = NOW(6) WHERE status = 'PENDING' AND ",
+                h.source.sequenceColumn(),
+                ids);
     c.commit();
     return n;
   }

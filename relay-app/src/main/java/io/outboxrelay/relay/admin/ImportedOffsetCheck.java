@@ -1,6 +1,7 @@
 package io.outboxrelay.relay.admin;
 
-import io.outboxrelay.relay.config.SourceFlavor;
+import io.outboxrelay.relay.failure.SqlErrors;
+import io.outboxrelay.relay.source.SqlDialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -24,13 +25,6 @@ final class ImportedOffsetCheck {
   static final long FIRST_EVENT = 4;
 
   private static final Pattern WHOLE = Pattern.compile("\\d+");
-  private static final Pattern MARIADB_GTIDS =
-      Pattern.compile("\\d+-\\d+-\\d+(,\\s*\\d+-\\d+-\\d+)*");
-
-  /**
-   * MariaDB/MySQL: "Error when executing command SHOW BINLOG EVENTS: Wrong offset or I/O error".
-   */
-  private static final int ER_ERROR_WHEN_EXECUTING_COMMAND = 1220;
 
   private ImportedOffsetCheck() {}
 
@@ -76,7 +70,7 @@ final class ImportedOffsetCheck {
    * What makes the position unusable on this server, or null.
    *
    * @param c a connection to the source
-   * @param flavor the source's flavour
+   * @param dialect the source's database
    * @param at the offset's position ({@code pos} already checked to be a whole number)
    * @param files the server's binlog files, the offset's among them
    * @param current the server's current position
@@ -86,7 +80,7 @@ final class ImportedOffsetCheck {
    */
   static String serverProblem(
       Connection c,
-      SourceFlavor flavor,
+      SqlDialect dialect,
       BinlogServer.Position at,
       List<BinlogServer.BinlogFile> files,
       BinlogServer.Position current,
@@ -127,9 +121,7 @@ final class ImportedOffsetCheck {
           + "): the relay resumes by GTID; take an offset the connector stored with gtids (it"
           + " stores them once it has read a GTID event: let it stream and stop it again)";
     }
-    if (offsetHasGtids
-        && flavor == SourceFlavor.MARIADB
-        && !MARIADB_GTIDS.matcher(at.gtids().trim()).matches()) {
+    if (offsetHasGtids && !dialect.isGtidList(at.gtids().trim())) {
       return where
           + " has gtids '"
           + at.gtids()
@@ -148,7 +140,7 @@ final class ImportedOffsetCheck {
         return rs.next();
       }
     } catch (SQLException e) {
-      if (e.getErrorCode() == ER_ERROR_WHEN_EXECUTING_COMMAND) {
+      if (SqlErrors.isWrongBinlogOffset(e)) {
         c.rollback();
         return false;
       }

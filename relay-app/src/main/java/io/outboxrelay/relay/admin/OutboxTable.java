@@ -2,7 +2,6 @@ package io.outboxrelay.relay.admin;
 
 import io.outboxrelay.relay.config.RelayMode;
 import io.outboxrelay.relay.config.SourceConfig;
-import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.router.ColumnMapping;
@@ -70,13 +69,7 @@ final class OutboxTable {
     if (!columns.isEmpty()) {
       List<String> missing =
           OutboxColumns.missingProblems(
-              columns,
-              source,
-              RelayMode.POLLING,
-              source.table(),
-              source.flavor() == SourceFlavor.POSTGRESQL
-                  ? "config/postgresql/outbox-schema.sql"
-                  : "config/mysql/outbox-schema.sql");
+              columns, source, RelayMode.POLLING, source.table(), dialect.outboxSchemaFile());
       if (!missing.isEmpty()) {
         throw AdminException.usage(String.join("; ", missing) + "; nothing was changed");
       }

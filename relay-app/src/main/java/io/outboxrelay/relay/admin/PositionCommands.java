@@ -3,7 +3,7 @@ package io.outboxrelay.relay.admin;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.SourceConfig;
-import io.outboxrelay.relay.config.SourceFlavor;
+import io.outboxrelay.relay.source.SqlDialect;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -209,7 +209,8 @@ public final class PositionCommands {
    *     the source is not MariaDB; nothing is changed then
    */
   public void resetToCurrent(boolean yes) throws AdminException {
-    if (source.flavor() != SourceFlavor.MARIADB) {
+    // The reset stores the current position with the GTIDs read around it (gtid_binlog_pos).
+    if (SqlDialect.of(source.flavor()).gtidBinlogPositionQuery() == null) {
       throw AdminException.usage(
           "position reset writes MariaDB's position format; for "
               + source.flavor().name().toLowerCase(java.util.Locale.ROOT)

@@ -4,11 +4,11 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.RelayMode;
 import io.outboxrelay.relay.config.SourceConfig;
-import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.failure.SqlErrors;
 import io.outboxrelay.relay.source.HandoffRecords;
 import io.outboxrelay.relay.source.ModeOwnership;
 import io.outboxrelay.relay.source.OutboxColumns;
+import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.relay.source.cdc.KafkaPosition;
 import io.outboxrelay.relay.source.cdc.leader.OffsetKey;
 import java.io.PrintWriter;
@@ -56,6 +56,7 @@ public final class PositionImport {
 
   private final RelayConfig config;
   private final SourceConfig source;
+  private final SqlDialect dialect;
   private final PrintWriter out;
   private final Operator operator;
 
@@ -69,7 +70,7 @@ public final class PositionImport {
    */
   public PositionImport(RelayConfig config, PrintWriter out, Operator operator)
       throws AdminException {
-    if (config.cdc() == null || config.source().flavor() == SourceFlavor.POSTGRESQL) {
+    if (config.cdc() == null || !SqlDialect.of(config.source().flavor()).hasBinlog()) {
       throw AdminException.usage(
           "position import takes over a binlog position, for CDC mode on MariaDB or MySQL: this"
               + " configuration is "
@@ -79,6 +80,7 @@ public final class PositionImport {
     }
     this.config = config;
     this.source = config.source();
+    this.dialect = SqlDialect.of(source.flavor());
     this.out = out;
     this.operator = operator;
   }
@@ -149,11 +151,11 @@ public final class PositionImport {
               + ": the events after it cannot be read from the binlog; resume the connector"
               + " instead, or see docs/migrating-from-debezium.md; nothing was changed");
     }
-    BinlogServer.Position current = BinlogServer.current(c, source.flavor());
+    BinlogServer.Position current = BinlogServer.current(c, dialect);
     String unusable =
         ImportedOffsetCheck.serverProblem(
             c,
-            source.flavor(),
+            dialect,
             at,
             files,
             current,

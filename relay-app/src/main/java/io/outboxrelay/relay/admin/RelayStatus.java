@@ -3,7 +3,6 @@ package io.outboxrelay.relay.admin;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.SourceConfig;
-import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.failure.SqlErrors;
 import io.outboxrelay.relay.source.HandoffRecords;
 import io.outboxrelay.relay.source.SqlDialect;
@@ -30,6 +29,7 @@ public final class RelayStatus {
 
   private final RelayConfig config;
   private final SourceConfig source;
+  private final SqlDialect dialect;
   private final PrintWriter out;
 
   /**
@@ -41,6 +41,7 @@ public final class RelayStatus {
   public RelayStatus(RelayConfig config, PrintWriter out) {
     this.config = config;
     this.source = config.source();
+    this.dialect = SqlDialect.of(source.flavor());
     this.out = out;
   }
 
@@ -80,8 +81,7 @@ public final class RelayStatus {
             }
           } else {
             Polling p =
-                Polling.read(OutboxTable.checked(c, SqlDialect.of(source.flavor()), source))
-                    .withHandoff(handoff(c));
+                Polling.read(OutboxTable.checked(c, dialect, source)).withHandoff(handoff(c));
             c.rollback();
             if (json) {
               Json.print(out, json(p));
@@ -99,10 +99,7 @@ public final class RelayStatus {
    * not set up for the relay is its outbox table, whatever else is missing too.
    */
   private void requireOutboxTable(java.sql.Connection c) throws SQLException, AdminException {
-    String table =
-        source.flavor() == SourceFlavor.POSTGRESQL
-            ? source.table()
-            : source.database() + "." + source.table();
+    String table = dialect.qualifiedTable(source);
     try (java.sql.Statement st = c.createStatement()) {
       st.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0").close();
     } catch (SQLException e) {
@@ -113,9 +110,8 @@ public final class RelayStatus {
                 + table
                 + " on "
                 + source.describe()
-                + ": check source.database and source.table, or create it with config/"
-                + (source.flavor() == SourceFlavor.POSTGRESQL ? "postgresql" : "mysql")
-                + "/outbox-schema.sql",
+                + ": check source.database and source.table, or create it with "
+                + dialect.outboxSchemaFile(),
             e);
       }
       throw e;
@@ -149,7 +145,7 @@ public final class RelayStatus {
 
   /** The table's latest hand-off (MariaDB/MySQL), if any and if the user may read it. */
   private Optional<HandoffRecords.Handoff> handoff(java.sql.Connection c) throws SQLException {
-    if (source.flavor() == SourceFlavor.POSTGRESQL) {
+    if (!dialect.hasBinlog()) {
       return Optional.empty();
     }
     try {
@@ -253,7 +249,7 @@ public final class RelayStatus {
         p.lastPublished()
             .map(l -> l + ", " + PositionCommands.ago(Duration.between(l, p.now())))
             .orElse("none"));
-    if (source.flavor() != SourceFlavor.POSTGRESQL) {
+    if (dialect.hasBinlog()) {
       t.row("hand-off:", p.handoff().map(HandoffRecords.Handoff::describe).orElse("none recorded"));
     }
     t.print(out);

@@ -40,65 +40,6 @@ public record SourceConfig(
     requiredOptionalColumns = Set.copyOf(requiredOptionalColumns);
   }
 
-  /**
-   * A source of the relay's own table layout.
-   *
-   * @param flavor see {@link SourceConfig}
-   * @param host see {@link SourceConfig}
-   * @param port see {@link SourceConfig}
-   * @param database see {@link SourceConfig}
-   * @param user see {@link SourceConfig}
-   * @param password see {@link SourceConfig}
-   * @param table see {@link SourceConfig}
-   * @param connectTimeout see {@link SourceConfig}
-   */
-  public SourceConfig(
-      SourceFlavor flavor,
-      String host,
-      int port,
-      String database,
-      String user,
-      Secret password,
-      String table,
-      Duration connectTimeout) {
-    this(
-        flavor,
-        host,
-        port,
-        database,
-        user,
-        password,
-        table,
-        connectTimeout,
-        ColumnMapping.DEFAULT,
-        "id",
-        Set.of());
-  }
-
-  /**
-   * This source with other column settings.
-   *
-   * @param columns which columns hold what
-   * @param sequenceColumn the sequence column
-   * @param requiredOptionalColumns the optional columns the table must have
-   * @return the changed copy
-   */
-  public SourceConfig withColumns(
-      ColumnMapping columns, String sequenceColumn, Set<String> requiredOptionalColumns) {
-    return new SourceConfig(
-        flavor,
-        host,
-        port,
-        database,
-        user,
-        password,
-        table,
-        connectTimeout,
-        columns,
-        sequenceColumn,
-        requiredOptionalColumns);
-  }
-
   /** Reads the {@code source.*} keys; the port defaults to the flavor's. */
   static SourceConfig from(ConfigValues v) {
     SourceFlavor flavor = v.get(RelayConfigKeys.SOURCE_FLAVOR);
@@ -154,11 +95,14 @@ public record SourceConfig(
    * @return the URL, without credentials
    */
   public String jdbcUrl() {
-    String options =
-        flavor == SourceFlavor.POSTGRESQL
-            ? "connectTimeout=" + Math.max(1, connectTimeout.toSeconds())
-            : "connectTimeout=" + connectTimeout.toMillis() + "&nullDatabaseMeansCurrent=true";
-    return flavor.jdbcPrefix() + host + ":" + port + "/" + database + "?" + options;
+    return flavor.jdbcPrefix()
+        + host
+        + ":"
+        + port
+        + "/"
+        + database
+        + "?"
+        + flavor.jdbcOptions(connectTimeout);
   }
 
   /**

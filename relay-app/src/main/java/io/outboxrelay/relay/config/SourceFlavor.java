@@ -1,13 +1,24 @@
 package io.outboxrelay.relay.config;
 
-/** The kind of source database. */
+import java.time.Duration;
+
+/**
+ * The kind of source database, as {@code source.flavor} names it, with what the configuration needs
+ * to know of it (its port, its driver's URL). What differs in SQL is the relay's {@code
+ * source.SqlDialect}, one per flavor.
+ */
 public enum SourceFlavor {
   /** MariaDB 10.6 or later. CDC uses Debezium's MariaDB connector. */
   MARIADB(3306, "jdbc:mariadb://"),
   /** MySQL 8.0 or later. CDC uses Debezium's MySQL connector. */
   MYSQL(3306, "jdbc:mysql://"),
   /** PostgreSQL 12 or later; polling mode only. */
-  POSTGRESQL(5432, "jdbc:postgresql://");
+  POSTGRESQL(5432, "jdbc:postgresql://") {
+    @Override
+    String jdbcOptions(Duration connectTimeout) {
+      return "connectTimeout=" + Math.max(1, connectTimeout.toSeconds()); // whole seconds
+    }
+  };
 
   private final int defaultPort;
   private final String jdbcPrefix;
@@ -42,5 +53,15 @@ public enum SourceFlavor {
    */
   public boolean supportsCdc() {
     return this != POSTGRESQL;
+  }
+
+  /**
+   * The URL parameters of the relay's connections.
+   *
+   * @param connectTimeout {@code source.connect.timeout}
+   * @return the parameters, without {@code ?}
+   */
+  String jdbcOptions(Duration connectTimeout) {
+    return "connectTimeout=" + connectTimeout.toMillis() + "&nullDatabaseMeansCurrent=true";
   }
 }

@@ -27,6 +27,11 @@ public final class SqlErrors {
   /** MariaDB/MySQL: command denied to user on table. */
   static final int ER_TABLEACCESS_DENIED = 1142;
 
+  /**
+   * MariaDB/MySQL: "Error when executing command SHOW BINLOG EVENTS: Wrong offset or I/O error".
+   */
+  static final int ER_ERROR_WHEN_EXECUTING_COMMAND = 1220;
+
   /** MariaDB/MySQL: no such table. */
   static final int ER_NO_SUCH_TABLE = 1146;
 
@@ -207,6 +212,17 @@ public final class SqlErrors {
    */
   public static boolean isNoSuchTableCode(SQLException e) {
     return e.getErrorCode() == ER_NO_SUCH_TABLE;
+  }
+
+  /**
+   * Whether MariaDB/MySQL could not read the binlog where a command asked ({@code SHOW BINLOG
+   * EVENTS} at an offset where no event starts).
+   *
+   * @param e the failure
+   * @return true for error 1220
+   */
+  public static boolean isWrongBinlogOffset(SQLException e) {
+    return e.getErrorCode() == ER_ERROR_WHEN_EXECUTING_COMMAND;
   }
 
   /**

@@ -40,7 +40,7 @@ public final class RelayHealth {
   }
 
   /** Where the relay is in its life. */
-  public enum Phase {
+  private enum Phase {
     /** Starting: startup checks, waiting for Kafka's first answer, the CDC snapshot. */
     STARTING,
     /** Started: streaming (CDC) or claiming (polling) whenever its dependencies answer. */
@@ -142,15 +142,6 @@ public final class RelayHealth {
   /** The relay is stopping: no longer ready. */
   public void stopping() {
     phase = Phase.STOPPING;
-  }
-
-  /**
-   * Where the relay is in its life.
-   *
-   * @return the phase
-   */
-  public Phase phase() {
-    return phase;
   }
 
   /** A source loop made progress (or is waiting on purpose): the process is not wedged. */

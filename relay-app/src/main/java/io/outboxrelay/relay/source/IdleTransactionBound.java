@@ -1,6 +1,5 @@
 package io.outboxrelay.relay.source;
 
-import io.outboxrelay.relay.config.SourceFlavor;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -45,18 +44,12 @@ public final class IdleTransactionBound {
    * Sets the bound on an open connection; does nothing on MySQL.
    *
    * @param c the connection
-   * @param flavor the database's flavor
+   * @param dialect the database
    * @param lease the lease whose takeover the bound must not hold back
    * @throws SQLException when the setting is refused
    */
-  public static void apply(Connection c, SourceFlavor flavor, Duration lease) throws SQLException {
-    long seconds = seconds(lease);
-    String statement =
-        switch (flavor) {
-          case MARIADB -> "SET SESSION idle_transaction_timeout = " + seconds;
-          case POSTGRESQL -> "SET idle_in_transaction_session_timeout = " + seconds * 1000;
-          default -> null;
-        };
+  public static void apply(Connection c, SqlDialect dialect, Duration lease) throws SQLException {
+    String statement = dialect.idleTransactionTimeout(seconds(lease));
     if (statement != null) {
       try (Statement st = c.createStatement()) {
         st.execute(statement);
@@ -68,15 +61,13 @@ public final class IdleTransactionBound {
    * The same bound as a JDBC URL parameter, for connections that a library opens from a URL (the
    * CDC position store): MariaDB Connector/J sets it at every connect.
    *
-   * @param flavor the database's flavor
+   * @param dialect the database
    * @param lease the lease whose takeover the bound must not hold back
    * @return {@code &sessionVariables=...} to append to a URL that has parameters already, or an
-   *     empty string where there is no such setting (MySQL) or the flavor has no binlog
+   *     empty string where there is no such setting (MySQL) or the database has no binlog
    *     (PostgreSQL)
    */
-  public static String urlParameter(SourceFlavor flavor, Duration lease) {
-    return flavor == SourceFlavor.MARIADB
-        ? "&sessionVariables=idle_write_transaction_timeout=" + seconds(lease)
-        : "";
+  public static String urlParameter(SqlDialect dialect, Duration lease) {
+    return dialect.idleWriteTransactionUrlParameter(seconds(lease));
   }
 }

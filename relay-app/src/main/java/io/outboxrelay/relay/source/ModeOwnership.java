@@ -73,26 +73,6 @@ public final class ModeOwnership {
     }
 
     /**
-     * A state without polling's marks, for callers that decide by activity only.
-     *
-     * @param table the outbox table
-     * @param handoff the latest hand-off
-     * @param cdc the CDC leadership row
-     * @param leasedNow rows leased now
-     * @param publishedAgeMicros age of polling's newest publish, or {@code null}
-     * @param unreadable what could not be read, or {@code null}
-     */
-    public TableState(
-        String table,
-        Optional<Handoff> handoff,
-        Optional<CdcLease> cdc,
-        long leasedNow,
-        Long publishedAgeMicros,
-        String unreadable) {
-      this(table, handoff, cdc, leasedNow, publishedAgeMicros, unreadable, Map.of(), false, false);
-    }
-
-    /**
      * The same state, knowing whether the CDC relay starting has a stored position.
      *
      * @param stored whether it has one

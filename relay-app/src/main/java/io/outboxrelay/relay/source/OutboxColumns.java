@@ -3,7 +3,6 @@ package io.outboxrelay.relay.source;
 import io.outboxrelay.relay.config.RelayConfigKeys;
 import io.outboxrelay.relay.config.RelayMode;
 import io.outboxrelay.relay.config.SourceConfig;
-import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.router.ColumnMapping;
 import io.outboxrelay.router.HeaderPlacement;
 import java.sql.Connection;
@@ -91,16 +90,6 @@ public final class OutboxColumns {
    * @param required whether the table must have it (otherwise it is read when present)
    */
   public record Mapped(Role role, String key, String column, boolean required) {}
-
-  private static final Set<String> MY_TEXT =
-      Set.of("char", "varchar", "tinytext", "text", "mediumtext", "longtext");
-  private static final Set<String> MY_INTEGER =
-      Set.of("tinyint", "smallint", "mediumint", "int", "bigint");
-  private static final Set<String> MY_TIME = Set.of("datetime", "timestamp");
-  private static final Set<String> PG_TEXT = Set.of("text", "character varying", "character");
-  private static final Set<String> PG_INTEGER = Set.of("smallint", "integer", "bigint");
-  private static final Set<String> PG_TIME =
-      Set.of("timestamp without time zone", "timestamp with time zone");
 
   private OutboxColumns() {}
 
@@ -244,24 +233,10 @@ public final class OutboxColumns {
    * @throws SQLException when the catalog cannot be read
    */
   public static Map<String, Column> read(Connection c, SourceConfig source) throws SQLException {
-    String sql =
-        source.flavor() == SourceFlavor.POSTGRESQL
-            // to_regclass resolves the name as the relay's own statements do (search_path).
-            ? "SELECT LOWER(a.attname), a.atttypid::regtype::text,"
-                + " format_type(a.atttypid, a.atttypmod) FROM pg_attribute a"
-                + " WHERE a.attrelid = to_regclass(?) AND a.attnum > 0 AND NOT a.attisdropped"
-                + " ORDER BY a.attnum"
-            : "SELECT LOWER(COLUMN_NAME), LOWER(DATA_TYPE), LOWER(COLUMN_TYPE)"
-                + " FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?"
-                + " ORDER BY ORDINAL_POSITION";
+    SqlDialect dialect = SqlDialect.of(source.flavor());
     Map<String, Column> columns = new LinkedHashMap<>();
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      if (source.flavor() == SourceFlavor.POSTGRESQL) {
-        ps.setString(1, source.table());
-      } else {
-        ps.setString(1, source.database());
-        ps.setString(2, source.table());
-      }
+    try (PreparedStatement ps = c.prepareStatement(dialect.columnsQuery())) {
+      dialect.bindTable(ps, 1, source);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           Column col = new Column(rs.getString(1), lower(rs.getString(2)), lower(rs.getString(3)));
@@ -289,25 +264,9 @@ public final class OutboxColumns {
   public static String sequenceUniquenessProblem(Connection c, SourceConfig source, String table)
       throws SQLException {
     String column = source.sequenceColumn().toLowerCase(Locale.ROOT);
-    String sql =
-        source.flavor() == SourceFlavor.POSTGRESQL
-            // Primary keys are unique indexes too; indnkeyatts leaves INCLUDE columns out.
-            ? "SELECT COUNT(*) FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid"
-                + " AND a.attnum = i.indkey[0] WHERE i.indrelid = to_regclass(?) AND i.indisunique"
-                + " AND i.indnkeyatts = 1 AND i.indpred IS NULL AND LOWER(a.attname) = ?"
-            : "SELECT COUNT(*) FROM (SELECT INDEX_NAME FROM information_schema.STATISTICS"
-                + " WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND NON_UNIQUE = 0"
-                + " GROUP BY INDEX_NAME HAVING COUNT(*) = 1"
-                + " AND MAX(LOWER(COLUMN_NAME)) = ? AND MAX(SUB_PART) IS NULL) u";
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      if (source.flavor() == SourceFlavor.POSTGRESQL) {
-        ps.setString(1, source.table());
-        ps.setString(2, column);
-      } else {
-        ps.setString(1, source.database());
-        ps.setString(2, source.table());
-        ps.setString(3, column);
-      }
+    SqlDialect dialect = SqlDialect.of(source.flavor());
+    try (PreparedStatement ps = c.prepareStatement(dialect.singleColumnUniqueIndexesQuery())) {
+      ps.setString(dialect.bindTable(ps, 1, source), column);
       try (ResultSet rs = ps.executeQuery()) {
         if (rs.next() && rs.getLong(1) > 0) {
           return null;
@@ -338,14 +297,14 @@ public final class OutboxColumns {
    * The type problems of the relay's own layout ({@link ColumnMapping#DEFAULT}).
    *
    * @param columns the table's columns, from {@link #read}
-   * @param flavor the database
+   * @param dialect the database
    * @param mode the relay's mode
    * @param table the table, as messages name it
    * @return the problems, empty when every present column fits
    */
   public static List<String> typeProblems(
-      Map<String, Column> columns, SourceFlavor flavor, RelayMode mode, String table) {
-    return typeProblems(columns, flavor, ColumnMapping.DEFAULT, "id", mode, table);
+      Map<String, Column> columns, SqlDialect dialect, RelayMode mode, String table) {
+    return typeProblems(columns, dialect, ColumnMapping.DEFAULT, "id", mode, table);
   }
 
   /**
@@ -353,7 +312,7 @@ public final class OutboxColumns {
    * type and the type to give it. Missing columns are not reported here.
    *
    * @param columns the table's columns, from {@link #read}
-   * @param flavor the database
+   * @param dialect the database
    * @param mapping which columns hold what
    * @param sequence the sequence column
    * @param mode the relay's mode
@@ -362,21 +321,21 @@ public final class OutboxColumns {
    */
   public static List<String> typeProblems(
       Map<String, Column> columns,
-      SourceFlavor flavor,
+      SqlDialect dialect,
       ColumnMapping mapping,
       String sequence,
       RelayMode mode,
       String table) {
-    boolean pg = flavor == SourceFlavor.POSTGRESQL;
-    String ddl = pg ? "config/postgresql/outbox-schema.sql" : "config/mysql/outbox-schema.sql";
+    ColumnTypes types = dialect.columnTypes();
+    String ddl = dialect.outboxSchemaFile();
     List<String> problems = new ArrayList<>();
     if (mode == RelayMode.POLLING) {
       // Polling claims in sequence order and reads it as a number; CDC only names it in messages.
       check(
           find(columns, sequence),
-          pg ? PG_INTEGER : MY_INTEGER,
+          types.integer(),
           "an integer",
-          pg ? "bigint GENERATED ALWAYS AS IDENTITY" : "BIGINT UNSIGNED AUTO_INCREMENT",
+          types.sequenceDdl(),
           table,
           ddl,
           problems);
@@ -385,68 +344,48 @@ public final class OutboxColumns {
     boolean uuidBytes =
         mode == RelayMode.CDC && eventId != null && "binary(16)".equals(eventId.declaredType());
     if (!uuidBytes) {
-      check(
-          eventId,
-          pg ? union(PG_TEXT, Set.of("uuid")) : MY_TEXT,
-          "text",
-          pg ? "uuid" : mode == RelayMode.CDC ? "CHAR(36) (or BINARY(16))" : "CHAR(36)",
-          table,
-          ddl,
-          problems);
+      check(eventId, types.eventId(), "text", types.eventIdDdl(mode), table, ddl, problems);
     }
     for (String name :
         List.of(mapping.aggregateType(), mapping.aggregateId(), mapping.eventType())) {
-      check(
-          find(columns, name),
-          pg ? PG_TEXT : union(MY_TEXT, Set.of("enum")),
-          "text",
-          pg ? "varchar(255)" : "VARCHAR(255)",
-          table,
-          ddl,
-          problems);
+      check(find(columns, name), types.text(), "text", types.textDdl(), table, ddl, problems);
     }
-    Set<String> json =
-        pg ? union(PG_TEXT, Set.of("json", "jsonb")) : union(MY_TEXT, Set.of("json"));
     check(
         find(columns, mapping.payload()),
-        json,
+        types.json(),
         "text",
-        pg ? "jsonb, json or text" : "JSON or LONGTEXT",
+        types.payloadDdl(),
         table,
         ddl,
         problems);
     // Optional; published as decimal text, which only an integer column gives in both modes.
     check(
         find(columns, mapping.aggregateVersion()),
-        pg ? PG_INTEGER : MY_INTEGER,
+        types.integer(),
         "an integer",
-        pg ? "bigint NULL" : "BIGINT NULL",
+        types.versionDdl(),
         table,
         ddl,
         problems);
     check(
         find(columns, mapping.headers()),
-        json,
+        types.json(),
         "text or JSON",
-        pg ? "jsonb NULL (or text)" : "JSON NULL (or LONGTEXT)",
+        types.headersDdl(),
         table,
         ddl,
         problems);
     check(
         find(columns, mapping.traceContext()),
-        pg ? PG_TEXT : MY_TEXT,
+        types.plainText(),
         "text",
-        pg ? "varchar(512) NULL" : "VARCHAR(512) NULL",
+        types.traceDdl(),
         table,
         ddl,
         problems);
-    Set<String> placeable =
-        pg
-            ? union(union(PG_TEXT, PG_INTEGER), PG_TIME)
-            : union(union(union(MY_TEXT, Set.of("enum")), MY_INTEGER), MY_TIME);
     for (HeaderPlacement p : mapping.placements()) {
       Column column = find(columns, p.column());
-      if (column != null && !placeable.contains(column.dataType())) {
+      if (column != null && !types.placeable().contains(column.dataType())) {
         problems.add(
             "column "
                 + table
@@ -457,7 +396,7 @@ public final class OutboxColumns {
                 + ", which cannot be published as the header "
                 + p.header()
                 + ": place a text, integer or "
-                + (pg ? "timestamp or timestamptz" : "DATETIME or TIMESTAMP")
+                + types.timeTypes()
                 + " column ("
                 + RelayConfigKeys.COLUMN_ADDITIONAL_PLACEMENT.name()
                 + ")");
@@ -490,12 +429,6 @@ public final class OutboxColumns {
             + expected
             + " as in "
             + ddl);
-  }
-
-  private static Set<String> union(Set<String> a, Set<String> b) {
-    Set<String> all = new java.util.HashSet<>(a);
-    all.addAll(b);
-    return all;
   }
 
   private static String lower(String s) {

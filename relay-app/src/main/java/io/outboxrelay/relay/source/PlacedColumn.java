@@ -1,8 +1,6 @@
 package io.outboxrelay.relay.source;
 
-import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.router.HeaderPlacement;
-import java.math.BigDecimal;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -68,14 +66,12 @@ final class PlacedColumn {
    *
    * @param placement the placement
    * @param type the column as the catalog describes it (its type checked at start)
-   * @param flavor the database
+   * @param dialect the database
    * @return the placed column
    */
-  static PlacedColumn of(
-      HeaderPlacement placement, OutboxColumns.Column type, SourceFlavor flavor) {
-    boolean pg = flavor == SourceFlavor.POSTGRESQL;
+  static PlacedColumn of(HeaderPlacement placement, OutboxColumns.Column type, SqlDialect dialect) {
     Matcher m = PRECISION.matcher(type.declaredType());
-    int precision = m.find() ? Integer.parseInt(m.group(1)) : pg ? 6 : 0;
+    int precision = m.find() ? Integer.parseInt(m.group(1)) : dialect.defaultTimePrecision();
     Kind kind =
         switch (type.dataType()) {
           case "datetime", "timestamp without time zone" -> Kind.EPOCH;
@@ -94,23 +90,16 @@ final class PlacedColumn {
    * What the claim selects for this column.
    *
    * @param alias the table's alias in the claim, e.g. {@code e}
-   * @param flavor the database
+   * @param dialect the database
    * @return the select expression
    */
-  String select(String alias, SourceFlavor flavor) {
+  String select(String alias, SqlDialect dialect) {
     String c = alias + "." + column;
-    boolean pg = flavor == SourceFlavor.POSTGRESQL;
     return switch (kind) {
-      case TEXT -> pg ? c + "::text" : c;
-      case EPOCH ->
-          pg
-              ? "to_char(" + c + ", 'YYYY-MM-DD HH24:MI:SS.US')"
-              : "DATE_FORMAT(" + c + ", '%Y-%m-%d %H:%i:%s.%f')";
+      case TEXT -> dialect.text(c);
+      case EPOCH -> dialect.localTimeText(c);
       // A TIMESTAMP is a point in time: read it as one, whatever the session's time zone.
-      case ZONED ->
-          pg
-              ? "to_char(" + c + " AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US')"
-              : "UNIX_TIMESTAMP(" + c + ")";
+      case ZONED -> dialect.zonedTimeText(c);
     };
   }
 
@@ -119,22 +108,22 @@ final class PlacedColumn {
    *
    * @param rs the row
    * @param index where {@link #select} is in it
-   * @param flavor the database
+   * @param dialect the database
    * @return the text, or {@code null} for NULL (no header)
    * @throws SQLException when the value cannot be read
    */
-  String text(ResultSet rs, int index, SourceFlavor flavor) throws SQLException {
-    return text(rs.getString(index), flavor);
+  String text(ResultSet rs, int index, SqlDialect dialect) throws SQLException {
+    return text(rs.getString(index), dialect);
   }
 
   /**
    * The header's text from what {@link #select} gave as text.
    *
    * @param v the selected value as text, or {@code null}
-   * @param flavor the database
+   * @param dialect the database
    * @return the header's text, or {@code null} for NULL
    */
-  String text(String v, SourceFlavor flavor) {
+  String text(String v, SqlDialect dialect) {
     if (v == null || kind == Kind.TEXT) {
       return v;
     }
@@ -146,17 +135,7 @@ final class PlacedColumn {
               Math.addExact(
                   Math.multiplyExact(t.getEpochSecond(), 1_000_000L), t.getNano() / 1000));
     }
-    Instant t;
-    if (flavor == SourceFlavor.POSTGRESQL) {
-      t = LocalDateTime.parse(v, LOCAL).toInstant(ZoneOffset.UTC);
-    } else {
-      BigDecimal seconds = new BigDecimal(v);
-      long whole = seconds.longValue();
-      t =
-          Instant.ofEpochSecond(
-              whole, seconds.subtract(BigDecimal.valueOf(whole)).movePointRight(9).longValue());
-    }
-    return zoned.format(t.atOffset(ZoneOffset.UTC));
+    return zoned.format(dialect.zonedTime(v).atOffset(ZoneOffset.UTC));
   }
 
   /** Debezium's ZonedTimestamp text: exactly {@code precision} fractional digits, or ISO's own. */

@@ -1,7 +1,6 @@
 package io.outboxrelay.relay.source;
 
 import io.outboxrelay.relay.config.SourceConfig;
-import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.router.ColumnMapping;
 import io.outboxrelay.router.HeaderPlacement;
 import io.outboxrelay.router.OutboxEvent;
@@ -38,7 +37,7 @@ public final class RowLayout {
   private static final int ATTEMPTS = 8;
   private static final int NOW = 9;
 
-  private final SourceFlavor flavor;
+  private final SqlDialect dialect;
   private final String sequence;
   private final ColumnMapping columns;
   private final boolean versions;
@@ -53,18 +52,18 @@ public final class RowLayout {
   private final boolean attempts;
 
   private RowLayout(
-      SourceFlavor flavor,
+      SqlDialect dialect,
       String sequence,
       ColumnMapping columns,
       boolean versions,
       boolean headers,
       boolean traceContext,
       List<PlacedColumn> placed) {
-    this(flavor, sequence, columns, versions, headers, traceContext, placed, true, true);
+    this(dialect, sequence, columns, versions, headers, traceContext, placed, true, true);
   }
 
   private RowLayout(
-      SourceFlavor flavor,
+      SqlDialect dialect,
       String sequence,
       ColumnMapping columns,
       boolean versions,
@@ -75,7 +74,7 @@ public final class RowLayout {
       boolean attempts) {
     this.createdAt = createdAt;
     this.attempts = attempts;
-    this.flavor = flavor;
+    this.dialect = dialect;
     this.sequence = sequence;
     this.columns = columns;
     this.versions = versions;
@@ -99,12 +98,13 @@ public final class RowLayout {
    */
   public static RowLayout of(SourceConfig source, Map<String, OutboxColumns.Column> table) {
     ColumnMapping m = source.columns();
+    SqlDialect dialect = SqlDialect.of(source.flavor());
     List<PlacedColumn> placed = new ArrayList<>();
     for (HeaderPlacement p : m.placements()) {
-      placed.add(PlacedColumn.of(p, OutboxColumns.find(table, p.column()), source.flavor()));
+      placed.add(PlacedColumn.of(p, OutboxColumns.find(table, p.column()), dialect));
     }
     return new RowLayout(
-        source.flavor(),
+        dialect,
         source.sequenceColumn(),
         m,
         OutboxColumns.has(table, m.aggregateVersion()),
@@ -125,7 +125,7 @@ public final class RowLayout {
       SourceConfig source, Map<String, OutboxColumns.Column> table) {
     RowLayout claims = of(source, table);
     return new RowLayout(
-        claims.flavor,
+        claims.dialect,
         claims.sequence,
         claims.columns,
         claims.versions,
@@ -137,15 +137,12 @@ public final class RowLayout {
   }
 
   /**
-   * The relay's own layout, with or without the aggregate version column, no headers or trace
-   * context column: for tests of the statements and the store.
+   * The database the layout reads.
    *
-   * @param flavor the database
-   * @param versions whether the table has {@code aggregate_version}
-   * @return the layout
+   * @return its dialect
    */
-  public static RowLayout defaults(SourceFlavor flavor, boolean versions) {
-    return new RowLayout(flavor, "id", ColumnMapping.DEFAULT, versions, false, false, List.of());
+  public SqlDialect dialect() {
+    return dialect;
   }
 
   /**
@@ -167,21 +164,11 @@ public final class RowLayout {
   }
 
   /**
-   * Whether claims read the aggregate version column.
+   * The claim's select list over the table aliased {@code e}, in the layout's dialect.
    *
-   * @return true when the table has it
-   */
-  public boolean hasVersions() {
-    return versions;
-  }
-
-  /**
-   * The claim's select list over the table aliased {@code e}.
-   *
-   * @param dialect the database's fragments
    * @return the list
    */
-  public String selectList(SqlDialect dialect) {
+  public String selectList() {
     StringBuilder sb =
         new StringBuilder()
             .append("e.")
@@ -209,7 +196,7 @@ public final class RowLayout {
       sb.append(", e.").append(columns.traceContext());
     }
     for (PlacedColumn p : placed) {
-      sb.append(", ").append(p.select("e", flavor));
+      sb.append(", ").append(p.select("e", dialect));
     }
     return sb.toString();
   }
@@ -236,7 +223,7 @@ public final class RowLayout {
       placedHeaders = new ArrayList<>(placed.size());
       for (int i = 0; i < placed.size(); i++) {
         PlacedColumn p = placed.get(i);
-        String text = p.text(rs, placedAt + i, flavor);
+        String text = p.text(rs, placedAt + i, dialect);
         if (text != null) {
           placedHeaders.add(RecordHeader.utf8(p.header(), text));
         }

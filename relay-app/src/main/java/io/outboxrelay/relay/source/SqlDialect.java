@@ -1,120 +1,201 @@
 package io.outboxrelay.relay.source;
 
+import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.config.SourceFlavor;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.Collections;
-import java.util.List;
-import java.util.UUID;
+import java.time.Instant;
+import java.util.Locale;
 
 /**
- * The SQL that differs between MariaDB/MySQL and PostgreSQL, side by side: each database is one
- * constant with its fragments, and the few bindings that differ are told apart in one place.
- * Statements use {@code ?} placeholders bound through the methods here; polling mode builds its
- * statements from these fragments in one place ({@code source.polling.OutboxStatements}). Immutable
- * and thread-safe. Shared by the sources and the operator commands ({@code relay.admin}), which
- * work on the same table with the same conventions.
+ * What differs between the databases the relay reads, one object per database: the SQL fragments of
+ * the statements, the catalog queries of the startup checks, the column types the router can read
+ * and the DDL to suggest, the session settings, and what each offers for CDC. The relay picks the
+ * dialect once from {@code source.flavor} ({@link #of}) and every statement asks it; no other code
+ * tells the databases apart. Which errors mean what stays in {@code relay.failure.SqlErrors}, the
+ * one place that inspects the drivers' exceptions.
  *
- * @param now the database's current time, to the microsecond
- * @param nowPlus {@code now()} plus a duration bound as the next parameter (see {@link
- *     #bindDuration})
- * @param nowMinus {@code now()} minus a duration bound as the next parameter
- * @param textCast what follows a column in a select list to read it as text ({@code ::text} on
- *     PostgreSQL, whose {@code uuid} and {@code jsonb} columns are not text); see {@link #text}
- * @param noClaimToken the value {@code claim_token} holds when no claim owns the row. On
- *     MariaDB/MySQL the empty string: the column is a fixed-width {@code CHAR(36) ASCII NOT NULL},
- *     so taking or releasing a claim never changes the record's size, and a claim updates the row
- *     in place (a NULL takes no room in an InnoDB record: filling or emptying one makes InnoDB
- *     rewrite the record, which measured several times slower per row). On PostgreSQL, whose
- *     updates always write a new row version, {@code NULL}.
- * @param statusIdIndexHint what follows {@code FROM <table> [alias]} in the queries that walk the
- *     rows of one status in id order (the claim of pending rows and the window ends): on
- *     MariaDB/MySQL, an index hint for {@code ix_outbox_events_status_id}. Measured: without it the
- *     optimizer often range-scanned the primary key over every row of a claim's window, leased and
- *     published ones included, and locked them as it went.
- * @param aggregateIndexHint what follows {@code FROM <table> p} in the head checks: on
- *     MariaDB/MySQL, an index hint for {@code ix_outbox_events_aggregate}. Measured: without it the
- *     optimizer answers "is there a lower PROCESSING row of this aggregate?" from {@code (status,
- *     id)}, reading every leased row for every candidate, which took a third of the database's CPU
- *     in a drain.
- * @param forUpdateSkipLocked the locking clause of a claim query over table alias {@code e}
- * @param typedBinds whether values are bound as the database's own types (PostgreSQL: a {@code
- *     uuid}, a {@code bigint[]}, an interval in seconds) rather than as text, numbers and
- *     microseconds
+ * <p>Statements use {@code ?} placeholders bound through the methods here; polling mode builds its
+ * statements from these fragments in one place ({@code source.polling.OutboxStatements}). Shared by
+ * the sources and the operator commands ({@code relay.admin}), which work on the same table with
+ * the same conventions. Implementations are immutable and thread-safe.
  */
-public record SqlDialect(
-    String now,
-    String nowPlus,
-    String nowMinus,
-    String textCast,
-    String noClaimToken,
-    String statusIdIndexHint,
-    String aggregateIndexHint,
-    String forUpdateSkipLocked,
-    boolean typedBinds) {
+public sealed interface SqlDialect permits MySqlDialect, PostgresDialect {
 
-  /** MariaDB 10.6+ and MySQL 8.0+. */
-  public static final SqlDialect MYSQL =
-      new SqlDialect(
-          "NOW(6)",
-          "(NOW(6) + INTERVAL ? MICROSECOND)",
-          "(NOW(6) - INTERVAL ? MICROSECOND)",
-          "",
-          "''",
-          " FORCE INDEX (ix_outbox_events_status_id)",
-          " FORCE INDEX (ix_outbox_events_aggregate)",
-          "FOR UPDATE SKIP LOCKED",
-          false);
+  /** MariaDB 10.6+. */
+  SqlDialect MARIADB = new MariaDbDialect();
 
-  /** PostgreSQL 12+: {@code uuid}, {@code jsonb}, {@code timestamptz}. */
-  public static final SqlDialect POSTGRESQL =
-      new SqlDialect(
-          "clock_timestamp()",
-          "(clock_timestamp() + make_interval(secs => ?))",
-          "(clock_timestamp() - make_interval(secs => ?))",
-          "::text",
-          "NULL",
-          "", // the planner picks (status, id) by itself
-          "",
-          "FOR UPDATE OF e SKIP LOCKED",
-          true);
+  /** MySQL 8.0+: MariaDB's SQL, without its snapshot position, GTID format and session bounds. */
+  SqlDialect MYSQL = new MySqlDialect();
+
+  /** PostgreSQL 12+: {@code uuid}, {@code jsonb}, {@code timestamptz}; polling mode only. */
+  SqlDialect POSTGRESQL = new PostgresDialect();
 
   /**
-   * The dialect of a kind of database.
+   * The dialect of the configured database: the one place that maps {@code source.flavor} to a
+   * dialect.
    *
    * @param flavor the database
    * @return its dialect
    */
-  public static SqlDialect of(SourceFlavor flavor) {
-    return flavor == SourceFlavor.POSTGRESQL ? POSTGRESQL : MYSQL;
-  }
-
-  /** Binds a duration for {@link #nowPlus()} or {@link #nowMinus()}. */
-  public void bindDuration(PreparedStatement ps, int index, Duration d) throws SQLException {
-    if (typedBinds) {
-      ps.setDouble(index, d.toNanos() / 1e9); // seconds
-    } else {
-      ps.setLong(index, d.toNanos() / 1000); // microseconds
-    }
+  static SqlDialect of(SourceFlavor flavor) {
+    return switch (flavor) {
+      case MARIADB -> MARIADB;
+      case MYSQL -> MYSQL;
+      case POSTGRESQL -> POSTGRESQL;
+    };
   }
 
   /**
+   * The dialect of the server a connection reached, from what its driver reports: the one place
+   * that tells the databases apart by their product. MariaDB reports itself in its version ({@code
+   * 10.11.6-MariaDB}); MariaDB Connector/J names MySQL servers {@code MySQL}.
+   *
+   * @param productName {@code DatabaseMetaData.getDatabaseProductName()}
+   * @param productVersion {@code DatabaseMetaData.getDatabaseProductVersion()}
+   * @return the server's dialect; MySQL for any other product than PostgreSQL or MariaDB
+   */
+  static SqlDialect ofProduct(String productName, String productVersion) {
+    if ("postgresql".equalsIgnoreCase(productName)) {
+      return POSTGRESQL;
+    }
+    if ("mariadb".equalsIgnoreCase(productName)
+        || productVersion.toLowerCase(Locale.ROOT).contains("mariadb")) {
+      return MARIADB;
+    }
+    return MYSQL;
+  }
+
+  /**
+   * The database this dialect is for.
+   *
+   * @return its flavor
+   */
+  SourceFlavor flavor();
+
+  // --- SQL fragments -------------------------------------------------------------------------
+
+  /**
+   * The database's current time, to the microsecond.
+   *
+   * @return e.g. {@code NOW(6)}
+   */
+  String now();
+
+  /**
+   * {@link #now()} plus a duration bound as the next parameter by {@link #bindDuration}.
+   *
+   * @return the expression
+   */
+  String nowPlus();
+
+  /**
+   * {@link #now()} minus a duration bound as the next parameter by {@link #bindDuration}.
+   *
+   * @return the expression
+   */
+  String nowMinus();
+
+  /**
+   * The value {@code claim_token} holds when no claim owns the row. On MariaDB/MySQL the empty
+   * string: the column is a fixed-width {@code CHAR(36) ASCII NOT NULL}, so taking or releasing a
+   * claim never changes the record's size, and a claim updates the row in place (a NULL takes no
+   * room in an InnoDB record: filling or emptying one makes InnoDB rewrite the record, which
+   * measured several times slower per row). On PostgreSQL, whose updates always write a new row
+   * version, {@code NULL}.
+   *
+   * @return the SQL literal
+   */
+  String noClaimToken();
+
+  /**
+   * What follows {@code FROM <table> [alias]} in the queries that walk the rows of one status in id
+   * order (the claim of pending rows and the window ends): on MariaDB/MySQL, an index hint for
+   * {@code ix_outbox_events_status_id}. Measured: without it the optimizer often range-scanned the
+   * primary key over every row of a claim's window, leased and published ones included, and locked
+   * them as it went.
+   *
+   * @return the hint with a leading space, or an empty string
+   */
+  String statusIdIndexHint();
+
+  /**
+   * What follows {@code FROM <table> p} in the head checks: on MariaDB/MySQL, an index hint for
+   * {@code ix_outbox_events_aggregate}. Measured: without it the optimizer answers "is there a
+   * lower PROCESSING row of this aggregate?" from {@code (status, id)}, reading every leased row
+   * for every candidate, which took a third of the database's CPU in a drain.
+   *
+   * @return the hint with a leading space, or an empty string
+   */
+  String aggregateIndexHint();
+
+  /**
+   * Whether the claims name the outbox table's indexes in hints, so that a table without them fails
+   * every claim (and the startup check must look for them).
+   *
+   * @return true on MariaDB/MySQL
+   */
+  default boolean hintsIndexes() {
+    return !statusIdIndexHint().isEmpty();
+  }
+
+  /**
+   * The locking clause of a claim query over table alias {@code e}.
+   *
+   * @return e.g. {@code FOR UPDATE SKIP LOCKED}
+   */
+  String forUpdateSkipLocked();
+
+  /**
    * A column read as text in a select list: {@code event_id} on MariaDB/MySQL, {@code
-   * event_id::text} on PostgreSQL.
+   * event_id::text} on PostgreSQL, whose {@code uuid} and {@code jsonb} columns are not text.
    *
    * @param column the column, possibly qualified ({@code e.event_id})
    * @return the expression
    */
-  public String text(String column) {
-    return column + textCast;
-  }
+  String text(String column);
 
-  /** A predicate {@code id in <list bound as one or more parameters>}. */
-  public String idIn(int count) {
-    return in("id", count);
-  }
+  /**
+   * A {@code DATETIME} ({@code timestamp}) column as text {@code yyyy-MM-dd HH:mm:ss.SSSSSS}.
+   *
+   * @param column the column, qualified
+   * @return the select expression
+   */
+  String localTimeText(String column);
+
+  /**
+   * A {@code TIMESTAMP} ({@code timestamptz}) column as a point in time, whatever the session's
+   * time zone, as text that {@link #zonedTime} reads back.
+   *
+   * @param column the column, qualified
+   * @return the select expression
+   */
+  String zonedTimeText(String column);
+
+  /**
+   * Reads what {@link #zonedTimeText} selected.
+   *
+   * @param text the selected text, not {@code null}
+   * @return the point in time
+   */
+  Instant zonedTime(String text);
+
+  /**
+   * The fractional digits of a time column that declares none.
+   *
+   * @return 0 on MariaDB/MySQL, 6 on PostgreSQL
+   */
+  int defaultTimePrecision();
+
+  /**
+   * The seconds from a time column to {@link #now()}, with their fraction.
+   *
+   * @param column the column
+   * @return the select expression
+   */
+  String secondsSince(String column);
 
   /**
    * A predicate {@code <column> in <list bound as one or more parameters>}, bound by {@link
@@ -124,37 +205,15 @@ public record SqlDialect(
    * @param count how many ids
    * @return the predicate
    */
-  public String in(String column, int count) {
-    return typedBinds
-        ? column + " = ANY(?)"
-        : column + " IN (" + String.join(", ", Collections.nCopies(count, "?")) + ")";
-  }
-
-  /** Binds the ids for {@link #idIn}; returns the next parameter index. */
-  public int bindIds(Connection c, PreparedStatement ps, int index, List<Long> ids)
-      throws SQLException {
-    if (typedBinds) {
-      ps.setArray(index, c.createArrayOf("bigint", ids.toArray()));
-      return index + 1;
-    }
-    for (Long id : ids) {
-      ps.setLong(index++, id);
-    }
-    return index;
-  }
+  String in(String column, int count);
 
   /**
-   * Runs {@code statement} followed by {@link #idIn}, with the ids bound as its only parameters.
+   * Binds the ids for {@link #in}.
    *
-   * @param c the connection (its transaction is left to the caller)
-   * @param statement the statement up to the id predicate, e.g. {@code DELETE FROM t WHERE }
-   * @param ids the ids
-   * @return the update count
-   * @throws SQLException when the statement fails
+   * @return the next parameter index
    */
-  public int executeForIds(Connection c, String statement, List<Long> ids) throws SQLException {
-    return executeForIds(c, statement, "id", ids);
-  }
+  int bindIds(Connection c, PreparedStatement ps, int index, java.util.List<Long> ids)
+      throws SQLException;
 
   /**
    * Runs {@code statement} followed by {@link #in}, with the ids bound as its only parameters.
@@ -166,7 +225,7 @@ public record SqlDialect(
    * @return the update count
    * @throws SQLException when the statement fails
    */
-  public int executeForIds(Connection c, String statement, String column, List<Long> ids)
+  default int executeForIds(Connection c, String statement, String column, java.util.List<Long> ids)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(statement + in(column, ids.size()))) {
       bindIds(c, ps, 1, ids);
@@ -174,10 +233,26 @@ public record SqlDialect(
     }
   }
 
-  /** Binds a claim token. */
-  public void bindToken(PreparedStatement ps, int index, String token) throws SQLException {
-    bindUuid(ps, index, token);
+  /**
+   * Runs {@code statement} followed by {@code id} {@link #in}, with the ids bound as its only
+   * parameters.
+   *
+   * @param c the connection (its transaction is left to the caller)
+   * @param statement the statement up to the id predicate, e.g. {@code DELETE FROM t WHERE }
+   * @param ids the ids
+   * @return the update count
+   * @throws SQLException when the statement fails
+   */
+  default int executeForIds(Connection c, String statement, java.util.List<Long> ids)
+      throws SQLException {
+    return executeForIds(c, statement, "id", ids);
   }
+
+  /** Binds a duration for {@link #nowPlus()} or {@link #nowMinus()}. */
+  void bindDuration(PreparedStatement ps, int index, Duration d) throws SQLException;
+
+  /** Binds a claim token. */
+  void bindToken(PreparedStatement ps, int index, String token) throws SQLException;
 
   /**
    * Binds an event id given as text for a comparison {@code event_id = ?}, so the unique index on
@@ -186,16 +261,173 @@ public record SqlDialect(
    * @throws IllegalArgumentException when the text cannot be an event id of this database (on
    *     PostgreSQL: not a UUID)
    */
-  public void bindEventId(PreparedStatement ps, int index, String eventId) throws SQLException {
-    bindUuid(ps, index, eventId);
+  void bindEventId(PreparedStatement ps, int index, String eventId) throws SQLException;
+
+  // --- catalog and DDL -----------------------------------------------------------------------
+
+  /**
+   * Where the shipped SQL for this database is.
+   *
+   * @return {@code config/mysql} or {@code config/postgresql}
+   */
+  String configDirectory();
+
+  /**
+   * The shipped DDL of the outbox table.
+   *
+   * @return e.g. {@code config/mysql/outbox-schema.sql}
+   */
+  default String outboxSchemaFile() {
+    return configDirectory() + "/outbox-schema.sql";
   }
 
-  /** A UUID given as text: a {@code uuid} on PostgreSQL, text on MariaDB/MySQL. */
-  private void bindUuid(PreparedStatement ps, int index, String text) throws SQLException {
-    if (typedBinds) {
-      ps.setObject(index, UUID.fromString(text));
-    } else {
-      ps.setString(index, text);
-    }
+  /**
+   * A shipped migration of the outbox table; they carry the same number on every database.
+   *
+   * @param file e.g. {@code 001-add-last-error.sql}
+   * @return e.g. {@code config/mysql/migrations/001-add-last-error.sql}
+   */
+  default String migration(String file) {
+    return configDirectory() + "/migrations/" + file;
   }
+
+  /**
+   * The outbox table as the relay's statements name it: qualified by its database on MariaDB/MySQL,
+   * by the search path on PostgreSQL.
+   *
+   * @param source the source settings
+   * @return e.g. {@code app.outbox_events}
+   */
+  String qualifiedTable(SourceConfig source);
+
+  /**
+   * The catalog to give {@code DatabaseMetaData} for the outbox table.
+   *
+   * @param source the source settings
+   * @return the database on MariaDB/MySQL, {@code null} on PostgreSQL
+   */
+  String catalog(SourceConfig source);
+
+  /**
+   * A query for the outbox table's columns: lower-case name, base type, full declared type, in
+   * table order. Its leading parameters name the table ({@link #bindTable}).
+   *
+   * @return the query
+   */
+  String columnsQuery();
+
+  /**
+   * A query counting the unique indexes (the primary key among them) of the outbox table whose only
+   * key column is the one named by the parameter after the table's ({@link #bindTable}); partial
+   * and prefix indexes do not count.
+   *
+   * @return the query
+   */
+  String singleColumnUniqueIndexesQuery();
+
+  /**
+   * Binds the outbox table for {@link #columnsQuery()} and {@link
+   * #singleColumnUniqueIndexesQuery()}.
+   *
+   * @return the next parameter index
+   */
+  int bindTable(PreparedStatement ps, int index, SourceConfig source) throws SQLException;
+
+  /**
+   * The column types the router reads on this database, and the DDL to suggest.
+   *
+   * @return the types
+   */
+  ColumnTypes columnTypes();
+
+  /**
+   * Whether polling's bookkeeping columns ({@code status}, {@code claim_token}, {@code
+   * processing_until}) should be fixed-width and NOT NULL: InnoDB updates a row in place only then.
+   * Migration 002 makes them so.
+   *
+   * @return true on MariaDB/MySQL
+   */
+  boolean wantsFixedWidthBookkeeping();
+
+  // --- sessions and versions -----------------------------------------------------------------
+
+  /**
+   * Whether a server of this database in the given version has {@code SELECT ... FOR UPDATE SKIP
+   * LOCKED}.
+   *
+   * @param major the server's major version
+   * @param minor the server's minor version
+   * @return true when polling can claim
+   */
+  boolean supportsSkipLocked(int major, int minor);
+
+  /**
+   * The statement that ends a session idle inside a transaction, rows locked or not, after {@code
+   * seconds} (see {@link IdleTransactionBound}).
+   *
+   * @param seconds the bound
+   * @return the statement, or {@code null} where there is no such setting (MySQL)
+   */
+  String idleTransactionTimeout(long seconds);
+
+  /**
+   * The same bound for sessions that write, as a JDBC URL parameter for connections a library opens
+   * from a URL (the CDC position store).
+   *
+   * @param seconds the bound
+   * @return {@code &...} to append to a URL that has parameters, or an empty string
+   */
+  String idleWriteTransactionUrlParameter(long seconds);
+
+  // --- CDC -----------------------------------------------------------------------------------
+
+  /**
+   * Whether the relay can stream this database's binlog: CDC mode, its tables, hand-offs.
+   *
+   * @return false on PostgreSQL
+   */
+  default boolean hasBinlog() {
+    return flavor().supportsCdc();
+  }
+
+  /**
+   * The name Debezium knows the connector by, also the JMX domain suffix of its metrics.
+   *
+   * @return {@code mariadb} or {@code mysql}
+   * @throws UnsupportedOperationException on a database without a binlog
+   */
+  String connectorType();
+
+  /**
+   * Whether a consistent snapshot can report the binlog position it was taken at ({@code
+   * binlog_snapshot_file}/{@code binlog_snapshot_position}), with the GTIDs completed there: what a
+   * first start, a hand-off, CDC retention and a position reset need to name one exact point.
+   *
+   * @return true on MariaDB
+   */
+  boolean snapshotsAtBinlogPosition();
+
+  /**
+   * A query for the GTIDs the binlog holds up to its current position, read before and after {@code
+   * SHOW MASTER STATUS} to tell that both describe one point.
+   *
+   * @return MariaDB's {@code SELECT @@GLOBAL.gtid_binlog_pos}; {@code null} where {@code SHOW
+   *     MASTER STATUS} reports them itself (MySQL) or there is no binlog
+   */
+  String gtidBinlogPositionQuery();
+
+  /**
+   * Whether {@code gtids} is a GTID list of this database, as a connector's offset stores it.
+   *
+   * @param gtids the list, trimmed
+   * @return true when it has this database's format (MySQL: not checked)
+   */
+  boolean isGtidList(String gtids);
+
+  /**
+   * The global privilege that lets a user read the binlog's status.
+   *
+   * @return {@code BINLOG MONITOR} on MariaDB, {@code REPLICATION CLIENT} on MySQL
+   */
+  String binlogMonitorGrant();
 }

@@ -203,7 +203,7 @@ class BinlogInsertsSkipRulesTest {
   }
 
   private static SourceConfig source() {
-    return new SourceConfig(
+    return io.outboxrelay.relay.config.Sources.of(
         SourceFlavor.MARIADB,
         "127.0.0.1",
         3306,

@@ -3,7 +3,6 @@ package io.outboxrelay.relay.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.testing.Cli;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
@@ -80,7 +79,8 @@ class PositionImportIT {
     try (Connection c = server.adminConnection();
         Statement st = c.createStatement()) {
       // Read as the import reads it: file, pos and GTIDs of one point, while others write.
-      BinlogServer.Position at = BinlogServer.current(c, SourceFlavor.MARIADB);
+      BinlogServer.Position at =
+          BinlogServer.current(c, io.outboxrelay.relay.source.SqlDialect.MARIADB);
       offset.put("file", at.file());
       offset.put("pos", at.pos());
       offset.put("gtids", at.gtids());

@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class SourceConfigTest {
 
   private static SourceConfig source(SourceFlavor flavor) {
-    return new SourceConfig(
+    return Sources.of(
         flavor,
         "db.internal",
         flavor.defaultPort(),

@@ -31,7 +31,10 @@ class ModeOwnershipTest {
         Optional.ofNullable(lease),
         leasedNow,
         publishedAgeSeconds == null ? null : publishedAgeSeconds * S,
-        null);
+        null,
+        Map.of(),
+        false,
+        false);
   }
 
   private static CdcLease lease(boolean live, long renewedAgeSeconds) {

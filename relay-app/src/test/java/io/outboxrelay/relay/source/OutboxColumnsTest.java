@@ -43,16 +43,14 @@ class OutboxColumnsTest {
 
   @Test
   void acceptsTheShippedSchemasInEveryModeTheyServe() {
+    assertThat(OutboxColumns.typeProblems(mariaDbSchema(), SqlDialect.MARIADB, RelayMode.CDC, "t"))
+        .isEmpty();
     assertThat(
-            OutboxColumns.typeProblems(mariaDbSchema(), SourceFlavor.MARIADB, RelayMode.CDC, "t"))
+            OutboxColumns.typeProblems(mariaDbSchema(), SqlDialect.MARIADB, RelayMode.POLLING, "t"))
         .isEmpty();
     assertThat(
             OutboxColumns.typeProblems(
-                mariaDbSchema(), SourceFlavor.MARIADB, RelayMode.POLLING, "t"))
-        .isEmpty();
-    assertThat(
-            OutboxColumns.typeProblems(
-                postgresSchema(), SourceFlavor.POSTGRESQL, RelayMode.POLLING, "t"))
+                postgresSchema(), SqlDialect.POSTGRESQL, RelayMode.POLLING, "t"))
         .isEmpty();
   }
 
@@ -65,8 +63,8 @@ class OutboxColumnsTest {
     put(m, "event_type", "text", "text");
     put(m, "payload", "json", "json");
 
-    assertThat(OutboxColumns.typeProblems(m, SourceFlavor.MYSQL, RelayMode.CDC, "t")).isEmpty();
-    assertThat(OutboxColumns.typeProblems(m, SourceFlavor.MYSQL, RelayMode.POLLING, "t")).isEmpty();
+    assertThat(OutboxColumns.typeProblems(m, SqlDialect.MYSQL, RelayMode.CDC, "t")).isEmpty();
+    assertThat(OutboxColumns.typeProblems(m, SqlDialect.MYSQL, RelayMode.POLLING, "t")).isEmpty();
   }
 
   @Test
@@ -75,7 +73,7 @@ class OutboxColumnsTest {
     put(m, "aggregate_id", "int", "int(11)");
     put(m, "payload", "blob", "blob");
 
-    assertThat(OutboxColumns.typeProblems(m, SourceFlavor.MARIADB, RelayMode.CDC, "shop.outbox"))
+    assertThat(OutboxColumns.typeProblems(m, SqlDialect.MARIADB, RelayMode.CDC, "shop.outbox"))
         .containsExactly(
             "column shop.outbox.aggregate_id is int(11), which is not text: make it VARCHAR(255)"
                 + " as in config/mysql/outbox-schema.sql",
@@ -89,8 +87,8 @@ class OutboxColumnsTest {
     put(m, "event_id", "binary", "binary(16)");
     put(m, "id", "char", "char(36)");
 
-    assertThat(OutboxColumns.typeProblems(m, SourceFlavor.MARIADB, RelayMode.CDC, "t")).isEmpty();
-    assertThat(OutboxColumns.typeProblems(m, SourceFlavor.MARIADB, RelayMode.POLLING, "t"))
+    assertThat(OutboxColumns.typeProblems(m, SqlDialect.MARIADB, RelayMode.CDC, "t")).isEmpty();
+    assertThat(OutboxColumns.typeProblems(m, SqlDialect.MARIADB, RelayMode.POLLING, "t"))
         .containsExactly(
             "column t.id is char(36), which is not an integer: make it BIGINT UNSIGNED"
                 + " AUTO_INCREMENT as in config/mysql/outbox-schema.sql",
@@ -103,7 +101,7 @@ class OutboxColumnsTest {
     Map<String, Column> m = mariaDbSchema();
     put(m, "event_id", "varbinary", "varbinary(36)");
 
-    assertThat(OutboxColumns.typeProblems(m, SourceFlavor.MARIADB, RelayMode.CDC, "t"))
+    assertThat(OutboxColumns.typeProblems(m, SqlDialect.MARIADB, RelayMode.CDC, "t"))
         .containsExactly(
             "column t.event_id is varbinary(36), which is not text: make it CHAR(36) (or"
                 + " BINARY(16)) as in config/mysql/outbox-schema.sql");
@@ -116,7 +114,7 @@ class OutboxColumnsTest {
     put(m, "event_type", "integer", "integer");
     put(m, "payload", "bytea", "bytea");
 
-    assertThat(OutboxColumns.typeProblems(m, SourceFlavor.POSTGRESQL, RelayMode.POLLING, "t"))
+    assertThat(OutboxColumns.typeProblems(m, SqlDialect.POSTGRESQL, RelayMode.POLLING, "t"))
         .containsExactly(
             "column t.event_type is integer, which is not text: make it varchar(255) as in"
                 + " config/postgresql/outbox-schema.sql",
@@ -130,8 +128,7 @@ class OutboxColumnsTest {
     m.remove("payload");
     m.remove("id");
 
-    assertThat(OutboxColumns.typeProblems(m, SourceFlavor.MARIADB, RelayMode.POLLING, "t"))
-        .isEmpty();
+    assertThat(OutboxColumns.typeProblems(m, SqlDialect.MARIADB, RelayMode.POLLING, "t")).isEmpty();
   }
 
   @Test
@@ -140,7 +137,7 @@ class OutboxColumnsTest {
     without.remove("aggregate_version");
     assertThat(OutboxColumns.has(without, "aggregate_version")).isFalse();
     assertThat(OutboxColumns.has(mariaDbSchema(), "aggregate_version")).isTrue();
-    assertThat(OutboxColumns.typeProblems(without, SourceFlavor.MARIADB, RelayMode.CDC, "t"))
+    assertThat(OutboxColumns.typeProblems(without, SqlDialect.MARIADB, RelayMode.CDC, "t"))
         .isEmpty();
 
     Map<String, Column> m = mariaDbSchema();
@@ -148,11 +145,11 @@ class OutboxColumnsTest {
     Map<String, Column> pg = postgresSchema();
     put(pg, "aggregate_version", "numeric", "numeric(20,0)");
 
-    assertThat(OutboxColumns.typeProblems(m, SourceFlavor.MARIADB, RelayMode.CDC, "t"))
+    assertThat(OutboxColumns.typeProblems(m, SqlDialect.MARIADB, RelayMode.CDC, "t"))
         .containsExactly(
             "column t.aggregate_version is varchar(20), which is not an integer: make it BIGINT"
                 + " NULL as in config/mysql/outbox-schema.sql");
-    assertThat(OutboxColumns.typeProblems(pg, SourceFlavor.POSTGRESQL, RelayMode.POLLING, "t"))
+    assertThat(OutboxColumns.typeProblems(pg, SqlDialect.POSTGRESQL, RelayMode.POLLING, "t"))
         .containsExactly(
             "column t.aggregate_version is numeric(20,0), which is not an integer: make it bigint"
                 + " NULL as in config/postgresql/outbox-schema.sql");
@@ -172,16 +169,18 @@ class OutboxColumnsTest {
 
   private static io.outboxrelay.relay.config.SourceConfig source(
       io.outboxrelay.router.ColumnMapping columns, String sequence, java.util.Set<String> given) {
-    return new io.outboxrelay.relay.config.SourceConfig(
-            SourceFlavor.MARIADB,
-            "h",
-            3306,
-            "app",
-            "u",
-            new io.outboxrelay.relay.config.Secret(""),
-            "outbox",
-            java.time.Duration.ofSeconds(1))
-        .withColumns(columns, sequence, given);
+    return io.outboxrelay.relay.config.Sources.of(
+        SourceFlavor.MARIADB,
+        "h",
+        3306,
+        "app",
+        "u",
+        new io.outboxrelay.relay.config.Secret(""),
+        "outbox",
+        java.time.Duration.ofSeconds(1),
+        columns,
+        sequence,
+        given);
   }
 
   /** Debezium's documented table, as MariaDB's catalog describes it. */
@@ -206,7 +205,7 @@ class OutboxColumnsTest {
         .isEmpty();
     assertThat(
             OutboxColumns.typeProblems(
-                debeziumTable(), SourceFlavor.MARIADB, DEBEZIUM, "relay_seq", RelayMode.CDC, "t"))
+                debeziumTable(), SqlDialect.MARIADB, DEBEZIUM, "relay_seq", RelayMode.CDC, "t"))
         .isEmpty();
   }
 
@@ -251,7 +250,7 @@ class OutboxColumnsTest {
 
     assertThat(
             OutboxColumns.typeProblems(
-                m, SourceFlavor.MARIADB, DEBEZIUM, "relay_seq", RelayMode.CDC, "app.outbox"))
+                m, SqlDialect.MARIADB, DEBEZIUM, "relay_seq", RelayMode.CDC, "app.outbox"))
         .containsExactly(
             "column app.outbox.headers is int(11), which is not text or JSON: make it JSON NULL"
                 + " (or LONGTEXT) as in config/mysql/outbox-schema.sql",
@@ -269,7 +268,7 @@ class OutboxColumnsTest {
     put(m, "timestamp", "datetime", "datetime(3)");
     assertThat(
             OutboxColumns.typeProblems(
-                m, SourceFlavor.MARIADB, DEBEZIUM, "relay_seq", RelayMode.CDC, "t"))
+                m, SqlDialect.MARIADB, DEBEZIUM, "relay_seq", RelayMode.CDC, "t"))
         .isEmpty();
     Map<String, Column> pg = new LinkedHashMap<>();
     put(pg, "id", "uuid", "uuid");
@@ -282,7 +281,7 @@ class OutboxColumnsTest {
     put(pg, "relay_seq", "bigint", "bigint");
     assertThat(
             OutboxColumns.typeProblems(
-                pg, SourceFlavor.POSTGRESQL, DEBEZIUM, "relay_seq", RelayMode.POLLING, "t"))
+                pg, SqlDialect.POSTGRESQL, DEBEZIUM, "relay_seq", RelayMode.POLLING, "t"))
         .isEmpty();
   }
 }

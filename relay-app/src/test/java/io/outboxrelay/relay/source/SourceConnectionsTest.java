@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class SourceConnectionsTest {
 
   private static SourceConfig source(SourceFlavor flavor, String host) {
-    return new SourceConfig(
+    return io.outboxrelay.relay.config.Sources.of(
         flavor,
         host,
         flavor.defaultPort(),

@@ -7,6 +7,7 @@ import io.outboxrelay.relay.failure.SqlErrors;
 import io.outboxrelay.relay.source.ModeOwnership;
 import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.SourceConnections;
+import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.relay.source.cdc.leader.RivalLeadership;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -210,10 +211,7 @@ final class BinlogPreflight {
     if (!global.contains("BINLOG MONITOR")
         && !global.contains("REPLICATION CLIENT")
         && !global.contains("SUPER")) {
-      missing.add(
-          source.flavor() == io.outboxrelay.relay.config.SourceFlavor.MARIADB
-              ? "BINLOG MONITOR"
-              : "REPLICATION CLIENT");
+      missing.add(SqlDialect.of(source.flavor()).binlogMonitorGrant());
     }
     if (!missing.isEmpty()) {
       problems.add(
@@ -306,7 +304,7 @@ final class BinlogPreflight {
     problems.addAll(
         OutboxColumns.typeProblems(
             columns,
-            source.flavor(),
+            SqlDialect.of(source.flavor()),
             source.columns(),
             source.sequenceColumn(),
             RelayMode.CDC,

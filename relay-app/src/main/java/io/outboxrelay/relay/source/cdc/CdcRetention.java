@@ -55,6 +55,7 @@ final class CdcRetention implements Runnable {
   private final String relayName;
   private final String holder;
   private final String table;
+  private final SqlDialect dialect;
   private volatile boolean running = true;
   private Thread thread;
 
@@ -65,6 +66,7 @@ final class CdcRetention implements Runnable {
     this.relayName = config.name();
     this.holder = holder;
     this.table = source.database() + "." + source.table();
+    this.dialect = SqlDialect.of(source.flavor());
   }
 
   /** Starts the sweeps on a daemon thread. */
@@ -258,8 +260,7 @@ final class CdcRetention implements Runnable {
 
   private int delete(Connection c, List<Long> ids) throws SQLException {
     int n =
-        SqlDialect.MYSQL.executeForIds(
-            c, "DELETE FROM " + table + " WHERE ", source.sequenceColumn(), ids);
+        dialect.executeForIds(c, "DELETE FROM " + table + " WHERE ", source.sequenceColumn(), ids);
     c.commit();
     return n;
   }

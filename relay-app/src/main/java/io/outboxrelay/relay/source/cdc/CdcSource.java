@@ -16,6 +16,7 @@ import io.outboxrelay.relay.publish.RecordSizeLimit;
 import io.outboxrelay.relay.publish.TopicLimits;
 import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.SourceConnections;
+import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.relay.source.cdc.leader.LeaderElection;
 import io.outboxrelay.relay.source.cdc.leader.LeadershipStore;
 import io.outboxrelay.relay.source.cdc.leader.RivalLeadership;
@@ -119,7 +120,7 @@ public final class CdcSource implements OutboxSource {
     String context = config.logContext();
     CdcConfig cdc = config.cdc();
     // The DDL parser warms up while the checks run, so that the engine's first parse is quick.
-    DdlParserWarmUp warmUp = DdlParserWarmUp.start(config.source().flavor());
+    DdlParserWarmUp warmUp = DdlParserWarmUp.start(SqlDialect.of(config.source().flavor()));
     try {
       // A database that does not answer yet is waited for, not a reason to exit.
       Connection reachable =

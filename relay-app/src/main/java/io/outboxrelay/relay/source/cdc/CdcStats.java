@@ -7,6 +7,7 @@ import io.outboxrelay.relay.failure.ErrorClassifier;
 import io.outboxrelay.relay.metrics.RelayHealth;
 import io.outboxrelay.relay.metrics.SourceGauges;
 import io.outboxrelay.relay.source.SourceConnections;
+import io.outboxrelay.relay.source.SqlDialect;
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -67,7 +68,7 @@ public final class CdcStats implements AutoCloseable {
     this.offsetsTable = offsetsTable;
     this.pattern =
         "debezium."
-            + DebeziumProperties.connectorType(source.flavor())
+            + SqlDialect.of(source.flavor()).connectorType()
             + ":type=connector-metrics,context=streaming,server="
             + relayName
             + ",*";

@@ -6,13 +6,15 @@ import io.debezium.connector.mysql.antlr.MySqlAntlrDdlParser;
 import io.debezium.connector.mysql.charset.MySqlCharsetRegistry;
 import io.debezium.relational.Tables;
 import io.debezium.relational.ddl.DdlParser;
-import io.outboxrelay.relay.config.SourceFlavor;
+import io.outboxrelay.relay.source.SqlDialect;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,12 +91,12 @@ final class DdlParserWarmUp {
   /**
    * Starts the warm-up on a daemon thread and returns at once.
    *
-   * @param flavor the source's flavor, which picks the grammar
+   * @param dialect the source's database, which picks the grammar
    * @return the warm-up, to be told whether a snapshot follows
    */
-  static DdlParserWarmUp start(SourceFlavor flavor) {
+  static DdlParserWarmUp start(SqlDialect dialect) {
     DdlParserWarmUp warmUp = new DdlParserWarmUp();
-    Thread t = new Thread(() -> warmUp.run(flavor), "cdc-ddl-parser-warm-up");
+    Thread t = new Thread(() -> warmUp.run(dialect), "cdc-ddl-parser-warm-up");
     t.setDaemon(true);
     t.start();
     return warmUp;
@@ -110,10 +112,10 @@ final class DdlParserWarmUp {
     snapshot.complete(ahead);
   }
 
-  private void run(SourceFlavor flavor) {
+  private void run(SqlDialect dialect) {
     long start = System.nanoTime();
     try {
-      DdlParser parser = parser(flavor);
+      DdlParser parser = parser(dialect);
       Tables tables = new Tables();
       parseAll(parser, RECOVERY, tables);
       boolean ahead = snapshot.get(DECISION_WAIT.toMillis(), TimeUnit.MILLISECONDS);
@@ -140,12 +142,25 @@ final class DdlParserWarmUp {
    * walk, after the parse ({@code CREATE DATABASE ... CHARSET}, the first such statement, ended the
    * warm-up before the {@code CREATE TABLE} that it is for).
    */
-  static DdlParser parser(SourceFlavor flavor) {
-    Tables.TableFilter all = Tables.TableFilter.includeAll();
-    return flavor == SourceFlavor.MARIADB
-        ? new MariaDbAntlrDdlParser(true, false, false, all, new MariaDbCharsetRegistry())
-        : new MySqlAntlrDdlParser(true, false, false, all, new MySqlCharsetRegistry());
+  static DdlParser parser(SqlDialect dialect) {
+    return PARSERS.get(dialect.connectorType()).get();
   }
+
+  /** The grammar of each of Debezium's connector types. */
+  private static final Map<String, Supplier<DdlParser>> PARSERS =
+      Map.of(
+          "mariadb",
+          () ->
+              new MariaDbAntlrDdlParser(
+                  true,
+                  false,
+                  false,
+                  Tables.TableFilter.includeAll(),
+                  new MariaDbCharsetRegistry()),
+          "mysql",
+          () ->
+              new MySqlAntlrDdlParser(
+                  true, false, false, Tables.TableFilter.includeAll(), new MySqlCharsetRegistry()));
 
   private static void parseAll(DdlParser parser, List<String> statements, Tables tables) {
     for (String ddl : statements) {

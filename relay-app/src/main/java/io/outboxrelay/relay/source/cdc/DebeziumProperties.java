@@ -4,9 +4,10 @@ import io.outboxrelay.relay.config.CdcConfig;
 import io.outboxrelay.relay.config.DebeziumManaged;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.SourceConfig;
-import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.source.IdleTransactionBound;
+import io.outboxrelay.relay.source.SqlDialect;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Properties;
 
 /**
@@ -90,15 +91,14 @@ final class DebeziumProperties {
 
   private DebeziumProperties() {}
 
-  static String connectorClass(SourceFlavor flavor) {
-    return flavor == SourceFlavor.MARIADB
-        ? OutboxMariaDbConnector.class.getName()
-        : OutboxMySqlConnector.class.getName();
-  }
+  /** The relay's connector for each of Debezium's connector types. */
+  private static final Map<String, String> CONNECTORS =
+      Map.of(
+          "mariadb", OutboxMariaDbConnector.class.getName(),
+          "mysql", OutboxMySqlConnector.class.getName());
 
-  /** The JMX domain suffix Debezium registers metrics under for this flavor. */
-  static String connectorType(SourceFlavor flavor) {
-    return flavor == SourceFlavor.MARIADB ? "mariadb" : "mysql";
+  static String connectorClass(SqlDialect dialect) {
+    return CONNECTORS.get(dialect.connectorType());
   }
 
   /** The keepalive interval in effect: {@link #KEEPALIVE} unless a {@code debezium.} override. */
@@ -120,7 +120,7 @@ final class DebeziumProperties {
         source.jdbcUrl()
             + "&socketTimeout="
             + POSITION_STORE_SOCKET_TIMEOUT.toMillis()
-            + IdleTransactionBound.urlParameter(source.flavor(), cdc.leaderLease());
+            + IdleTransactionBound.urlParameter(SqlDialect.of(source.flavor()), cdc.leaderLease());
     Properties p = new Properties();
     for (DebeziumManaged setting : DebeziumManaged.values()) {
       String value = managed(setting, config, jdbcUrl);
@@ -192,7 +192,7 @@ final class DebeziumProperties {
     CdcConfig cdc = config.cdc();
     return switch (setting) {
       case NAME, TOPIC_PREFIX -> config.name();
-      case CONNECTOR_CLASS -> connectorClass(source.flavor());
+      case CONNECTOR_CLASS -> connectorClass(SqlDialect.of(source.flavor()));
       case DATABASE_HOSTNAME -> source.host();
       case DATABASE_PORT -> String.valueOf(source.port());
       case DATABASE_USER,

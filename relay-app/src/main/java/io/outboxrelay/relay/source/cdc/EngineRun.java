@@ -10,6 +10,7 @@ import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.metrics.OutageLog;
 import io.outboxrelay.relay.source.SourceConnections;
+import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.relay.source.cdc.leader.FencedOffsetBackingStore;
 import io.outboxrelay.relay.source.cdc.leader.LeadershipStore;
 import io.outboxrelay.relay.source.cdc.leader.Tenure;
@@ -299,8 +300,7 @@ final class EngineRun {
   private void awaitStreaming(Properties properties) {
     String context = config.logContext();
     StreamingProbe probe =
-        new StreamingProbe(
-            DebeziumProperties.connectorType(config.source().flavor()), config.name());
+        new StreamingProbe(SqlDialect.of(config.source().flavor()).connectorType(), config.name());
     long deadline = System.nanoTime() + config.cdc().startupTimeout().toNanos();
     try {
       while (!probe.isStreaming()) {

@@ -5,7 +5,6 @@ import io.outboxrelay.relay.StartupCheckException;
 import io.outboxrelay.relay.config.FirstStartAction;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.SourceConfig;
-import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.source.HandoffRecords;
 import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.RowLayout;
@@ -66,6 +65,7 @@ final class FirstStart {
 
   private final RelayConfig config;
   private final SourceConfig source;
+  private final SqlDialect dialect;
   private final String holder;
   private final long epoch;
   private final ExactlyOnce exactlyOnce; // null: at-least-once
@@ -79,6 +79,7 @@ final class FirstStart {
     this.exactlyOnce = exactlyOnce;
     this.config = config;
     this.source = config.source();
+    this.dialect = SqlDialect.of(source.flavor());
     this.holder = holder;
     this.epoch = epoch;
   }
@@ -230,8 +231,7 @@ final class FirstStart {
     try (Statement st = c.createStatement()) {
       st.execute("SET SESSION innodb_lock_wait_timeout = 10");
     }
-    io.outboxrelay.relay.source.IdleTransactionBound.apply(
-        c, source.flavor(), config.cdc().leaderLease());
+    io.outboxrelay.relay.source.IdleTransactionBound.apply(c, dialect, config.cdc().leaderLease());
   }
 
   /** The ids of the snapshot's rows to publish, in order; 8 bytes each. */
@@ -257,7 +257,7 @@ final class FirstStart {
 
   /** Opens the snapshot on {@code c} and returns its binlog position. */
   private BinlogPosition snapshot(Connection c) throws SQLException, InterruptedException {
-    if (source.flavor() == SourceFlavor.MARIADB) {
+    if (dialect.snapshotsAtBinlogPosition()) {
       BinlogSnapshot.Position p = BinlogSnapshot.begin(c);
       String gtids;
       try (PreparedStatement ps = c.prepareStatement("SELECT BINLOG_GTID_POS(?, ?)")) {
@@ -336,7 +336,7 @@ final class FirstStart {
       throws SQLException {
     String sql =
         "SELECT "
-            + layout.selectList(SqlDialect.of(source.flavor()))
+            + layout.selectList()
             + " FROM "
             + source.database()
             + "."

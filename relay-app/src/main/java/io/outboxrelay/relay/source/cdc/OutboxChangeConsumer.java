@@ -11,6 +11,7 @@ import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
 import io.outboxrelay.relay.publish.RecordSizeLimit;
+import io.outboxrelay.relay.source.EventRouting;
 import io.outboxrelay.relay.source.RowLayout;
 import io.outboxrelay.relay.versions.VersionWatch;
 import io.outboxrelay.router.EventRouter;
@@ -20,7 +21,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
-import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -87,7 +87,7 @@ final class OutboxChangeConsumer
   private final DrainGate gate;
   private final String context;
   private final BooleanSupplier mayPublish;
-  private final VersionWatch versions;
+  private final EventRouting routing;
   private final ExactlyOnce exactlyOnce; // null: at-least-once
   private boolean dropping;
 
@@ -146,7 +146,7 @@ final class OutboxChangeConsumer
     this.mapper = mapper;
     this.exactlyOnce = exactlyOnce;
     this.router = router;
-    this.versions = versions;
+    this.routing = new EventRouting(router, versions, sizeLimit);
     this.sizeLimit = sizeLimit;
     this.publisher = publisher;
     this.backoff = backoff;
@@ -297,17 +297,12 @@ final class OutboxChangeConsumer
   private Item route(RecordChangeEvent<SourceRecord> change, OutboxEvent event) {
     Item item = new Item(change, event);
     if (event != null) {
-      try {
-        RoutedRecord routed = router.route(event);
-        RecordTooLargeException tooLarge = sizeLimit.check(routed);
-        if (tooLarge == null) {
-          item.routed = routed;
-          versions.published(event); // once per record: a re-send does not route again
-        } else {
-          item.poison = tooLarge;
-        }
-      } catch (RuntimeException e) {
-        item.poison = e;
+      // Once per record: a re-send does not route again.
+      EventRouting.Result result = routing.route(event, null);
+      if (result instanceof EventRouting.Routed r) {
+        item.routed = r.record();
+      } else {
+        item.poison = ((EventRouting.Poison) result).cause();
       }
     }
     return item;

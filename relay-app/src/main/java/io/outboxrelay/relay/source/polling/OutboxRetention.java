@@ -30,10 +30,6 @@ final class OutboxRetention {
   private final String windowEnd;
   private final String delete;
 
-  OutboxRetention(Connection connection, SqlDialect dialect, String table) throws SQLException {
-    this(connection, dialect, table, "id");
-  }
-
   /**
    * @param id the sequence column, which orders the rows
    */

@@ -1,7 +1,6 @@
 package io.outboxrelay.relay.source.polling;
 
 import io.outboxrelay.relay.config.Ordering;
-import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.source.RowLayout;
 import io.outboxrelay.relay.source.SqlDialect;
 
@@ -32,45 +31,19 @@ record OutboxStatements(
     String expiredClaim) {
 
   /**
-   * The statements of one table of the relay's own layout.
-   *
-   * @param ordering with {@link Ordering#AGGREGATE}, claims take only an aggregate's head
-   * @param deadBlocksAggregate whether a DEAD row holds back the later rows of its aggregate
-   * @param aggregateVersions whether claims read the optional {@code aggregate_version} column
-   */
-  static OutboxStatements of(
-      SqlDialect dialect,
-      String table,
-      Ordering ordering,
-      boolean deadBlocksAggregate,
-      boolean aggregateVersions) {
-    return of(
-        dialect,
-        table,
-        ordering,
-        deadBlocksAggregate,
-        RowLayout.defaults(
-            dialect == SqlDialect.POSTGRESQL ? SourceFlavor.POSTGRESQL : SourceFlavor.MARIADB,
-            aggregateVersions));
-  }
-
-  /**
    * The statements of one table.
    *
    * @param ordering with {@link Ordering#AGGREGATE}, claims take only an aggregate's head
    * @param deadBlocksAggregate whether a DEAD row holds back the later rows of its aggregate
-   * @param layout the columns claims read, the sequence column that orders the rows and the
-   *     aggregate's columns the head checks compare
+   * @param layout the columns claims read, the sequence column that orders the rows, the
+   *     aggregate's columns the head checks compare, and the database
    */
   static OutboxStatements of(
-      SqlDialect dialect,
-      String table,
-      Ordering ordering,
-      boolean deadBlocksAggregate,
-      RowLayout layout) {
+      String table, Ordering ordering, boolean deadBlocksAggregate, RowLayout layout) {
+    SqlDialect dialect = layout.dialect();
     String now = dialect.now();
     String id = layout.sequence();
-    String claim = "SELECT " + layout.selectList(dialect) + " FROM " + table + " e";
+    String claim = "SELECT " + layout.selectList() + " FROM " + table + " e";
     String locked = " ORDER BY e." + id + " LIMIT ? " + dialect.forUpdateSkipLocked();
     // The head checks read the aggregate's index (aggregate type, aggregate id, status, sequence)
     // one status at a time, so each reads the few rows of that status, never the aggregate's

@@ -56,33 +56,12 @@ final class OutboxStore {
   /** Pending rows with an id at most this have been looked at in this sweep. */
   private long cursor;
 
-  OutboxStore(
-      Connection connection,
-      SqlDialect dialect,
-      String table,
-      Ordering ordering,
-      boolean deadBlocksAggregate)
-      throws SQLException {
-    this(
-        connection,
-        dialect,
-        table,
-        ordering,
-        deadBlocksAggregate,
-        RowLayout.defaults(
-            dialect == SqlDialect.POSTGRESQL
-                ? io.outboxrelay.relay.config.SourceFlavor.POSTGRESQL
-                : io.outboxrelay.relay.config.SourceFlavor.MARIADB,
-            false));
-  }
-
   /**
    * @param layout the columns claims read (found at start: optional columns the table lacks are not
    *     read)
    */
   OutboxStore(
       Connection connection,
-      SqlDialect dialect,
       String table,
       Ordering ordering,
       boolean deadBlocksAggregate,
@@ -90,8 +69,8 @@ final class OutboxStore {
       throws SQLException {
     this.connection = connection;
     this.layout = layout;
-    this.dialect = dialect;
-    this.sql = OutboxStatements.of(dialect, table, ordering, deadBlocksAggregate, layout);
+    this.dialect = layout.dialect();
+    this.sql = OutboxStatements.of(table, ordering, deadBlocksAggregate, layout);
     readCommitted(connection);
   }
 

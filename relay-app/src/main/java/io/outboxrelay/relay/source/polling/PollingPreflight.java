@@ -5,7 +5,6 @@ import io.outboxrelay.relay.config.PollingConfig;
 import io.outboxrelay.relay.config.RelayConfigKeys;
 import io.outboxrelay.relay.config.RelayMode;
 import io.outboxrelay.relay.config.SourceConfig;
-import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.source.ModeOwnership;
 import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.SqlDialect;
@@ -56,13 +55,17 @@ final class PollingPreflight {
 
   private PollingPreflight() {}
 
-  static List<String> check(Connection c, SourceConfig source, PollingConfig polling)
+  static List<String> check(
+      Connection c, SqlDialect dialect, SourceConfig source, PollingConfig polling)
       throws SQLException {
     List<String> problems = new ArrayList<>();
     DatabaseMetaData meta = c.getMetaData();
     String version = meta.getDatabaseProductVersion();
-    if (!supportsSkipLocked(
-        source.flavor(), version, meta.getDatabaseMajorVersion(), meta.getDatabaseMinorVersion())) {
+    // The server's own product, which may differ from source.flavor (MySQL and MariaDB share a
+    // driver): the version that lacks SKIP LOCKED is the server's.
+    SqlDialect server = SqlDialect.ofProduct(meta.getDatabaseProductName(), version);
+    if (!server.supportsSkipLocked(
+        meta.getDatabaseMajorVersion(), meta.getDatabaseMinorVersion())) {
       problems.add(
           source.describe()
               + " runs version "
@@ -71,10 +74,7 @@ final class PollingPreflight {
               + " SKIP LOCKED: polling needs MariaDB 10.6, MySQL 8.0 or PostgreSQL 12 or later");
     }
     String table = source.table();
-    String ddl =
-        source.flavor() == SourceFlavor.POSTGRESQL
-            ? "config/postgresql/outbox-schema.sql"
-            : "config/mysql/outbox-schema.sql";
+    String ddl = dialect.outboxSchemaFile();
     try (Statement st = c.createStatement()) {
       st.executeQuery("SELECT * FROM " + table + " WHERE 1 = 0").close();
     } catch (SQLException e) {
@@ -93,7 +93,6 @@ final class PollingPreflight {
               + "'");
       return problems;
     }
-    String catalog = source.flavor() == SourceFlavor.POSTGRESQL ? null : source.database();
     Map<String, OutboxColumns.Column> columns = OutboxColumns.read(c, source);
     List<String> mappedMissing =
         OutboxColumns.missingProblems(columns, source, RelayMode.POLLING, table, ddl);
@@ -105,9 +104,8 @@ final class PollingPreflight {
           "table "
               + table
               + " has no last_error column, where polling keeps the reason an event"
-              + " failed: add it with the migration in config/"
-              + (source.flavor() == SourceFlavor.POSTGRESQL ? "postgresql" : "mysql")
-              + "/migrations/001-add-last-error.sql");
+              + " failed: add it with the migration in "
+              + dialect.migration("001-add-last-error.sql"));
     } else if (!missing.isEmpty()) {
       problems.add(
           "table "
@@ -120,20 +118,15 @@ final class PollingPreflight {
     }
     problems.addAll(
         OutboxColumns.typeProblems(
-            columns,
-            source.flavor(),
-            source.columns(),
-            source.sequenceColumn(),
-            RelayMode.POLLING,
-            table));
+            columns, dialect, source.columns(), source.sequenceColumn(), RelayMode.POLLING, table));
     if (OutboxColumns.has(columns, source.sequenceColumn())) {
       String notUnique = OutboxColumns.sequenceUniquenessProblem(c, source, table);
       if (notUnique != null) {
         problems.add(notUnique);
       }
     }
-    if (source.flavor() != SourceFlavor.POSTGRESQL) {
-      checkIndexes(meta, catalog, table, polling, problems);
+    if (dialect.hintsIndexes()) {
+      checkIndexes(meta, dialect, dialect.catalog(source), table, polling, problems);
     }
     if (missing.isEmpty() && mappedMissing.isEmpty()) {
       checkWrite(
@@ -160,6 +153,7 @@ final class PollingPreflight {
   /** MariaDB/MySQL: the indexes the claim names in hints; without them every claim would fail. */
   private static void checkIndexes(
       DatabaseMetaData meta,
+      SqlDialect dialect,
       String catalog,
       String table,
       PollingConfig polling,
@@ -180,8 +174,8 @@ final class PollingPreflight {
               + table
               + " has no index "
               + CLAIM_INDEX
-              + " (status, id), which polling claims walk: add it as in"
-              + " config/mysql/migrations/001-add-last-error.sql");
+              + " (status, id), which polling claims walk: add it as in "
+              + dialect.migration("001-add-last-error.sql"));
     }
     if (polling.ordering() == Ordering.AGGREGATE && !indexes.contains(AGGREGATE_INDEX)) {
       problems.add(
@@ -190,7 +184,8 @@ final class PollingPreflight {
               + " has no index "
               + AGGREGATE_INDEX
               + " (aggregate_type, aggregate_id, status, id), which the ordering checks read:"
-              + " add it as in config/mysql/migrations/001-add-last-error.sql");
+              + " add it as in "
+              + dialect.migration("001-add-last-error.sql"));
     }
   }
 
@@ -199,9 +194,9 @@ final class PollingPreflight {
    * was handed to CDC, or a CDC relay streams it or served it last. None on PostgreSQL, which has
    * no CDC mode. What the relay's user may not read to tell is logged at WARN.
    */
-  static Optional<String> ownershipProblem(Connection c, SourceConfig source, String context)
-      throws SQLException {
-    if (source.flavor() == SourceFlavor.POSTGRESQL) {
+  static Optional<String> ownershipProblem(
+      Connection c, SqlDialect dialect, SourceConfig source, String context) throws SQLException {
+    if (!dialect.hasBinlog()) {
       return Optional.empty();
     }
     // Where CDC relays keep their lease; polling mode reads no cdc.* settings of its own.
@@ -232,9 +227,10 @@ final class PollingPreflight {
    * MariaDB/MySQL, bookkeeping columns that make InnoDB rewrite each row a claim or a finish
    * updates, instead of updating it in place (a table created before migration 002).
    */
-  static List<String> advice(Connection c, SourceConfig source) throws SQLException {
+  static List<String> advice(Connection c, SqlDialect dialect, SourceConfig source)
+      throws SQLException {
     List<String> advice = new ArrayList<>();
-    if (source.flavor() == SourceFlavor.POSTGRESQL) {
+    if (!dialect.wantsFixedWidthBookkeeping()) {
       return advice;
     }
     List<String> variable = new ArrayList<>();
@@ -299,16 +295,5 @@ final class PollingPreflight {
               + e.getMessage()
               + "): grant it (see config/*/relay-grants.sql)");
     }
-  }
-
-  private static boolean supportsSkipLocked(
-      SourceFlavor flavor, String version, int major, int minor) {
-    if (flavor == SourceFlavor.POSTGRESQL) {
-      return major >= 12;
-    }
-    if (version.toLowerCase(Locale.ROOT).contains("mariadb")) {
-      return major > 10 || (major == 10 && minor >= 6);
-    }
-    return major >= 8;
   }
 }

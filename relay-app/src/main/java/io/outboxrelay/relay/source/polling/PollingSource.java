@@ -89,7 +89,6 @@ public final class PollingSource implements OutboxSource {
         c ->
             new OutboxStore(
                 c,
-                dialect,
                 config.source().table(),
                 config.polling().ordering(),
                 config.polling().deadBlocksAggregate(),
@@ -113,7 +112,7 @@ public final class PollingSource implements OutboxSource {
   private <T> T open(OnConnection<T> user) throws SQLException {
     Connection c = connect();
     try {
-      IdleTransactionBound.apply(c, config.source().flavor(), config.polling().lease());
+      IdleTransactionBound.apply(c, dialect, config.polling().lease());
       return user.take(c);
     } catch (SQLException | RuntimeException e) {
       c.close();
@@ -134,17 +133,18 @@ public final class PollingSource implements OutboxSource {
     }
     try (Connection c = first) {
       c.setAutoCommit(false);
-      List<String> problems = PollingPreflight.check(c, config.source(), polling);
+      List<String> problems = PollingPreflight.check(c, dialect, config.source(), polling);
       if (!problems.isEmpty()) {
         throw new StartupCheckException(problems);
       }
       layout = RowLayout.of(config.source(), OutboxColumns.read(c, config.source()));
-      Optional<String> ownership = PollingPreflight.ownershipProblem(c, config.source(), context);
+      Optional<String> ownership =
+          PollingPreflight.ownershipProblem(c, dialect, config.source(), context);
       if (ownership.isPresent()) {
         throw new StartupCheckException(List.of(ownership.get()));
       }
       try {
-        for (String advice : PollingPreflight.advice(c, config.source())) {
+        for (String advice : PollingPreflight.advice(c, dialect, config.source())) {
           LOG.warn("[{}] {}", context, advice);
         }
       } catch (SQLException e) {

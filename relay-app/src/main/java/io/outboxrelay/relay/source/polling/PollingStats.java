@@ -2,11 +2,11 @@ package io.outboxrelay.relay.source.polling;
 
 import io.outboxrelay.relay.StartupCheckException;
 import io.outboxrelay.relay.config.SourceConfig;
-import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.failure.ErrorClassifier;
 import io.outboxrelay.relay.metrics.RelayHealth;
 import io.outboxrelay.relay.metrics.SourceGauges;
 import io.outboxrelay.relay.source.SourceConnections;
+import io.outboxrelay.relay.source.SqlDialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -53,18 +53,15 @@ public final class PollingStats implements AutoCloseable {
     this.gauges = gauges;
     this.health = health;
     String t = source.table();
-    boolean pg = source.flavor() == SourceFlavor.POSTGRESQL;
     // The status as a literal, as in the claim queries: the lookup is one end of the (status, id)
     // index, whatever the connection's character set.
     this.minId = "SELECT MIN(id) FROM " + t + " WHERE status = '%s'";
     this.age =
-        pg
-            ? "SELECT EXTRACT(EPOCH FROM (clock_timestamp() - created_at)) FROM "
-                + t
-                + " WHERE id = ?"
-            : "SELECT TIMESTAMPDIFF(MICROSECOND, created_at, NOW(6)) / 1000000 FROM "
-                + t
-                + " WHERE id = ?";
+        "SELECT "
+            + SqlDialect.of(source.flavor()).secondsSince("created_at")
+            + " FROM "
+            + t
+            + " WHERE id = ?";
     this.backlog =
         "SELECT COUNT(*) FROM (SELECT 1 FROM "
             + t

@@ -9,6 +9,7 @@ import io.outboxrelay.relay.metrics.OutageLog;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaPublisher;
+import io.outboxrelay.relay.source.EventRouting;
 import io.outboxrelay.relay.source.polling.FinishPlanner.FinishPlan;
 import io.outboxrelay.relay.versions.VersionWatch;
 import io.outboxrelay.router.EventRouter;
@@ -53,8 +54,7 @@ final class PollingWorker implements Runnable {
   private final StoreFactory stores;
   private final KafkaPublisher publisher;
   private final KafkaBreaker breaker;
-  private final EventRouter router;
-  private final VersionWatch versions;
+  private final EventRouting routing;
   private final RelayMetrics metrics;
   private final FinishPlanner planner;
   private final Backoff reconnectBackoff;
@@ -98,8 +98,8 @@ final class PollingWorker implements Runnable {
     this.stores = stores;
     this.publisher = publisher;
     this.breaker = breaker;
-    this.router = router;
-    this.versions = versions;
+    // Kafka's answer tells a record too large: polling then marks the event DEAD.
+    this.routing = new EventRouting(router, versions, null);
     this.metrics = metrics;
     this.leases = leases;
     this.databaseOutages = databaseOutages;
@@ -286,15 +286,12 @@ final class PollingWorker implements Runnable {
     List<ClaimedEvent> routed = new ArrayList<>(events.size());
     List<OutboxStore.Failure> unroutable = new ArrayList<>();
     for (ClaimedEvent c : events) {
-      try {
-        if (c.malformed() != null) {
-          throw c.malformed();
-        }
-        records.add(router.route(c.event()));
+      EventRouting.Result result = routing.route(c.event(), c.malformed());
+      if (result instanceof EventRouting.Routed r) {
+        records.add(r.record());
         routed.add(c);
-        versions.published(c.event());
-      } catch (RuntimeException e) {
-        unroutable.add(planner.poison(c, e));
+      } else {
+        unroutable.add(planner.poison(c, ((EventRouting.Poison) result).cause()));
       }
     }
     return new Routed(records, routed, unroutable);

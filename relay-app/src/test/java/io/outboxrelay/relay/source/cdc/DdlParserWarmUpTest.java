@@ -1,7 +1,7 @@
 package io.outboxrelay.relay.source.cdc;
 
-import static io.outboxrelay.relay.config.SourceFlavor.MARIADB;
-import static io.outboxrelay.relay.config.SourceFlavor.MYSQL;
+import static io.outboxrelay.relay.source.SqlDialect.MARIADB;
+import static io.outboxrelay.relay.source.SqlDialect.MYSQL;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 

@@ -2,7 +2,6 @@ package io.outboxrelay.relay.source.polling;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.outboxrelay.relay.config.Ordering;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.relay.testing.Configs;
@@ -41,12 +40,13 @@ class BookkeepingLayoutIT {
           RelaySettings.polling(db, "127.0.0.1:9", "layout").parsedBy(Configs::parse);
       try (Connection c = relayConnection(db)) {
         c.setAutoCommit(false);
-        assertThat(PollingPreflight.advice(c, config.source()))
+        assertThat(
+                PollingPreflight.advice(
+                    c, SqlDialect.of(config.source().flavor()), config.source()))
             .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
             .contains("bookkeeping columns [status, claim_token, processing_until]")
             .contains("config/mysql/migrations/002-fixed-width-bookkeeping.sql");
-        OutboxStore store =
-            new OutboxStore(c, SqlDialect.MYSQL, "outbox_events", Ordering.AGGREGATE, true);
+        OutboxStore store = Layouts.store(c, SqlDialect.MYSQL);
 
         // The old layout: the heads of a and b are claimed; a's is published, b's stays in flight.
         Claim first = store.claim(100, 10, LEASE, 5, false);
@@ -69,8 +69,14 @@ class BookkeepingLayoutIT {
           }
         }
 
-        assertThat(PollingPreflight.advice(c, config.source())).isEmpty();
-        assertThat(PollingPreflight.check(c, config.source(), config.polling())).isEmpty();
+        assertThat(
+                PollingPreflight.advice(
+                    c, SqlDialect.of(config.source().flavor()), config.source()))
+            .isEmpty();
+        assertThat(
+                PollingPreflight.check(
+                    c, SqlDialect.of(config.source().flavor()), config.source(), config.polling()))
+            .isEmpty();
         assertThat(
                 db.adminQuery(
                     "SELECT COUNT(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = '"
@@ -110,9 +116,11 @@ class BookkeepingLayoutIT {
           RelaySettings.polling(db, "127.0.0.1:9", "layout").parsedBy(Configs::parse);
       try (Connection c = relayConnection(db)) {
         c.setAutoCommit(false);
-        assertThat(PollingPreflight.advice(c, config.source())).isEmpty();
-        OutboxStore store =
-            new OutboxStore(c, SqlDialect.POSTGRESQL, "outbox_events", Ordering.AGGREGATE, true);
+        assertThat(
+                PollingPreflight.advice(
+                    c, SqlDialect.of(config.source().flavor()), config.source()))
+            .isEmpty();
+        OutboxStore store = Layouts.store(c, SqlDialect.POSTGRESQL);
         Claim first = store.claim(100, 10, LEASE, 5, false);
         assertThat(first.events()).hasSize(2);
         long a1 = first.events().get(0).event().id();

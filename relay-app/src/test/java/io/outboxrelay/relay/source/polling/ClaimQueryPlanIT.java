@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.outboxrelay.relay.config.Ordering;
 import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.SourceDatabase;
@@ -48,10 +47,9 @@ class ClaimQueryPlanIT {
               + (PENDING_AGGREGATES * PENDING_PER_AGGREGATE),
           "ANALYZE TABLE outbox_events");
       try (Connection c = relayConnection(db)) {
-        OutboxStore store =
-            new OutboxStore(c, SqlDialect.MYSQL, "outbox_events", Ordering.AGGREGATE, true);
+        OutboxStore store = Layouts.store(c, SqlDialect.MYSQL);
         assertClaimsUseTheIndexes(c, store, sql -> mariaDbPlan(c, sql, PUBLISHED / 10));
-        OutboxRetention retention = new OutboxRetention(c, SqlDialect.MYSQL, "outbox_events");
+        OutboxRetention retention = new OutboxRetention(c, SqlDialect.MYSQL, "outbox_events", "id");
 
         // Retention: a window of 1,000 PUBLISHED ids from (status, id), then a delete bounded by
         // them; every row is younger than an hour, so a sweep deletes none and stops at once.
@@ -120,10 +118,10 @@ class ClaimQueryPlanIT {
               + ") g",
           "ANALYZE outbox_events");
       try (Connection c = relayConnection(db)) {
-        OutboxStore store =
-            new OutboxStore(c, SqlDialect.POSTGRESQL, "outbox_events", Ordering.AGGREGATE, true);
+        OutboxStore store = Layouts.store(c, SqlDialect.POSTGRESQL);
         assertClaimsUseTheIndexes(c, store, sql -> postgresPlan(c, sql));
-        OutboxRetention retention = new OutboxRetention(c, SqlDialect.POSTGRESQL, "outbox_events");
+        OutboxRetention retention =
+            new OutboxRetention(c, SqlDialect.POSTGRESQL, "outbox_events", "id");
 
         postgresPlan(
             c, bind(retention.windowEndSql().replace("secs => ?", "secs => 3600"), 0, 999));

@@ -80,7 +80,7 @@ class IdleTransactionBoundIT {
     try (Connection bounded = db.app();
         Connection unbounded = db.app();
         Connection claimer = db.app()) {
-      IdleTransactionBound.apply(bounded, flavor, LEASE);
+      IdleTransactionBound.apply(bounded, io.outboxrelay.relay.source.SqlDialect.of(flavor), LEASE);
       bounded.setAutoCommit(false);
       unbounded.setAutoCommit(false);
       claimer.setAutoCommit(true);

@@ -3,7 +3,6 @@ package io.outboxrelay.relay.source.polling;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.relay.config.Ordering;
 import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
@@ -59,7 +58,7 @@ class LeaseKeeperIT {
 
   private OutboxStore store() throws SQLException {
     Connection c = DriverManager.getConnection(db.jdbcUrl(), db.relayUser(), db.password());
-    return new OutboxStore(c, SqlDialect.MYSQL, "outbox_events", Ordering.AGGREGATE, true);
+    return Layouts.store(c, SqlDialect.MYSQL);
   }
 
   @Test

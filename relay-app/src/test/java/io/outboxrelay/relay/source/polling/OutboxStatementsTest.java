@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 class OutboxStatementsTest {
 
   private static OutboxStatements statements(SqlDialect dialect, boolean deadBlocks) {
-    return OutboxStatements.of(dialect, "outbox_events", Ordering.AGGREGATE, deadBlocks, true);
+    return OutboxStatements.of(
+        "outbox_events", Ordering.AGGREGATE, deadBlocks, Layouts.defaults(dialect, true));
   }
 
   @Test
@@ -83,16 +84,18 @@ class OutboxStatementsTest {
             "tracingspancontext",
             io.outboxrelay.router.HeaderPlacement.parseList("timestamp:header:eventTimestamp"));
     io.outboxrelay.relay.config.SourceConfig source =
-        new io.outboxrelay.relay.config.SourceConfig(
-                io.outboxrelay.relay.config.SourceFlavor.MARIADB,
-                "h",
-                3306,
-                "app",
-                "u",
-                new io.outboxrelay.relay.config.Secret(""),
-                "outbox",
-                java.time.Duration.ofSeconds(1))
-            .withColumns(debezium, "relay_seq", java.util.Set.of());
+        io.outboxrelay.relay.config.Sources.of(
+            io.outboxrelay.relay.config.SourceFlavor.MARIADB,
+            "h",
+            3306,
+            "app",
+            "u",
+            new io.outboxrelay.relay.config.Secret(""),
+            "outbox",
+            java.time.Duration.ofSeconds(1),
+            debezium,
+            "relay_seq",
+            java.util.Set.of());
     java.util.Map<String, io.outboxrelay.relay.source.OutboxColumns.Column> table =
         new java.util.LinkedHashMap<>();
     for (String[] c :
@@ -109,8 +112,7 @@ class OutboxStatementsTest {
       table.put(c[0], new io.outboxrelay.relay.source.OutboxColumns.Column(c[0], c[1], c[2]));
     }
     OutboxStatements sql =
-        OutboxStatements.of(
-            SqlDialect.MYSQL, "outbox", Ordering.AGGREGATE, true, RowLayout.of(source, table));
+        OutboxStatements.of("outbox", Ordering.AGGREGATE, true, RowLayout.of(source, table));
 
     assertThat(sql.pendingClaim())
         .startsWith(

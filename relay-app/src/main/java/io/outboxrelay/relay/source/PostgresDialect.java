@@ -1,0 +1,220 @@
+package io.outboxrelay.relay.source;
+
+import io.outboxrelay.relay.config.SourceConfig;
+import io.outboxrelay.relay.config.SourceFlavor;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+
+/**
+ * PostgreSQL 12+: values bound as the database's own types (a {@code uuid}, a {@code bigint[]}, an
+ * interval in seconds), the database clock from {@code clock_timestamp()}, the catalog in {@code
+ * pg_catalog}, tables found through the search path. No binlog: polling mode only. Immutable and
+ * thread-safe.
+ */
+final class PostgresDialect implements SqlDialect {
+
+  private static final DateTimeFormatter LOCAL =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSSSSS", Locale.ROOT);
+
+  PostgresDialect() {}
+
+  @Override
+  public SourceFlavor flavor() {
+    return SourceFlavor.POSTGRESQL;
+  }
+
+  @Override
+  public String now() {
+    return "clock_timestamp()";
+  }
+
+  @Override
+  public String nowPlus() {
+    return "(clock_timestamp() + make_interval(secs => ?))";
+  }
+
+  @Override
+  public String nowMinus() {
+    return "(clock_timestamp() - make_interval(secs => ?))";
+  }
+
+  @Override
+  public String noClaimToken() {
+    return "NULL";
+  }
+
+  @Override
+  public String statusIdIndexHint() {
+    return ""; // the planner picks (status, id) by itself
+  }
+
+  @Override
+  public String aggregateIndexHint() {
+    return "";
+  }
+
+  @Override
+  public String forUpdateSkipLocked() {
+    return "FOR UPDATE OF e SKIP LOCKED";
+  }
+
+  @Override
+  public String text(String column) {
+    return column + "::text";
+  }
+
+  @Override
+  public String localTimeText(String column) {
+    return "to_char(" + column + ", 'YYYY-MM-DD HH24:MI:SS.US')";
+  }
+
+  @Override
+  public String zonedTimeText(String column) {
+    return "to_char(" + column + " AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US')";
+  }
+
+  @Override
+  public Instant zonedTime(String text) {
+    return LocalDateTime.parse(text, LOCAL).toInstant(ZoneOffset.UTC);
+  }
+
+  @Override
+  public int defaultTimePrecision() {
+    return 6;
+  }
+
+  @Override
+  public String secondsSince(String column) {
+    return "EXTRACT(EPOCH FROM (clock_timestamp() - " + column + "))";
+  }
+
+  @Override
+  public String in(String column, int count) {
+    return column + " = ANY(?)";
+  }
+
+  @Override
+  public int bindIds(Connection c, PreparedStatement ps, int index, List<Long> ids)
+      throws SQLException {
+    ps.setArray(index, c.createArrayOf("bigint", ids.toArray()));
+    return index + 1;
+  }
+
+  @Override
+  public void bindDuration(PreparedStatement ps, int index, Duration d) throws SQLException {
+    ps.setDouble(index, d.toNanos() / 1e9); // seconds
+  }
+
+  @Override
+  public void bindToken(PreparedStatement ps, int index, String token) throws SQLException {
+    ps.setObject(index, UUID.fromString(token));
+  }
+
+  @Override
+  public void bindEventId(PreparedStatement ps, int index, String eventId) throws SQLException {
+    ps.setObject(index, UUID.fromString(eventId));
+  }
+
+  @Override
+  public String configDirectory() {
+    return "config/postgresql";
+  }
+
+  @Override
+  public String qualifiedTable(SourceConfig source) {
+    return source.table();
+  }
+
+  @Override
+  public String catalog(SourceConfig source) {
+    return null;
+  }
+
+  /** {@code to_regclass} resolves the name as the relay's own statements do (search_path). */
+  @Override
+  public String columnsQuery() {
+    return "SELECT LOWER(a.attname), a.atttypid::regtype::text,"
+        + " format_type(a.atttypid, a.atttypmod) FROM pg_attribute a"
+        + " WHERE a.attrelid = to_regclass(?) AND a.attnum > 0 AND NOT a.attisdropped"
+        + " ORDER BY a.attnum";
+  }
+
+  /** Primary keys are unique indexes too; {@code indnkeyatts} leaves INCLUDE columns out. */
+  @Override
+  public String singleColumnUniqueIndexesQuery() {
+    return "SELECT COUNT(*) FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid"
+        + " AND a.attnum = i.indkey[0] WHERE i.indrelid = to_regclass(?) AND i.indisunique"
+        + " AND i.indnkeyatts = 1 AND i.indpred IS NULL AND LOWER(a.attname) = ?";
+  }
+
+  @Override
+  public int bindTable(PreparedStatement ps, int index, SourceConfig source) throws SQLException {
+    ps.setString(index, source.table());
+    return index + 1;
+  }
+
+  @Override
+  public ColumnTypes columnTypes() {
+    return ColumnTypes.POSTGRESQL;
+  }
+
+  @Override
+  public boolean wantsFixedWidthBookkeeping() {
+    return false; // every update writes a new row version
+  }
+
+  @Override
+  public boolean supportsSkipLocked(int major, int minor) {
+    return major >= 12;
+  }
+
+  /** {@code idle_in_transaction_session_timeout}, in milliseconds. */
+  @Override
+  public String idleTransactionTimeout(long seconds) {
+    return "SET idle_in_transaction_session_timeout = " + seconds * 1000;
+  }
+
+  @Override
+  public String idleWriteTransactionUrlParameter(long seconds) {
+    return "";
+  }
+
+  @Override
+  public String connectorType() {
+    throw new UnsupportedOperationException("PostgreSQL has no binlog connector");
+  }
+
+  @Override
+  public boolean snapshotsAtBinlogPosition() {
+    return false;
+  }
+
+  @Override
+  public String gtidBinlogPositionQuery() {
+    return null;
+  }
+
+  @Override
+  public boolean isGtidList(String gtids) {
+    return false;
+  }
+
+  @Override
+  public String binlogMonitorGrant() {
+    throw new UnsupportedOperationException("PostgreSQL has no binlog");
+  }
+
+  @Override
+  public String toString() {
+    return "postgresql";
+  }
+}
