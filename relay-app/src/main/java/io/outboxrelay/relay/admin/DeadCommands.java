@@ -226,9 +226,9 @@ public final class DeadCommands {
                   throw AdminException.usage(
                       "table "
                           + source.table()
-                          + " does not allow status SKIPPED yet: run"
-                          + " config/postgresql/migrations/003-allow-skipped-status.sql; nothing"
-                          + " was changed",
+                          + " does not allow status SKIPPED yet: run "
+                          + dialect.migration("003-allow-skipped-status.sql")
+                          + "; nothing was changed",
                       e);
                 }
                 throw e;

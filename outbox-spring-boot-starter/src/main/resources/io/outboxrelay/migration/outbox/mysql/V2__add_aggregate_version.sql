@@ -1,5 +1,5 @@
 -- aggregate_version for an outbox table created before aggregate versions: the statement of
--- config/mysql/migrations/003-add-aggregate-version.sql, run only when the column is missing (MySQL
+-- config/mysql/migrations/004-add-aggregate-version.sql, run only when the column is missing (MySQL
 -- has no ADD COLUMN IF NOT EXISTS). NULL-able and added last: no table rebuild.
 SET @outbox_ddl = (
   SELECT IF(COUNT(*) = 0, 'ALTER TABLE outbox_events ADD COLUMN aggregate_version BIGINT NULL', 'DO 0')

@@ -218,10 +218,6 @@ final class PollingPreflight {
     return ModeOwnership.pollingStartProblem(state);
   }
 
-  /** The MariaDB/MySQL migration that makes the bookkeeping columns fixed-width. */
-  static final String FIXED_WIDTH_MIGRATION =
-      "config/mysql/migrations/002-fixed-width-bookkeeping.sql";
-
   /**
    * What works but could be better, one line each (logged at WARN, never refused): on
    * MariaDB/MySQL, bookkeeping columns that make InnoDB rewrite each row a claim or a finish
@@ -266,7 +262,7 @@ final class PollingPreflight {
               + variable
               + ", so InnoDB rewrites every row a claim or a finish updates: polling works, but"
               + " measured about a fifth slower; "
-              + FIXED_WIDTH_MIGRATION
+              + dialect.migration("002-fixed-width-bookkeeping.sql")
               + " makes them fixed-width");
     }
     return advice;

@@ -287,7 +287,7 @@ abstract class AbstractCdcContractIT {
 
     // The shipped migration, while the relay streams: the ALTER comes through the binlog.
     db.admin(
-        ProjectFiles.sqlStatements("config/mysql/migrations/003-add-aggregate-version.sql")
+        ProjectFiles.sqlStatements("config/mysql/migrations/004-add-aggregate-version.sql")
             .toArray(String[]::new));
     Ledger after = new Ledger(topicPrefix());
     TestEvent versioned = TestEvent.of("order", "u-1", 6);

@@ -836,9 +836,7 @@ abstract class AbstractPollingContractIT {
     // The shipped migration; a polling relay looks for the column when it starts.
     db.admin(
         ProjectFiles.sqlStatements(
-                db.flavor() == io.outboxrelay.testsupport.database.Flavor.POSTGRESQL
-                    ? "config/postgresql/migrations/004-add-aggregate-version.sql"
-                    : "config/mysql/migrations/003-add-aggregate-version.sql")
+                db.flavor().configDir() + "/migrations/004-add-aggregate-version.sql")
             .toArray(String[]::new));
     TestEvent versioned = TestEvent.of("order", "agg-1", 100);
     try (Connection c = db.app()) {

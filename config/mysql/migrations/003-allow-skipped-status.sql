@@ -1,0 +1,4 @@
+-- For an outbox table created before `outbox-relay dead skip` (MariaDB/MySQL): nothing to do, and
+-- this file runs no statement. status is CHAR(10) with no check, so it already holds SKIPPED. The
+-- step is here so that the same number means the same change on every database: PostgreSQL's
+-- 003-allow-skipped-status.sql lets the check on its status column accept SKIPPED.
