@@ -1,8 +1,6 @@
 package io.outboxrelay.relay.config;
 
 import io.debezium.config.Field;
-import io.debezium.connector.mariadb.MariaDbConnectorConfig;
-import io.debezium.connector.mysql.MySqlConnectorConfig;
 import io.debezium.embedded.EmbeddedEngineConfig;
 import io.debezium.embedded.async.AsyncEngineConfig;
 import io.debezium.heartbeat.DatabaseHeartbeatImpl;
@@ -77,7 +75,7 @@ final class DebeziumKeys {
    * @return one line per unknown setting, naming the full key; empty when all are known
    */
   static List<String> warnings(SourceFlavor flavor, Map<String, String> settings) {
-    Known known = KNOWN.computeIfAbsent(flavor, Known::load);
+    Known known = KNOWN.computeIfAbsent(flavor, f -> Known.load(f.debeziumConnector()));
     List<String> prefixes = new ArrayList<>(OPEN_PREFIXES);
     for (String naming : NAMING_SETTINGS) {
       String names = settings.get(naming);
@@ -127,6 +125,16 @@ final class DebeziumKeys {
     return warnings;
   }
 
+  /**
+   * A Debezium connector: its name for messages, its settings, and the class declaring them (whose
+   * constants name some settings its set leaves out).
+   *
+   * @param name e.g. {@code MariaDB}
+   * @param fields the connector's {@code ALL_FIELDS}
+   * @param config its configuration class
+   */
+  record Connector(String name, Field.Set fields, Class<?> config) {}
+
   /** The names Debezium defines for one connector, and its name patterns. */
   private static final class Known {
 
@@ -138,17 +146,10 @@ final class DebeziumKeys {
       this.connector = connector;
     }
 
-    static Known load(SourceFlavor flavor) {
-      Known k;
-      if (flavor == SourceFlavor.MYSQL) {
-        k = new Known("MySQL");
-        k.addAll(MySqlConnectorConfig.ALL_FIELDS, "");
-        k.addConstants(MySqlConnectorConfig.class, "");
-      } else {
-        k = new Known("MariaDB");
-        k.addAll(MariaDbConnectorConfig.ALL_FIELDS, "");
-        k.addConstants(MariaDbConnectorConfig.class, "");
-      }
+    static Known load(Connector connector) {
+      Known k = new Known(connector.name());
+      k.addAll(connector.fields(), "");
+      k.addConstants(connector.config(), "");
       for (Class<?> c :
           List.of(
               EmbeddedEngineConfig.class,

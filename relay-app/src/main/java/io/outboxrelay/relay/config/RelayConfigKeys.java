@@ -723,7 +723,9 @@ public final class RelayConfigKeys {
   static final CrossCheck CDC_RETENTION_NEEDS_MARIADB =
       CrossCheck.of(
           v ->
-              v.get(SOURCE_FLAVOR) != SourceFlavor.MYSQL || v.get(CDC_RETENTION).isZero()
+              !v.get(SOURCE_FLAVOR).supportsCdc()
+                      || v.get(SOURCE_FLAVOR).snapshotsAtBinlogPosition()
+                      || v.get(CDC_RETENTION).isZero()
                   ? null
                   : CDC_RETENTION.name()
                       + " needs MariaDB (a consistent snapshot with its binlog position); MySQL"

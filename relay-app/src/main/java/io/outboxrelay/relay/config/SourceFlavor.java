@@ -1,19 +1,44 @@
 package io.outboxrelay.relay.config;
 
+import io.debezium.connector.mariadb.MariaDbConnectorConfig;
+import io.debezium.connector.mysql.MySqlConnectorConfig;
 import java.time.Duration;
 
 /**
  * The kind of source database, as {@code source.flavor} names it, with what the configuration needs
- * to know of it (its port, its driver's URL). What differs in SQL is the relay's {@code
- * source.SqlDialect}, one per flavor.
+ * to know of it (its port, its driver's URL, what CDC can do on it, its Debezium connector's
+ * settings). What differs in SQL is the relay's {@code source.SqlDialect}, one per flavor, which
+ * asks its flavor for what both know.
  */
 public enum SourceFlavor {
   /** MariaDB 10.6 or later. CDC uses Debezium's MariaDB connector. */
-  MARIADB(3306, "jdbc:mariadb://"),
+  MARIADB(3306, "jdbc:mariadb://") {
+    @Override
+    public boolean snapshotsAtBinlogPosition() {
+      return true;
+    }
+
+    @Override
+    DebeziumKeys.Connector debeziumConnector() {
+      return new DebeziumKeys.Connector(
+          "MariaDB", MariaDbConnectorConfig.ALL_FIELDS, MariaDbConnectorConfig.class);
+    }
+  },
   /** MySQL 8.0 or later. CDC uses Debezium's MySQL connector. */
-  MYSQL(3306, "jdbc:mysql://"),
+  MYSQL(3306, "jdbc:mysql://") {
+    @Override
+    DebeziumKeys.Connector debeziumConnector() {
+      return new DebeziumKeys.Connector(
+          "MySQL", MySqlConnectorConfig.ALL_FIELDS, MySqlConnectorConfig.class);
+    }
+  },
   /** PostgreSQL 12 or later; polling mode only. */
   POSTGRESQL(5432, "jdbc:postgresql://") {
+    @Override
+    public boolean supportsCdc() {
+      return false;
+    }
+
     @Override
     String jdbcOptions(Duration connectTimeout) {
       return "connectTimeout=" + Math.max(1, connectTimeout.toSeconds()); // whole seconds
@@ -52,7 +77,28 @@ public enum SourceFlavor {
    * @return true for MariaDB and MySQL
    */
   public boolean supportsCdc() {
-    return this != POSTGRESQL;
+    return true;
+  }
+
+  /**
+   * Whether a consistent snapshot can report the binlog position it was taken at ({@code
+   * binlog_snapshot_file}/{@code binlog_snapshot_position}), with the GTIDs completed there: what a
+   * first start, a hand-off, CDC retention and a position reset need to name one exact point.
+   *
+   * @return true for MariaDB
+   */
+  public boolean snapshotsAtBinlogPosition() {
+    return false;
+  }
+
+  /**
+   * The Debezium connector CDC runs on this flavor, for checking {@code debezium.*} settings.
+   *
+   * @return the connector's name and settings
+   * @throws UnsupportedOperationException for a flavor without CDC
+   */
+  DebeziumKeys.Connector debeziumConnector() {
+    throw new UnsupportedOperationException(this + " has no CDC mode");
   }
 
   /**

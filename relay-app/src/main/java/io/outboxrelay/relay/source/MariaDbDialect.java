@@ -48,11 +48,6 @@ final class MariaDbDialect extends MySqlDialect {
   }
 
   @Override
-  public boolean snapshotsAtBinlogPosition() {
-    return true;
-  }
-
-  @Override
   public String gtidBinlogPositionQuery() {
     return "SELECT @@GLOBAL.gtid_binlog_pos";
   }

@@ -190,11 +190,6 @@ sealed class MySqlDialect implements SqlDialect permits MariaDbDialect {
   }
 
   @Override
-  public boolean snapshotsAtBinlogPosition() {
-    return false;
-  }
-
-  @Override
   public String gtidBinlogPositionQuery() {
     return null; // SHOW MASTER STATUS has Executed_Gtid_Set
   }

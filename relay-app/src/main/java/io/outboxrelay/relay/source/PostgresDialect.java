@@ -194,11 +194,6 @@ final class PostgresDialect implements SqlDialect {
   }
 
   @Override
-  public boolean snapshotsAtBinlogPosition() {
-    return false;
-  }
-
-  @Override
   public String gtidBinlogPositionQuery() {
     return null;
   }

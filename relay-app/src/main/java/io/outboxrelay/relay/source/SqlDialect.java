@@ -404,8 +404,11 @@ public sealed interface SqlDialect permits MySqlDialect, PostgresDialect {
    * first start, a hand-off, CDC retention and a position reset need to name one exact point.
    *
    * @return true on MariaDB
+   * @see SourceFlavor#snapshotsAtBinlogPosition()
    */
-  boolean snapshotsAtBinlogPosition();
+  default boolean snapshotsAtBinlogPosition() {
+    return flavor().snapshotsAtBinlogPosition();
+  }
 
   /**
    * A query for the GTIDs the binlog holds up to its current position, read before and after {@code
