@@ -2,6 +2,7 @@ package io.outboxrelay.relay.source;
 
 import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.config.SourceFlavor;
+import io.outboxrelay.router.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -49,23 +50,33 @@ public sealed interface SqlDialect permits MySqlDialect, PostgresDialect {
   }
 
   /**
-   * The dialect of the server a connection reached, from what its driver reports: the one place
-   * that tells the databases apart by their product. MariaDB reports itself in its version ({@code
-   * 10.11.6-MariaDB}); MariaDB Connector/J names MySQL servers {@code MySQL}.
+   * The dialect of the server a connection reached, from what its driver reports. The family
+   * (MariaDB/MySQL or PostgreSQL) is the router's {@link Dialect#fromProductName}, the libraries'
+   * one product detection; within the MySQL family MariaDB is told by its name or its version
+   * ({@code 10.11.6-MariaDB}), as MariaDB Connector/J names MySQL and MariaDB servers alike {@code
+   * MySQL}. A product of neither family is judged as MySQL: the relay reaches its databases through
+   * the MariaDB and PostgreSQL drivers only, and this answer serves the version checks of a server
+   * that source.flavor already named.
    *
    * @param productName {@code DatabaseMetaData.getDatabaseProductName()}
    * @param productVersion {@code DatabaseMetaData.getDatabaseProductVersion()}
-   * @return the server's dialect; MySQL for any other product than PostgreSQL or MariaDB
+   * @return the server's dialect; MySQL for a product of neither family
    */
   static SqlDialect ofProduct(String productName, String productVersion) {
-    if ("postgresql".equalsIgnoreCase(productName)) {
-      return POSTGRESQL;
+    Dialect family;
+    try {
+      family = Dialect.fromProductName(productName);
+    } catch (IllegalArgumentException unknown) {
+      return MYSQL;
     }
-    if ("mariadb".equalsIgnoreCase(productName)
-        || productVersion.toLowerCase(Locale.ROOT).contains("mariadb")) {
-      return MARIADB;
-    }
-    return MYSQL;
+    return switch (family) {
+      case POSTGRESQL -> POSTGRESQL;
+      case MYSQL ->
+          productName.toLowerCase(Locale.ROOT).contains("mariadb")
+                  || productVersion.toLowerCase(Locale.ROOT).contains("mariadb")
+              ? MARIADB
+              : MYSQL;
+    };
   }
 
   /**
