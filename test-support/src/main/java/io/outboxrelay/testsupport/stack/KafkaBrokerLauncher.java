@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The mechanics of starting a KRaft broker in a child JVM: config files, formatting the storage
  * with {@code kafka.tools.StorageTool} in a short-lived JVM (it calls {@code exit}, so never
- * in-process), launching {@code kafka.Kafka} and waiting until it answers.
+ * in-process; once per JVM, see {@link KafkaStorageTemplates}), launching {@code kafka.Kafka} and
+ * waiting until it answers.
  *
  * <p>Files in the data directory: {@code server.properties}, {@code log4j2.xml}, {@code server.log}
  * (the broker's log), {@code format.log}, {@code broker.out} and {@code format.out} (stdout and
@@ -64,12 +65,32 @@ final class KafkaBrokerLauncher {
   }
 
   /**
-   * Writes the config files and formats the storage unless it is formatted already.
+   * Writes the config files and, unless the storage is formatted already, fills it with a copy of
+   * storage formatted once per JVM ({@link KafkaStorageTemplates}).
    *
    * @param classpath the broker classpath
-   * @return how long formatting took, 0 if the storage was formatted already
+   * @return how long formatting (or copying) took, 0 if the storage was formatted already
    */
   long prepare(String classpath) {
+    writeConfigFiles();
+    if (Files.exists(logDirs(dataDir).resolve("meta.properties"))) {
+      return 0;
+    }
+    long begin = System.nanoTime();
+    KafkaStorageTemplates.copyInto(
+        config,
+        logDirs(dataDir),
+        (templateConfig, templateDir) -> {
+          KafkaBrokerLauncher template =
+              new KafkaBrokerLauncher(
+                  templateDir, templateConfig, heap, startupTimeout, "[kafka template]");
+          template.writeConfigFiles();
+          template.format(classpath);
+        });
+    return (System.nanoTime() - begin) / 1_000_000;
+  }
+
+  private void writeConfigFiles() {
     try {
       Dirs.createDirectories(dataDir);
       Files.writeString(serverProperties(), config.renderServerProperties());
@@ -77,10 +98,6 @@ final class KafkaBrokerLauncher {
     } catch (IOException e) {
       throw new LocalStackException(logPrefix + " cannot write config files: " + e, e);
     }
-    if (Files.exists(logDirs(dataDir).resolve("meta.properties"))) {
-      return 0;
-    }
-    return format(classpath);
   }
 
   /** Starts {@code kafka.Kafka server.properties} in a child JVM. */
@@ -150,8 +167,7 @@ final class KafkaBrokerLauncher {
     return properties;
   }
 
-  private long format(String classpath) {
-    long begin = System.nanoTime();
+  private void format(String classpath) {
     String clusterId = Uuid.randomUuid().toString();
     List<String> options =
         List.of(
@@ -182,7 +198,6 @@ final class KafkaBrokerLauncher {
               + LogFiles.labelledTail("log", dataDir.resolve("format.log"), 20));
     }
     LOG.info("{} formatted {} with cluster id {}", logPrefix, logDirs(dataDir), clusterId);
-    return (System.nanoTime() - begin) / 1_000_000;
   }
 
   private void checkStillStarting(ChildProcess process, long deadline) {
