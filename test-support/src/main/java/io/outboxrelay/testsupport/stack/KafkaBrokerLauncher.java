@@ -6,6 +6,7 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
@@ -40,6 +41,7 @@ final class KafkaBrokerLauncher {
   private final String heap;
   private final Duration startupTimeout;
   private final String logPrefix;
+  private KafkaBrokerCds cds;
 
   KafkaBrokerLauncher(
       Path dataDir,
@@ -100,15 +102,22 @@ final class KafkaBrokerLauncher {
     }
   }
 
-  /** Starts {@code kafka.Kafka server.properties} in a child JVM. */
+  /**
+   * Starts {@code kafka.Kafka server.properties} in a child JVM, with the class data sharing
+   * archive where there is one ({@link KafkaBrokerCds}).
+   */
   ChildProcess launch(String classpath) {
-    List<String> options =
-        List.of(
-            "-XX:+UseSerialGC",
-            "-Djava.awt.headless=true",
-            "-Dlog4j2.configurationFile=" + log4jConfig(),
-            "-Dlog4j.configurationFile=" + log4jConfig(),
-            "-D" + KafkaBrokerConfig.LOG_FILE_PROPERTY + "=" + serverLog(dataDir));
+    cds = KafkaBrokerCds.forClasspath(classpath);
+    List<String> options = new ArrayList<>();
+    options.add("-XX:+UseSerialGC");
+    // The C1 compiler only: a test broker serves little, and C2 compilations in its first seconds
+    // cost a busy 2-core host about a second of CPU per start.
+    options.add("-XX:TieredStopAtLevel=1");
+    options.addAll(cds.jvmOptions());
+    options.add("-Djava.awt.headless=true");
+    options.add("-Dlog4j2.configurationFile=" + log4jConfig());
+    options.add("-Dlog4j.configurationFile=" + log4jConfig());
+    options.add("-D" + KafkaBrokerConfig.LOG_FILE_PROPERTY + "=" + serverLog(dataDir));
     return ChildProcess.builder(
             ChildProcess.javaCommand(
                 heap, options, classpath, "kafka.Kafka", List.of(serverProperties().toString())))
@@ -143,6 +152,9 @@ final class KafkaBrokerLauncher {
               .nodes()
               .get(3, TimeUnit.SECONDS)
               .isEmpty()) {
+            if (cds != null) {
+              cds.brokerReady();
+            }
             return;
           }
         } catch (ExecutionException | TimeoutException e) {
