@@ -123,9 +123,13 @@ class KafkaBrokerFaultIT {
   }
 
   private Ledger.Result awaitAll(KafkaBroker broker) {
-    reader(broker).readUntil(ledger::allArrived, Duration.ofSeconds(120));
     List<ConsumedRecord> records =
-        reader(broker).readAll(Duration.ofSeconds(2), Duration.ofSeconds(60));
+        reader(broker)
+            .readUntilQuiet(
+                ledger::allArrived,
+                Duration.ofSeconds(120),
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(60));
     Ledger.Result result = ledger.check(records);
     LOG.info("{}: {}", name, result.summary());
     return result;

@@ -232,8 +232,12 @@ class HandoffIT {
     ledger.expect(late2);
 
     writer.stop(Duration.ofSeconds(10));
-    reader.readUntil(ledger::allArrived, Duration.ofSeconds(90));
-    List<ConsumedRecord> records = reader.readAll(Duration.ofSeconds(3));
+    List<ConsumedRecord> records =
+        reader.readUntilQuiet(
+            ledger::allArrived,
+            Duration.ofSeconds(90),
+            Duration.ofSeconds(3),
+            Duration.ofSeconds(60));
     Ledger.Result result = ledger.check(records);
     LOG.info("{}: {}", name, result.summary());
     assertThat(result.lost()).as(result.summary()).isZero();
@@ -287,8 +291,13 @@ class HandoffIT {
     back.awaitReady();
 
     writer.stop(Duration.ofSeconds(10));
-    reader.readUntil(ledger::allArrived, Duration.ofSeconds(90));
-    Ledger.Result result = ledger.check(reader.readAll(Duration.ofSeconds(3)));
+    Ledger.Result result =
+        ledger.check(
+            reader.readUntilQuiet(
+                ledger::allArrived,
+                Duration.ofSeconds(90),
+                Duration.ofSeconds(3),
+                Duration.ofSeconds(60)));
     LOG.info("{}: {}", name, result.summary());
     assertThat(result.lost()).as(result.summary()).isZero();
     assertThat(result.outOfOrder()).as(result.summary()).isZero();

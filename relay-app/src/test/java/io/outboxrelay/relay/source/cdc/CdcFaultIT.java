@@ -99,9 +99,13 @@ class CdcFaultIT {
   }
 
   private Ledger.Result awaitAll(Ledger ledger, String bootstrap) {
-    reader(bootstrap).readUntil(ledger::allArrived, Duration.ofSeconds(120));
     List<ConsumedRecord> records =
-        reader(bootstrap).readAll(Duration.ofSeconds(2), Duration.ofSeconds(60));
+        reader(bootstrap)
+            .readUntilQuiet(
+                ledger::allArrived,
+                Duration.ofSeconds(120),
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(60));
     Ledger.Result result = ledger.check(records);
     LOG.info("{}: {}", name, result.summary());
     return result;

@@ -50,8 +50,12 @@ class ExactlyOnceIT extends OwnMariaDbFaultTest {
   /** Waits until every event of the ledger arrived on a broker, reads on until quiet, checks. */
   private Ledger.Result awaitAllOn(String bootstrapServers) {
     TopicReader reader = TopicReader.forPrefix(bootstrapServers, RelaySettings.topicPrefix(name));
-    reader.readUntil(ledger::allArrived, Duration.ofSeconds(120));
-    List<ConsumedRecord> records = reader.readAll(Duration.ofSeconds(2), Duration.ofSeconds(60));
+    List<ConsumedRecord> records =
+        reader.readUntilQuiet(
+            ledger::allArrived,
+            Duration.ofSeconds(120),
+            Duration.ofSeconds(2),
+            Duration.ofSeconds(60));
     Ledger.Result result = ledger.check(records);
     LOG.info("{}: {}", name, result.summary());
     return result;
