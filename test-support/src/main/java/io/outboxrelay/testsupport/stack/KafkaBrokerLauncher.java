@@ -43,6 +43,14 @@ final class KafkaBrokerLauncher {
   private final String logPrefix;
   private KafkaBrokerCds cds;
 
+  /**
+   * The system property with further JVM options for every broker, separated by spaces. The build
+   * sets {@code -XX:TieredStopAtLevel=1} for integration tests: a test broker serves little, and
+   * the C2 compiler's work in its first seconds costs a busy 2-core host about a second of CPU per
+   * start. Benchmarks, which run outside the build, keep the JVM's default compilers.
+   */
+  static final String JVM_OPTIONS_PROPERTY = "localstack.kafka.jvmOptions";
+
   KafkaBrokerLauncher(
       Path dataDir,
       KafkaBrokerConfig config,
@@ -110,10 +118,8 @@ final class KafkaBrokerLauncher {
     cds = KafkaBrokerCds.forClasspath(classpath);
     List<String> options = new ArrayList<>();
     options.add("-XX:+UseSerialGC");
-    // The C1 compiler only: a test broker serves little, and C2 compilations in its first seconds
-    // cost a busy 2-core host about a second of CPU per start.
-    options.add("-XX:TieredStopAtLevel=1");
     options.addAll(cds.jvmOptions());
+    options.addAll(extraJvmOptions());
     options.add("-Djava.awt.headless=true");
     options.add("-Dlog4j2.configurationFile=" + log4jConfig());
     options.add("-Dlog4j.configurationFile=" + log4jConfig());
@@ -125,6 +131,11 @@ final class KafkaBrokerLauncher {
         .logFile(dataDir.resolve("broker.out"))
         .directory(dataDir)
         .start();
+  }
+
+  private static List<String> extraJvmOptions() {
+    String value = System.getProperty(JVM_OPTIONS_PROPERTY, "").strip();
+    return value.isEmpty() ? List.of() : List.of(value.split("\\s+"));
   }
 
   /**
