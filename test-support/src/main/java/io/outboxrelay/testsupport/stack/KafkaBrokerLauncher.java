@@ -34,14 +34,6 @@ import org.slf4j.LoggerFactory;
 final class KafkaBrokerLauncher {
 
   private static final Logger LOG = LoggerFactory.getLogger(KafkaBrokerLauncher.class);
-  private static final String FORMAT_HEAP = "256m";
-
-  private final Path dataDir;
-  private final KafkaBrokerConfig config;
-  private final String heap;
-  private final Duration startupTimeout;
-  private final String logPrefix;
-  private KafkaBrokerCds cds;
 
   /**
    * The system property with further JVM options for every broker, separated by spaces. The build
@@ -50,6 +42,15 @@ final class KafkaBrokerLauncher {
    * start. Benchmarks, which run outside the build, keep the JVM's default compilers.
    */
   static final String JVM_OPTIONS_PROPERTY = "localstack.kafka.jvmOptions";
+
+  private static final String FORMAT_HEAP = "256m";
+
+  private final Path dataDir;
+  private final KafkaBrokerConfig config;
+  private final String heap;
+  private final Duration startupTimeout;
+  private final String logPrefix;
+  private KafkaBrokerCds cds;
 
   KafkaBrokerLauncher(
       Path dataDir,
