@@ -90,9 +90,13 @@ class KafkaAvailabilityIT {
 
   private Ledger.Result awaitAll(Ledger ledger, String bootstrap) {
     TopicReader reader = TopicReader.forPrefix(bootstrap, RelaySettings.topicPrefix(name));
-    reader.readUntil(ledger::allArrived, Duration.ofSeconds(120));
     Ledger.Result result =
-        ledger.check(reader.readAll(Duration.ofSeconds(2), Duration.ofSeconds(60)));
+        ledger.check(
+            reader.readUntilQuiet(
+                ledger::allArrived,
+                Duration.ofSeconds(120),
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(60)));
     LOG.info("{}: {}", name, result.summary());
     return result;
   }

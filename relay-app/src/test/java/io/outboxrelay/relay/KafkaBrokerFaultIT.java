@@ -15,7 +15,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,10 +40,29 @@ class KafkaBrokerFaultIT {
   private static final Pattern STACK_FRAME =
       Pattern.compile("(?m)^(\\s+at [\\w.$]+\\(|Caused by: |\\s+\\.\\.\\. \\d+ more)");
 
+  /**
+   * The class's own broker, stopped and started again by each test: the tests do not need a fresh
+   * one (each has its own topics and relay), and a broker start costs seconds.
+   */
+  private static KafkaBroker broker;
+
   @TempDir Path dir;
   private OutboxDatabase db;
   private String name;
   private Ledger ledger;
+
+  @BeforeAll
+  static void startBroker() {
+    broker = KafkaBroker.builder().start();
+  }
+
+  @AfterAll
+  static void closeBroker() {
+    if (broker != null) {
+      broker.close();
+      broker = null;
+    }
+  }
 
   @BeforeEach
   void setUp() {
@@ -73,42 +94,39 @@ class KafkaBrokerFaultIT {
   }
 
   private void brokerStopsAndStarts(Settings settings) throws Exception {
-    try (KafkaBroker broker = KafkaBroker.builder().start()) {
-      Path config = settings.of(broker).writeTo(dir.resolve("relay.properties"));
-      try (RelayProcess relay = RelayProcess.run("relay", dir, config)) {
-        try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2)) {
-          awaitPublished(broker, 400);
+    broker.start(); // in case a failed test left it stopped
+    Path config = settings.of(broker).writeTo(dir.resolve("relay.properties"));
+    try (RelayProcess relay = RelayProcess.run("relay", dir, config)) {
+      try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2)) {
+        awaitPublished(broker, 400);
 
-          broker.stop();
-          LOG.info("{}: broker stopped", name);
-          // The outage: the relay must tell it by itself while it lasts.
-          await()
-              .atMost(Duration.ofSeconds(30))
-              .until(() -> OUTAGE_WARN.matcher(relay.log()).find());
-          broker.start();
-          LOG.info("{}: broker accepts connections again", name);
+        broker.stop();
+        LOG.info("{}: broker stopped", name);
+        // The outage: the relay must tell it by itself while it lasts.
+        await().atMost(Duration.ofSeconds(30)).until(() -> OUTAGE_WARN.matcher(relay.log()).find());
+        broker.start();
+        LOG.info("{}: broker accepts connections again", name);
 
-          int writtenBefore = ledger.size();
-          awaitPublished(broker, writtenBefore + 400); // written after the restart: it recovered
-          writer.stop(Duration.ofSeconds(60));
-        }
-        Ledger.Result result = awaitAll(broker);
-        assertThat(result.lost()).as(result.summary()).isZero();
-        assertThat(result.outOfOrder()).as(result.summary()).isZero();
-        assertThat(result.unexpected()).as(result.summary()).isZero();
-        assertThat(result.mismatches()).as(result.summary()).isEmpty();
-
-        await().atMost(Duration.ofSeconds(30)).until(() -> OUTAGE_INFO.matcher(relay.log()).find());
-        String log = relay.log();
-        log.lines()
-            .filter(l -> l.contains("Kafka (") || l.contains("published "))
-            .forEach(l -> LOG.info("relay: {}", l));
-        assertThat(OUTAGE_WARN.matcher(log).results().count()).as(log).isEqualTo(1);
-        assertThat(OUTAGE_INFO.matcher(log).results().count()).as(log).isEqualTo(1);
-        assertThat(STACK_FRAME.matcher(log).find()).as(log).isFalse();
-        relay.process().terminate();
-        assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
+        int writtenBefore = ledger.size();
+        awaitPublished(broker, writtenBefore + 400); // written after the restart: it recovered
+        writer.stop(Duration.ofSeconds(60));
       }
+      Ledger.Result result = awaitAll(broker);
+      assertThat(result.lost()).as(result.summary()).isZero();
+      assertThat(result.outOfOrder()).as(result.summary()).isZero();
+      assertThat(result.unexpected()).as(result.summary()).isZero();
+      assertThat(result.mismatches()).as(result.summary()).isEmpty();
+
+      await().atMost(Duration.ofSeconds(30)).until(() -> OUTAGE_INFO.matcher(relay.log()).find());
+      String log = relay.log();
+      log.lines()
+          .filter(l -> l.contains("Kafka (") || l.contains("published "))
+          .forEach(l -> LOG.info("relay: {}", l));
+      assertThat(OUTAGE_WARN.matcher(log).results().count()).as(log).isEqualTo(1);
+      assertThat(OUTAGE_INFO.matcher(log).results().count()).as(log).isEqualTo(1);
+      assertThat(STACK_FRAME.matcher(log).find()).as(log).isFalse();
+      relay.process().terminate();
+      assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
     }
   }
 
@@ -123,9 +141,13 @@ class KafkaBrokerFaultIT {
   }
 
   private Ledger.Result awaitAll(KafkaBroker broker) {
-    reader(broker).readUntil(ledger::allArrived, Duration.ofSeconds(120));
     List<ConsumedRecord> records =
-        reader(broker).readAll(Duration.ofSeconds(2), Duration.ofSeconds(60));
+        reader(broker)
+            .readUntilQuiet(
+                ledger::allArrived,
+                Duration.ofSeconds(120),
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(60));
     Ledger.Result result = ledger.check(records);
     LOG.info("{}: {}", name, result.summary());
     return result;

@@ -232,8 +232,12 @@ class HandoffIT {
     ledger.expect(late2);
 
     writer.stop(Duration.ofSeconds(10));
-    reader.readUntil(ledger::allArrived, Duration.ofSeconds(90));
-    List<ConsumedRecord> records = reader.readAll(Duration.ofSeconds(3));
+    List<ConsumedRecord> records =
+        reader.readUntilQuiet(
+            ledger::allArrived,
+            Duration.ofSeconds(90),
+            Duration.ofSeconds(3),
+            Duration.ofSeconds(60));
     Ledger.Result result = ledger.check(records);
     LOG.info("{}: {}", name, result.summary());
     assertThat(result.lost()).as(result.summary()).isZero();
@@ -287,8 +291,13 @@ class HandoffIT {
     back.awaitReady();
 
     writer.stop(Duration.ofSeconds(10));
-    reader.readUntil(ledger::allArrived, Duration.ofSeconds(90));
-    Ledger.Result result = ledger.check(reader.readAll(Duration.ofSeconds(3)));
+    Ledger.Result result =
+        ledger.check(
+            reader.readUntilQuiet(
+                ledger::allArrived,
+                Duration.ofSeconds(90),
+                Duration.ofSeconds(3),
+                Duration.ofSeconds(60)));
     LOG.info("{}: {}", name, result.summary());
     assertThat(result.lost()).as(result.summary()).isZero();
     assertThat(result.outOfOrder()).as(result.summary()).isZero();
@@ -298,9 +307,10 @@ class HandoffIT {
 
   /**
    * The application keeps four transactions open at a time, each for 1.5 to 8 s, at 400 events/s;
-   * besides, across each hand-off, one transaction holds an inserted outbox row open for 20 s while
-   * an autocommit INSERT runs every 200 ms. No INSERT waits 1 s or more in either direction, each
-   * hand-off ends within 60 s of that transaction's end, and nothing is lost or published twice.
+   * besides, across each hand-off, one transaction holds an inserted outbox row open (until the
+   * hand-off ended, 20 s at most) while an autocommit INSERT runs every 200 ms. No INSERT waits 1 s
+   * or more in either direction, each hand-off ends within 60 s of that transaction's end, and
+   * nothing is lost or published twice.
    */
   @Test
   void handsOffBothWaysWithoutHoldingTheApplicationsInsertsWhileItsTransactionsStayOpen()
@@ -369,19 +379,23 @@ class HandoffIT {
 
   /**
    * Runs {@code handoff --to <to>} while an application transaction holds an inserted outbox row
-   * open for 20 s (it began just before) and an autocommit INSERT runs every 200 ms, from before
-   * the hand-off until both have ended.
+   * open (it began just before, and commits once the hand-off ended, or after 20 s) and an
+   * autocommit INSERT runs every 200 ms, from before the hand-off until both have ended.
    */
   private HeldHandoff heldHandoff(String to, String config, Ledger ledger, int round)
       throws Exception {
     TestEvent heldEvent = TestEvent.of("order", "held-" + round, 1);
     Connection held = openLate(db, heldEvent);
     long[] heldEnd = {0};
+    java.util.concurrent.CountDownLatch handoffEnded = new java.util.concurrent.CountDownLatch(1);
     CompletableFuture<Void> release =
         CompletableFuture.runAsync(
             () -> {
               try {
-                Thread.sleep(20_000); // the application's own pace, not a wait for the test
+                // Open for the hand-off's whole run, so that a lock the hand-off took would queue
+                // the INSERTs behind this transaction (an INSERT of 1 s fails the check); then
+                // committed, or after 20 s if the hand-off waits for it.
+                handoffEnded.await(20, java.util.concurrent.TimeUnit.SECONDS);
                 held.commit();
                 held.close();
                 heldEnd[0] = System.nanoTime();
@@ -413,6 +427,7 @@ class HandoffIT {
         RelayProcess.start("handoff-" + to, dir, "handoff", "--config", config, "--to", to);
     assertThat(handoff.waitFor(Duration.ofSeconds(120))).as(handoff.log()).isZero();
     long ended = System.nanoTime();
+    handoffEnded.countDown();
     release.get();
     ledger.expect(heldEvent);
     probing.set(false);

@@ -215,8 +215,12 @@ class PositionResetIT {
     Ledger afterReset = topics.newLedger();
     afterReset.expect(after);
     afterReset.expect(before);
-    reader.readUntil(afterReset::allArrived, Duration.ofSeconds(60));
-    List<ConsumedRecord> records = reader.readAll(Duration.ofSeconds(2));
+    List<ConsumedRecord> records =
+        reader.readUntilQuiet(
+            afterReset::allArrived,
+            Duration.ofSeconds(60),
+            Duration.ofSeconds(2),
+            Duration.ofSeconds(60));
     Ledger.Result result = afterReset.check(records);
     LOG.info("{}: {}", name, result.summary());
     assertThat(result.lost()).as(result.summary()).isZero();

@@ -219,8 +219,13 @@ abstract class AbstractMetricsEndpointIT {
   private void assertAllPublishedOnceInOrder(Ledger ledger) {
     TopicReader reader =
         TopicReader.forPrefix(broker.bootstrapServers(), RelaySettings.topicPrefix(name));
-    reader.readUntil(ledger::allArrived, Duration.ofSeconds(120));
-    Ledger.Result result = ledger.check(reader.readAll(Duration.ofSeconds(1)));
+    Ledger.Result result =
+        ledger.check(
+            reader.readUntilQuiet(
+                ledger::allArrived,
+                Duration.ofSeconds(120),
+                Duration.ofSeconds(1),
+                Duration.ofSeconds(60)));
     assertThat(result.lost()).as(result.summary()).isZero();
     assertThat(result.duplicates()).as(result.summary()).isZero();
     assertThat(result.outOfOrder()).as(result.summary()).isZero();

@@ -8,7 +8,7 @@ import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.SourceDatabase;
 import io.outboxrelay.testsupport.stack.FreePorts;
-import io.outboxrelay.testsupport.stack.KafkaBroker;
+import io.outboxrelay.testsupport.stack.LocalStack;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Test;
  * do not delay {@code /health/live} and {@code /health/ready}, the relay closes them after its
  * request deadline, and probes are answered while more clients than the connection limit hold
  * connections without sending a request (the oldest of those are closed). A polling relay on the
- * machine's PostgreSQL, in this JVM, with a private Kafka broker.
+ * machine's PostgreSQL, in this JVM, publishing to the JVM's shared Kafka broker (the tests never
+ * stop it; each has its own topics).
  */
 class StalledHttpClientsIT {
 
@@ -38,7 +39,6 @@ class StalledHttpClientsIT {
 
   private final List<Socket> sockets = new ArrayList<>();
   private SourceDatabase db;
-  private KafkaBroker broker;
   private InProcessRelays relays;
   private HttpClient http;
   private int port;
@@ -47,11 +47,10 @@ class StalledHttpClientsIT {
   void setUp() throws Exception {
     String name = "stall-" + Long.toHexString(System.nanoTime() & 0xfffff);
     db = OutboxDatabase.postgres();
-    broker = KafkaBroker.builder().start();
     port = FreePorts.findFreePort();
     relays = new InProcessRelays();
     relays.start(
-        RelaySettings.polling(db, broker.bootstrapServers(), name)
+        RelaySettings.polling(db, LocalStack.shared().kafka().bootstrapServers(), name)
             .with("http.port", String.valueOf(port)));
     // A new connection per request, as an orchestrator's probes make them.
     http = HttpClient.newBuilder().connectTimeout(PROBE_TIMEOUT).build();
@@ -67,9 +66,6 @@ class StalledHttpClientsIT {
     }
     if (relays != null) {
       relays.close();
-    }
-    if (broker != null) {
-      broker.close();
     }
     if (db != null) {
       db.close();

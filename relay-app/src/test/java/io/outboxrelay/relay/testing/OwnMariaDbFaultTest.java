@@ -122,8 +122,13 @@ public abstract class OwnMariaDbFaultTest {
 
   /** Waits until every event of a ledger arrived, reads on until quiet, and checks. */
   protected Ledger.Result awaitAll(Ledger l) {
-    reader().readUntil(l::allArrived, Duration.ofSeconds(120));
-    List<ConsumedRecord> records = reader().readAll(Duration.ofSeconds(2), Duration.ofSeconds(60));
+    List<ConsumedRecord> records =
+        reader()
+            .readUntilQuiet(
+                l::allArrived,
+                Duration.ofSeconds(120),
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(60));
     Ledger.Result result = l.check(records);
     LOG.info("{}: {}", name, result.summary());
     return result;

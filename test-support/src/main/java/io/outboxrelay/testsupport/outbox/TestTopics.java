@@ -111,8 +111,8 @@ public final class TestTopics {
    * @return every record read
    */
   public List<ConsumedRecord> readAll(Ledger ledger, Duration timeout) {
-    reader().readUntil(ledger::allArrived, timeout);
-    return reader().readAll(Duration.ofSeconds(2), Duration.ofSeconds(60));
+    return reader()
+        .readUntilQuiet(ledger::allArrived, timeout, Duration.ofSeconds(2), Duration.ofSeconds(60));
   }
 
   /**

@@ -20,10 +20,11 @@ import org.slf4j.LoggerFactory;
  * 127.0.0.1 at ports that stay the same across restarts, so clients keep their bootstrap address
  * while a fault test stops, kills or pauses the broker.
  *
- * <p>The first {@link #start()} formats the storage ({@code kafka.tools.StorageTool format} in its
- * own short-lived JVM, since it calls {@code exit}) with a cluster id generated here, then runs
- * {@code kafka.Kafka server.properties}. The broker logs at INFO to {@code server.log} in the data
- * directory, not to the console.
+ * <p>The first {@link #start()} formats the storage with a cluster id generated here: it copies
+ * storage that {@code kafka.tools.StorageTool format} formatted once per JVM in its own short-lived
+ * JVM (it calls {@code exit}), see {@code KafkaStorageTemplates}. Then it runs {@code kafka.Kafka
+ * server.properties}. The broker logs at INFO to {@code server.log} in the data directory, not to
+ * the console.
  *
  * <p>After {@link #kill()}, the next {@link #start()} takes a few seconds longer than after {@link
  * #stop()}: the controller accepts the new broker incarnation only once the old one's session has

@@ -51,6 +51,22 @@ final class KafkaBrokerConfig {
     properties.putAll(overrides);
   }
 
+  private KafkaBrokerConfig(Map<String, String> properties) {
+    this.properties.putAll(properties);
+  }
+
+  /**
+   * The same configuration with another {@code log.dirs}.
+   *
+   * @param logDirs the directory for partition data and the metadata log
+   * @return a new configuration
+   */
+  KafkaBrokerConfig withLogDirs(Path logDirs) {
+    KafkaBrokerConfig copy = new KafkaBrokerConfig(properties);
+    copy.properties.put("log.dirs", logDirs.toString());
+    return copy;
+  }
+
   /** The broker properties, unmodifiable, in file order. */
   Map<String, String> properties() {
     return Collections.unmodifiableMap(properties);

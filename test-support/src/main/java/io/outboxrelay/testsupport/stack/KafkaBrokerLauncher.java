@@ -6,6 +6,7 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
@@ -21,7 +22,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The mechanics of starting a KRaft broker in a child JVM: config files, formatting the storage
  * with {@code kafka.tools.StorageTool} in a short-lived JVM (it calls {@code exit}, so never
- * in-process), launching {@code kafka.Kafka} and waiting until it answers.
+ * in-process; once per JVM, see {@link KafkaStorageTemplates}), launching {@code kafka.Kafka} and
+ * waiting until it answers.
  *
  * <p>Files in the data directory: {@code server.properties}, {@code log4j2.xml}, {@code server.log}
  * (the broker's log), {@code format.log}, {@code broker.out} and {@code format.out} (stdout and
@@ -32,6 +34,15 @@ import org.slf4j.LoggerFactory;
 final class KafkaBrokerLauncher {
 
   private static final Logger LOG = LoggerFactory.getLogger(KafkaBrokerLauncher.class);
+
+  /**
+   * The system property with further JVM options for every broker, separated by spaces. The build
+   * sets {@code -XX:TieredStopAtLevel=1} for integration tests: a test broker serves little, and
+   * the C2 compiler's work in its first seconds costs a busy 2-core host about a second of CPU per
+   * start. Benchmarks, which run outside the build, keep the JVM's default compilers.
+   */
+  static final String JVM_OPTIONS_PROPERTY = "localstack.kafka.jvmOptions";
+
   private static final String FORMAT_HEAP = "256m";
 
   private final Path dataDir;
@@ -39,6 +50,7 @@ final class KafkaBrokerLauncher {
   private final String heap;
   private final Duration startupTimeout;
   private final String logPrefix;
+  private KafkaBrokerCds cds;
 
   KafkaBrokerLauncher(
       Path dataDir,
@@ -64,12 +76,32 @@ final class KafkaBrokerLauncher {
   }
 
   /**
-   * Writes the config files and formats the storage unless it is formatted already.
+   * Writes the config files and, unless the storage is formatted already, fills it with a copy of
+   * storage formatted once per JVM ({@link KafkaStorageTemplates}).
    *
    * @param classpath the broker classpath
-   * @return how long formatting took, 0 if the storage was formatted already
+   * @return how long formatting (or copying) took, 0 if the storage was formatted already
    */
   long prepare(String classpath) {
+    writeConfigFiles();
+    if (Files.exists(logDirs(dataDir).resolve("meta.properties"))) {
+      return 0;
+    }
+    long begin = System.nanoTime();
+    KafkaStorageTemplates.copyInto(
+        config,
+        logDirs(dataDir),
+        (templateConfig, templateDir) -> {
+          KafkaBrokerLauncher template =
+              new KafkaBrokerLauncher(
+                  templateDir, templateConfig, heap, startupTimeout, "[kafka template]");
+          template.writeConfigFiles();
+          template.format(classpath);
+        });
+    return (System.nanoTime() - begin) / 1_000_000;
+  }
+
+  private void writeConfigFiles() {
     try {
       Dirs.createDirectories(dataDir);
       Files.writeString(serverProperties(), config.renderServerProperties());
@@ -77,21 +109,22 @@ final class KafkaBrokerLauncher {
     } catch (IOException e) {
       throw new LocalStackException(logPrefix + " cannot write config files: " + e, e);
     }
-    if (Files.exists(logDirs(dataDir).resolve("meta.properties"))) {
-      return 0;
-    }
-    return format(classpath);
   }
 
-  /** Starts {@code kafka.Kafka server.properties} in a child JVM. */
+  /**
+   * Starts {@code kafka.Kafka server.properties} in a child JVM, with the class data sharing
+   * archive where there is one ({@link KafkaBrokerCds}).
+   */
   ChildProcess launch(String classpath) {
-    List<String> options =
-        List.of(
-            "-XX:+UseSerialGC",
-            "-Djava.awt.headless=true",
-            "-Dlog4j2.configurationFile=" + log4jConfig(),
-            "-Dlog4j.configurationFile=" + log4jConfig(),
-            "-D" + KafkaBrokerConfig.LOG_FILE_PROPERTY + "=" + serverLog(dataDir));
+    cds = KafkaBrokerCds.forClasspath(classpath);
+    List<String> options = new ArrayList<>();
+    options.add("-XX:+UseSerialGC");
+    options.addAll(cds.jvmOptions());
+    options.addAll(extraJvmOptions());
+    options.add("-Djava.awt.headless=true");
+    options.add("-Dlog4j2.configurationFile=" + log4jConfig());
+    options.add("-Dlog4j.configurationFile=" + log4jConfig());
+    options.add("-D" + KafkaBrokerConfig.LOG_FILE_PROPERTY + "=" + serverLog(dataDir));
     return ChildProcess.builder(
             ChildProcess.javaCommand(
                 heap, options, classpath, "kafka.Kafka", List.of(serverProperties().toString())))
@@ -99,6 +132,11 @@ final class KafkaBrokerLauncher {
         .logFile(dataDir.resolve("broker.out"))
         .directory(dataDir)
         .start();
+  }
+
+  private static List<String> extraJvmOptions() {
+    String value = System.getProperty(JVM_OPTIONS_PROPERTY, "").strip();
+    return value.isEmpty() ? List.of() : List.of(value.split("\\s+"));
   }
 
   /**
@@ -126,6 +164,9 @@ final class KafkaBrokerLauncher {
               .nodes()
               .get(3, TimeUnit.SECONDS)
               .isEmpty()) {
+            if (cds != null) {
+              cds.brokerReady();
+            }
             return;
           }
         } catch (ExecutionException | TimeoutException e) {
@@ -150,8 +191,7 @@ final class KafkaBrokerLauncher {
     return properties;
   }
 
-  private long format(String classpath) {
-    long begin = System.nanoTime();
+  private void format(String classpath) {
     String clusterId = Uuid.randomUuid().toString();
     List<String> options =
         List.of(
@@ -182,7 +222,6 @@ final class KafkaBrokerLauncher {
               + LogFiles.labelledTail("log", dataDir.resolve("format.log"), 20));
     }
     LOG.info("{} formatted {} with cluster id {}", logPrefix, logDirs(dataDir), clusterId);
-    return (System.nanoTime() - begin) / 1_000_000;
   }
 
   private void checkStillStarting(ChildProcess process, long deadline) {

@@ -8,9 +8,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The mechanics of one start of a private {@code mariadbd}: config file, directory ownership,
- * {@code mariadb-install-db} on an empty datadir, the child process, the readiness ping over the
- * private socket and the admin account.
+ * The mechanics of one start of a private {@code mariadbd}: config file, directory ownership, an
+ * initialised datadir copied into an empty one ({@link MariaDbTemplates}, which runs {@code
+ * mariadb-install-db} once per JVM), the child process, the readiness ping over the private socket
+ * and the admin account.
  *
  * <p>As root, the server switches to the {@code mysql} user, which must own (and be able to reach)
  * its directories. The socket login uses the OS user's socket-authenticated account: {@code root}
@@ -38,23 +39,39 @@ final class MariaDbLauncher {
   }
 
   /**
-   * Writes {@code my.cnf}, hands the directories to {@code mysql} when root, and initialises the
-   * datadir if it is empty.
+   * Writes {@code my.cnf}, hands the directories to {@code mysql} when root, and fills the datadir
+   * with a copy of an initialised one ({@link MariaDbTemplates}) if it is empty.
    *
    * @return how long initialisation took, 0 if the datadir was already initialised
    */
   long prepare() {
-    Dirs.createDirectories(layout.dataDir());
-    Dirs.createDirectories(layout.socketDir());
-    writeFile(layout.configFile(), new MariaDbConfig(settings, layout, root).render());
-    handOverToMysqlUser();
+    writeConfig();
     if (Files.isDirectory(layout.dataDir().resolve("mysql"))) {
       return 0;
     }
     long begin = System.nanoTime();
-    initialise();
+    MariaDbTemplates.copyInto(settings, binaries, layout.dataDir());
     handOverToMysqlUser();
     return (System.nanoTime() - begin) / 1_000_000;
+  }
+
+  /**
+   * Writes {@code my.cnf} and initialises the empty datadir with {@code mariadb-install-db}: what
+   * {@link MariaDbTemplates} does once per JVM.
+   *
+   * @throws LocalStackException if the installer fails
+   */
+  void initialise() {
+    writeConfig();
+    runInstaller();
+    handOverToMysqlUser();
+  }
+
+  private void writeConfig() {
+    Dirs.createDirectories(layout.dataDir());
+    Dirs.createDirectories(layout.socketDir());
+    writeFile(layout.configFile(), new MariaDbConfig(settings, layout, root).render());
+    handOverToMysqlUser();
   }
 
   /** Starts {@code mariadbd} with the generated config. */
@@ -120,7 +137,7 @@ final class MariaDbLauncher {
     }
   }
 
-  private void initialise() {
+  private void runInstaller() {
     List<String> command = new ArrayList<>();
     command.add(binaries.installDb().toString());
     command.add("--defaults-file=" + layout.configFile());

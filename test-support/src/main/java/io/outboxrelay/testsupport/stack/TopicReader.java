@@ -123,13 +123,7 @@ public final class TopicReader {
   public List<ConsumedRecord> readUntil(
       Predicate<List<ConsumedRecord>> condition, Duration timeout) {
     try (Session session = new Session()) {
-      long deadline = System.nanoTime() + timeout.toNanos();
-      do {
-        session.poll();
-        if (condition.test(session.readOnly())) {
-          break;
-        }
-      } while (System.nanoTime() - deadline < 0);
+      session.pollUntil(condition, timeout);
       return List.copyOf(session.records);
     }
   }
@@ -155,15 +149,32 @@ public final class TopicReader {
    */
   public List<ConsumedRecord> readAll(Duration quietPeriod, Duration maxWait) {
     try (Session session = new Session()) {
-      long start = System.nanoTime();
-      long lastArrival = start;
-      while (System.nanoTime() - start < maxWait.toNanos()) {
-        if (session.poll() > 0) {
-          lastArrival = System.nanoTime();
-        } else if (System.nanoTime() - lastArrival >= quietPeriod.toNanos()) {
-          break;
-        }
-      }
+      session.pollUntilQuiet(quietPeriod, maxWait);
+      return List.copyOf(session.records);
+    }
+  }
+
+  /**
+   * Reads from the beginning until {@code condition} holds for the records read so far (or {@code
+   * timeout} passed), then reads on with the same consumer until no new record arrived for {@code
+   * quietPeriod} (or {@code maxWait} more passed): {@link #readUntil} followed by {@link
+   * #readAll(Duration, Duration)}, without a second consumer reading everything again.
+   *
+   * @param condition tested on the records read so far, after every poll
+   * @param timeout how long to wait for the condition
+   * @param quietPeriod how long the topics must stay quiet after it
+   * @param maxWait the upper bound of the quiet read
+   * @return every record read, unmodifiable; the caller asserts on them (the condition may not hold
+   *     if the timeout passed)
+   */
+  public List<ConsumedRecord> readUntilQuiet(
+      Predicate<List<ConsumedRecord>> condition,
+      Duration timeout,
+      Duration quietPeriod,
+      Duration maxWait) {
+    try (Session session = new Session()) {
+      session.pollUntil(condition, timeout);
+      session.pollUntilQuiet(quietPeriod, maxWait);
       return List.copyOf(session.records);
     }
   }
@@ -185,6 +196,30 @@ public final class TopicReader {
 
     List<ConsumedRecord> readOnly() {
       return Collections.unmodifiableList(records);
+    }
+
+    /** Polls until the condition holds for the records read so far, or the timeout passed. */
+    void pollUntil(Predicate<List<ConsumedRecord>> condition, Duration timeout) {
+      long deadline = System.nanoTime() + timeout.toNanos();
+      do {
+        poll();
+        if (condition.test(readOnly())) {
+          return;
+        }
+      } while (System.nanoTime() - deadline < 0);
+    }
+
+    /** Polls until nothing new arrived for the quiet period, or {@code maxWait} passed. */
+    void pollUntilQuiet(Duration quietPeriod, Duration maxWait) {
+      long start = System.nanoTime();
+      long lastArrival = start;
+      while (System.nanoTime() - start < maxWait.toNanos()) {
+        if (poll() > 0) {
+          lastArrival = System.nanoTime();
+        } else if (System.nanoTime() - lastArrival >= quietPeriod.toNanos()) {
+          return;
+        }
+      }
     }
 
     /** Polls once, refreshing the assignment when due; returns how many records arrived. */

@@ -29,6 +29,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -45,11 +46,32 @@ class CdcFaultIT {
   private static final Logger LOG = LoggerFactory.getLogger(CdcFaultIT.class);
   private static final int BATCH = 500;
   private static final AtomicInteger TESTS = new AtomicInteger();
+  private static KafkaBroker ownBroker;
 
   @TempDir Path dir;
   private OutboxDatabase db;
   private String name;
   private ExecutorService writerPool;
+
+  /**
+   * The class's own broker for the tests that stop it, started on first use and again if a test
+   * left it stopped: the tests do not need a fresh one (each has its own topics), and a broker
+   * start costs seconds.
+   */
+  private static synchronized KafkaBroker ownBroker() {
+    if (ownBroker == null) {
+      ownBroker = KafkaBroker.builder().build();
+    }
+    return ownBroker.start();
+  }
+
+  @AfterAll
+  static synchronized void closeOwnBroker() {
+    if (ownBroker != null) {
+      ownBroker.close();
+      ownBroker = null;
+    }
+  }
 
   @BeforeEach
   void setUp() {
@@ -99,9 +121,13 @@ class CdcFaultIT {
   }
 
   private Ledger.Result awaitAll(Ledger ledger, String bootstrap) {
-    reader(bootstrap).readUntil(ledger::allArrived, Duration.ofSeconds(120));
     List<ConsumedRecord> records =
-        reader(bootstrap).readAll(Duration.ofSeconds(2), Duration.ofSeconds(60));
+        reader(bootstrap)
+            .readUntilQuiet(
+                ledger::allArrived,
+                Duration.ofSeconds(120),
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(60));
     Ledger.Result result = ledger.check(records);
     LOG.info("{}: {}", name, result.summary());
     return result;
@@ -167,96 +193,91 @@ class CdcFaultIT {
 
   @Test
   void recoversByItselfWhenTheBrokerIsDownForTwentySecondsUnderLoad() throws Exception {
-    try (KafkaBroker broker = KafkaBroker.builder().start()) {
-      Ledger ledger = new Ledger(RelaySettings.topicPrefix(name));
-      Relay relay =
-          Relay.create(
-              RelaySettings.cdc(db, broker.bootstrapServers(), name).parsedBy(Configs::parse));
-      try {
-        relay.start();
-        AtomicBoolean stop = new AtomicBoolean();
-        Future<?> writer = writeInBackground(ledger, 60_000, 500, stop);
-        awaitPublished(broker.bootstrapServers(), 1_000);
+    KafkaBroker broker = ownBroker();
+    Ledger ledger = new Ledger(RelaySettings.topicPrefix(name));
+    Relay relay =
+        Relay.create(
+            RelaySettings.cdc(db, broker.bootstrapServers(), name).parsedBy(Configs::parse));
+    try {
+      relay.start();
+      AtomicBoolean stop = new AtomicBoolean();
+      Future<?> writer = writeInBackground(ledger, 60_000, 500, stop);
+      awaitPublished(broker.bootstrapServers(), 1_000);
 
-        broker.stop();
-        Thread.sleep(20_000); // the outage: events keep being committed meanwhile
-        broker.start();
-        Thread.sleep(5_000);
-        stop.set(true);
-        writer.get(30, TimeUnit.SECONDS);
+      broker.stop();
+      Thread.sleep(20_000); // the outage: events keep being committed meanwhile
+      broker.start();
+      Thread.sleep(5_000);
+      stop.set(true);
+      writer.get(30, TimeUnit.SECONDS);
 
-        Ledger.Result result = awaitAll(ledger, broker.bootstrapServers());
-        assertThat(ledger.size()).isGreaterThan(10_000);
-        assertThat(result.lost()).as(result.summary()).isZero();
-        assertThat(result.outOfOrder()).as(result.summary()).isZero();
-        assertThat(result.mismatches()).as(result.summary()).isEmpty();
-        // The idempotent producer keeps every record and retries it in order across the outage.
-        assertThat(result.duplicates()).as(result.summary()).isZero();
-        assertThat(relay.termination()).as("the relay kept running").isNotDone();
-      } finally {
-        relay.close();
-      }
+      Ledger.Result result = awaitAll(ledger, broker.bootstrapServers());
+      assertThat(ledger.size()).isGreaterThan(10_000);
+      assertThat(result.lost()).as(result.summary()).isZero();
+      assertThat(result.outOfOrder()).as(result.summary()).isZero();
+      assertThat(result.mismatches()).as(result.summary()).isEmpty();
+      // The idempotent producer keeps every record and retries it in order across the outage.
+      assertThat(result.duplicates()).as(result.summary()).isZero();
+      assertThat(relay.termination()).as("the relay kept running").isNotDone();
+    } finally {
+      relay.close();
     }
   }
 
   @Test
   void retriesSendsThatFailWhileTheBrokerIsDownAndKeepsTheirOrder() throws Exception {
-    try (KafkaBroker broker = KafkaBroker.builder().start()) {
-      Ledger ledger = new Ledger(RelaySettings.topicPrefix(name));
-      Relay relay =
-          Relay.create(
-              RelaySettings.cdc(db, broker.bootstrapServers(), name)
-                  .with("kafka.producer.max.block.ms", "1000")
-                  .with("cdc.retry.backoff.max", "1s")
-                  .parsedBy(Configs::parse));
-      try {
-        relay.start();
-        write(ledger, List.of(TestEvent.of("order", "o-1", 1)));
-        awaitPublished(broker.bootstrapServers(), 1);
+    KafkaBroker broker = ownBroker();
+    Ledger ledger = new Ledger(RelaySettings.topicPrefix(name));
+    Relay relay =
+        Relay.create(
+            RelaySettings.cdc(db, broker.bootstrapServers(), name)
+                .with("kafka.producer.max.block.ms", "1000")
+                .with("cdc.retry.backoff.max", "1s")
+                .parsedBy(Configs::parse));
+    try {
+      relay.start();
+      write(ledger, List.of(TestEvent.of("order", "o-1", 1)));
+      awaitPublished(broker.bootstrapServers(), 1);
 
-        broker.stop();
-        // Topics the relay has not used yet: without their metadata each send fails after
-        // max.block.ms, and Kafka does not answer either, so the relay waits until it does and
-        // re-sends then, on a fresh producer. (A record for a topic the producer already knows
-        // would instead wait in the producer, which retries it until Kafka is back: the batch
-        // would then fail only once the broker answers again.)
-        for (int i = 1; i <= 20; i++) {
-          write(
-              ledger,
-              List.of(
-                  TestEvent.of("shipment", "s-" + (i % 3), i),
-                  TestEvent.of("invoice", "n-" + (i % 2), i)));
-        }
-        await()
-            .atMost(Duration.ofSeconds(60))
-            .until(() -> relay.metrics().snapshot().retries() >= 1);
-        // Written while the re-send waits for Kafka: the aggregate published before the outage
-        // continues after it, in order.
-        for (int i = 2; i <= 6; i++) {
-          write(
-              ledger,
-              List.of(
-                  TestEvent.of("order", "o-1", i),
-                  TestEvent.of("shipment", "s-" + (i % 3), 20 + i)));
-        }
-        broker.start();
-
-        Ledger.Result result = awaitAll(ledger, broker.bootstrapServers());
-        RelayMetrics.Snapshot metrics = relay.metrics().snapshot();
-        LOG.info(
-            "{}: {} resent {} retries {}",
-            name,
-            result.summary(),
-            metrics.resent(),
-            metrics.retries());
-        assertThat(result.lost()).as(result.summary()).isZero();
-        assertThat(result.outOfOrder()).as(result.summary()).isZero();
-        assertThat(result.mismatches()).as(result.summary()).isEmpty();
-        assertThat(result.duplicates()).as(result.summary()).isEqualTo((int) metrics.resent());
-        assertThat(relay.termination()).as("the relay kept running").isNotDone();
-      } finally {
-        relay.close();
+      broker.stop();
+      // Topics the relay has not used yet: without their metadata each send fails after
+      // max.block.ms, and Kafka does not answer either, so the relay waits until it does and
+      // re-sends then, on a fresh producer. (A record for a topic the producer already knows
+      // would instead wait in the producer, which retries it until Kafka is back: the batch
+      // would then fail only once the broker answers again.)
+      for (int i = 1; i <= 20; i++) {
+        write(
+            ledger,
+            List.of(
+                TestEvent.of("shipment", "s-" + (i % 3), i),
+                TestEvent.of("invoice", "n-" + (i % 2), i)));
       }
+      await().atMost(Duration.ofSeconds(60)).until(() -> relay.metrics().snapshot().retries() >= 1);
+      // Written while the re-send waits for Kafka: the aggregate published before the outage
+      // continues after it, in order.
+      for (int i = 2; i <= 6; i++) {
+        write(
+            ledger,
+            List.of(
+                TestEvent.of("order", "o-1", i), TestEvent.of("shipment", "s-" + (i % 3), 20 + i)));
+      }
+      broker.start();
+
+      Ledger.Result result = awaitAll(ledger, broker.bootstrapServers());
+      RelayMetrics.Snapshot metrics = relay.metrics().snapshot();
+      LOG.info(
+          "{}: {} resent {} retries {}",
+          name,
+          result.summary(),
+          metrics.resent(),
+          metrics.retries());
+      assertThat(result.lost()).as(result.summary()).isZero();
+      assertThat(result.outOfOrder()).as(result.summary()).isZero();
+      assertThat(result.mismatches()).as(result.summary()).isEmpty();
+      assertThat(result.duplicates()).as(result.summary()).isEqualTo((int) metrics.resent());
+      assertThat(relay.termination()).as("the relay kept running").isNotDone();
+    } finally {
+      relay.close();
     }
   }
 

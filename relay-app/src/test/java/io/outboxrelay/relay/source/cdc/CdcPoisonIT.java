@@ -153,9 +153,14 @@ class CdcPoisonIT {
 
   /** After the fix: every expected event once, in aggregate order. */
   private void assertPublishedOnceInOrder(Ledger ledger) {
-    reader().readUntil(ledger::allArrived, Duration.ofSeconds(90));
     Ledger.Result result =
-        ledger.check(reader().readAll(Duration.ofSeconds(2), Duration.ofSeconds(60)));
+        ledger.check(
+            reader()
+                .readUntilQuiet(
+                    ledger::allArrived,
+                    Duration.ofSeconds(90),
+                    Duration.ofSeconds(2),
+                    Duration.ofSeconds(60)));
     assertThat(result.lost()).as(result.summary()).isZero();
     assertThat(result.duplicates()).as(result.summary()).isZero();
     assertThat(result.outOfOrder()).as(result.summary()).isZero();

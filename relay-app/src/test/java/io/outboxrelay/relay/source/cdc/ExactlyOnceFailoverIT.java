@@ -139,9 +139,13 @@ class ExactlyOnceFailoverIT extends OwnMariaDbFaultTest {
         }
         writer.stop(Duration.ofSeconds(60));
       }
-      reader().readUntil(ledger::allArrived, Duration.ofSeconds(120));
       List<ConsumedRecord> records =
-          reader().readAll(Duration.ofSeconds(2), Duration.ofSeconds(60));
+          reader()
+              .readUntilQuiet(
+                  ledger::allArrived,
+                  Duration.ofSeconds(120),
+                  Duration.ofSeconds(2),
+                  Duration.ofSeconds(60));
       Ledger.Result result = ledger.check(records);
       StringBuilder delays = new StringBuilder();
       for (Fault f : faults) {

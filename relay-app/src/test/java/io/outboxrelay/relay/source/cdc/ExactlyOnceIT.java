@@ -16,6 +16,7 @@ import io.outboxrelay.testsupport.stack.TopicReader;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +31,27 @@ class ExactlyOnceIT extends OwnMariaDbFaultTest {
 
   private static final Logger LOG = LoggerFactory.getLogger(ExactlyOnceIT.class);
   private static final String ROLE = ".*\\] (leader \\(epoch|standby \\(holder).*";
+  private static KafkaBroker ownBroker;
+
+  /**
+   * The class's own broker for the tests that stop it, started on first use and again if a test
+   * left it stopped: the tests do not need a fresh one (each has its own topics), and a broker
+   * start costs seconds.
+   */
+  private static synchronized KafkaBroker ownBroker() {
+    if (ownBroker == null) {
+      ownBroker = KafkaBroker.builder().build();
+    }
+    return ownBroker.start();
+  }
+
+  @AfterAll
+  static synchronized void closeOwnBroker() {
+    if (ownBroker != null) {
+      ownBroker.close();
+      ownBroker = null;
+    }
+  }
 
   @Override
   protected String label() {
@@ -50,8 +72,12 @@ class ExactlyOnceIT extends OwnMariaDbFaultTest {
   /** Waits until every event of the ledger arrived on a broker, reads on until quiet, checks. */
   private Ledger.Result awaitAllOn(String bootstrapServers) {
     TopicReader reader = TopicReader.forPrefix(bootstrapServers, RelaySettings.topicPrefix(name));
-    reader.readUntil(ledger::allArrived, Duration.ofSeconds(120));
-    List<ConsumedRecord> records = reader.readAll(Duration.ofSeconds(2), Duration.ofSeconds(60));
+    List<ConsumedRecord> records =
+        reader.readUntilQuiet(
+            ledger::allArrived,
+            Duration.ofSeconds(120),
+            Duration.ofSeconds(2),
+            Duration.ofSeconds(60));
     Ledger.Result result = ledger.check(records);
     LOG.info("{}: {}", name, result.summary());
     return result;
@@ -75,52 +101,51 @@ class ExactlyOnceIT extends OwnMariaDbFaultTest {
    */
   @Test
   void aLoneRelayPublishesEveryEventOnceThroughKillsAFreezeAndOutages() throws Exception {
-    try (KafkaBroker broker = KafkaBroker.builder().start()) {
-      String servers = broker.bootstrapServers();
-      Path config = settings(servers).writeTo(dir.resolve("relay.properties"));
-      RelayProcess relay = RelayProcess.run("relay-1", dir, config);
-      StringBuilder starts = new StringBuilder();
-      try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 400, 40, 2)) {
-        for (int kill = 1; kill <= 2; kill++) {
-          awaitPublishedOn(servers, ledger.size() / 2 + 300);
-          relay.process().kill();
-          assertThat(relay.waitFor(Duration.ofSeconds(30))).isEqualTo(137);
-          relay = RelayProcess.run("relay-" + (kill + 1), dir, config);
-          starts.append(exactlyOnceLines(relay.log()));
-        }
+    KafkaBroker broker = ownBroker();
+    String servers = broker.bootstrapServers();
+    Path config = settings(servers).writeTo(dir.resolve("relay.properties"));
+    RelayProcess relay = RelayProcess.run("relay-1", dir, config);
+    StringBuilder starts = new StringBuilder();
+    try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 400, 40, 2)) {
+      for (int kill = 1; kill <= 2; kill++) {
         awaitPublishedOn(servers, ledger.size() / 2 + 300);
-        relay.process().pause();
-        Thread.sleep(5_000);
-        relay.process().resume();
-
-        awaitPublishedOn(servers, ledger.size() / 2 + 300);
-        broker.stop();
-        Thread.sleep(10_000);
-        broker.start();
-
-        awaitPublishedOn(servers, ledger.size() / 2 + 300);
-        server.stop();
-        Thread.sleep(5_000);
-        server.start();
-        awaitPublishedOn(servers, ledger.size() + 300);
-        writer.stop(Duration.ofSeconds(60));
+        relay.process().kill();
+        assertThat(relay.waitFor(Duration.ofSeconds(30))).isEqualTo(137);
+        relay = RelayProcess.run("relay-" + (kill + 1), dir, config);
+        starts.append(exactlyOnceLines(relay.log()));
       }
-      Ledger.Result result = awaitAllOn(servers);
-      assertThat(ledger.size()).isGreaterThan(3_000);
-      assertExactlyOnce(result);
-      LOG.info("{}: starts after the kills\n{}", name, starts);
-      // Each restart resumed where Kafka's records end: at Kafka's position, or at the database's
-      // where it was the same (the kill came after the database caught up).
-      assertThat(starts.toString().lines())
-          .hasSize(2)
-          .allMatch(
-              l ->
-                  l.contains("exactly-once: resuming at the position committed in Kafka")
-                      || l.contains("exactly-once: starting from the database's position")
-                          && l.contains(": the same ("));
-      relay.process().terminate();
-      assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
+      awaitPublishedOn(servers, ledger.size() / 2 + 300);
+      relay.process().pause();
+      Thread.sleep(5_000);
+      relay.process().resume();
+
+      awaitPublishedOn(servers, ledger.size() / 2 + 300);
+      broker.stop();
+      Thread.sleep(10_000);
+      broker.start();
+
+      awaitPublishedOn(servers, ledger.size() / 2 + 300);
+      server.stop();
+      Thread.sleep(5_000);
+      server.start();
+      awaitPublishedOn(servers, ledger.size() + 300);
+      writer.stop(Duration.ofSeconds(60));
     }
+    Ledger.Result result = awaitAllOn(servers);
+    assertThat(ledger.size()).isGreaterThan(3_000);
+    assertExactlyOnce(result);
+    LOG.info("{}: starts after the kills\n{}", name, starts);
+    // Each restart resumed where Kafka's records end: at Kafka's position, or at the database's
+    // where it was the same (the kill came after the database caught up).
+    assertThat(starts.toString().lines())
+        .hasSize(2)
+        .allMatch(
+            l ->
+                l.contains("exactly-once: resuming at the position committed in Kafka")
+                    || l.contains("exactly-once: starting from the database's position")
+                        && l.contains(": the same ("));
+    relay.process().terminate();
+    assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
   }
 
   /**
@@ -193,53 +218,52 @@ class ExactlyOnceIT extends OwnMariaDbFaultTest {
    */
   @Test
   void transactionsAbortedByABrokerRestartArePublishedOnceAfterwards() throws Exception {
-    try (KafkaBroker broker = KafkaBroker.builder().start()) {
-      String servers = broker.bootstrapServers();
-      Relay relay =
-          Relay.create(
-              settings(servers)
-                  // Records wait for Kafka 5 s at most: the outage outlasts that, so the
-                  // transaction in flight fails and is given up (aborted), its records sent again.
-                  .with("kafka.producer.delivery.timeout.ms", "5000")
-                  .with("kafka.producer.request.timeout.ms", "2000")
-                  .with("kafka.producer.max.block.ms", "2000")
-                  .with("cdc.retry.backoff.max", "1s")
-                  .parsedBy(Configs::parse));
-      try {
-        relay.start();
-        try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 300, 40, 2)) {
-          awaitPublishedOn(servers, 300);
-          broker.stop();
-          Thread.sleep(8_000);
-          broker.start();
-          awaitPublishedOn(servers, ledger.size() + 300);
-          writer.stop(Duration.ofSeconds(60));
-        }
-        Ledger.Result result = awaitAllOn(servers);
-        assertExactlyOnce(result);
-        double aborted =
-            relay
-                .metrics()
-                .registry()
-                .get(MetricNames.TRANSACTIONS)
-                .tag("outcome", "aborted")
-                .counter()
-                .count();
-        double committed =
-            relay
-                .metrics()
-                .registry()
-                .get(MetricNames.TRANSACTIONS)
-                .tag("outcome", "committed")
-                .counter()
-                .count();
-        LOG.info("{}: transactions committed {}, aborted {}", name, committed, aborted);
-        assertThat(aborted).as("transactions the outage aborted").isGreaterThanOrEqualTo(1);
-        assertThat(committed).isGreaterThan(1);
-        assertThat(relay.termination()).as("the relay kept running").isNotDone();
-      } finally {
-        relay.close();
+    KafkaBroker broker = ownBroker();
+    String servers = broker.bootstrapServers();
+    Relay relay =
+        Relay.create(
+            settings(servers)
+                // Records wait for Kafka 5 s at most: the outage outlasts that, so the
+                // transaction in flight fails and is given up (aborted), its records sent again.
+                .with("kafka.producer.delivery.timeout.ms", "5000")
+                .with("kafka.producer.request.timeout.ms", "2000")
+                .with("kafka.producer.max.block.ms", "2000")
+                .with("cdc.retry.backoff.max", "1s")
+                .parsedBy(Configs::parse));
+    try {
+      relay.start();
+      try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 300, 40, 2)) {
+        awaitPublishedOn(servers, 300);
+        broker.stop();
+        Thread.sleep(8_000);
+        broker.start();
+        awaitPublishedOn(servers, ledger.size() + 300);
+        writer.stop(Duration.ofSeconds(60));
       }
+      Ledger.Result result = awaitAllOn(servers);
+      assertExactlyOnce(result);
+      double aborted =
+          relay
+              .metrics()
+              .registry()
+              .get(MetricNames.TRANSACTIONS)
+              .tag("outcome", "aborted")
+              .counter()
+              .count();
+      double committed =
+          relay
+              .metrics()
+              .registry()
+              .get(MetricNames.TRANSACTIONS)
+              .tag("outcome", "committed")
+              .counter()
+              .count();
+      LOG.info("{}: transactions committed {}, aborted {}", name, committed, aborted);
+      assertThat(aborted).as("transactions the outage aborted").isGreaterThanOrEqualTo(1);
+      assertThat(committed).isGreaterThan(1);
+      assertThat(relay.termination()).as("the relay kept running").isNotDone();
+    } finally {
+      relay.close();
     }
   }
 }
