@@ -87,6 +87,8 @@ public final class KafkaBreaker implements AutoCloseable {
   /** WARN lines logged, for tests. */
   private int warnings;
 
+  private long closings; // how many times the breaker closed: Kafka answered after an outage
+
   /** The last probe made while the breaker was closed, under {@link #probing}. */
   private Instant lastProbe = Instant.MIN;
 
@@ -311,6 +313,17 @@ public final class KafkaBreaker implements AutoCloseable {
   }
 
   /** How many WARN lines the breaker has logged. */
+  /**
+   * How many times the breaker closed since it was created: a change tells a waiting sender that
+   * Kafka answered again meanwhile, so that it counts a new stall from now rather than from before
+   * the outage.
+   *
+   * @return the count
+   */
+  public synchronized long closings() {
+    return closings;
+  }
+
   synchronized int warnings() {
     return warnings;
   }
@@ -364,6 +377,7 @@ public final class KafkaBreaker implements AutoCloseable {
     state = State.CLOSED;
     prober = null;
     warned = false;
+    closings++;
     notifyAll();
   }
 

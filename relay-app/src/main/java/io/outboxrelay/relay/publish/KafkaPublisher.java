@@ -334,6 +334,7 @@ public final class KafkaPublisher implements AutoCloseable {
     private long waitStart;
     private long nextWarning;
     private long nextStallCheck;
+    private long closingsSeen; // the breaker's closings() when last looked at
 
     BatchSend(
         Producer<byte[], byte[]> inUse,
@@ -433,6 +434,7 @@ public final class KafkaPublisher implements AutoCloseable {
       waitStart = System.nanoTime();
       nextWarning = waitStart + FIRST_WARNING_NANOS;
       nextStallCheck = waitStart + STALL.toNanos();
+      closingsSeen = breaker == null ? 0 : breaker.closings();
       for (int i = 0; i < futures.size(); i++) {
         Future<RecordMetadata> f = futures.get(i);
         while (f != null && outcomes[i] == null) {
@@ -483,7 +485,19 @@ public final class KafkaPublisher implements AutoCloseable {
      * request at all, and opens the breaker when it does not.
      */
     private void openBreakerIfKafkaIsSilent() throws InterruptedException {
-      if (breaker != null && System.nanoTime() - nextStallCheck >= 0) {
+      if (breaker == null) {
+        return;
+      }
+      long closings = breaker.closings();
+      if (closings != closingsSeen) {
+        // Kafka answered again since the last look: a broker just back may still be electing its
+        // partition leaders, which the metadata probe would take for a new outage. A stall counts
+        // from now.
+        closingsSeen = closings;
+        nextStallCheck = System.nanoTime() + STALL.toNanos();
+        return;
+      }
+      if (System.nanoTime() - nextStallCheck >= 0) {
         nextStallCheck = System.nanoTime() + STALL.toNanos();
         if (!breaker.isOpen() && !breaker.answers(STALL_PROBE_BUDGET)) {
           breaker.open(
