@@ -19,33 +19,6 @@ public final class Sources {
       Secret password,
       String table,
       Duration connectTimeout) {
-    return of(
-        flavor,
-        host,
-        port,
-        database,
-        user,
-        password,
-        table,
-        connectTimeout,
-        ColumnMapping.DEFAULT,
-        "id",
-        Set.of());
-  }
-
-  /** A source with other column settings. */
-  public static SourceConfig of(
-      SourceFlavor flavor,
-      String host,
-      int port,
-      String database,
-      String user,
-      Secret password,
-      String table,
-      Duration connectTimeout,
-      ColumnMapping columns,
-      String sequenceColumn,
-      Set<String> requiredOptionalColumns) {
     return new SourceConfig(
         flavor,
         host,
@@ -55,12 +28,37 @@ public final class Sources {
         password,
         table,
         connectTimeout,
+        ColumnMapping.DEFAULT,
+        ColumnMapping.DEFAULT_SEQUENCE,
+        Set.of());
+  }
+
+  /**
+   * A MariaDB source ({@code h:3306/app}, table {@code outbox}) with other column settings.
+   *
+   * @param columns the column mapping
+   * @param sequenceColumn the ordering column
+   * @param requiredOptionalColumns the optional columns the file sets
+   */
+  public static SourceConfig mariaDb(
+      ColumnMapping columns, String sequenceColumn, Set<String> requiredOptionalColumns) {
+    return new SourceConfig(
+        SourceFlavor.MARIADB,
+        "h",
+        3306,
+        "app",
+        "u",
+        new Secret(""),
+        "outbox",
+        Duration.ofSeconds(1),
         columns,
         sequenceColumn,
         requiredOptionalColumns);
   }
 
-  /** A MariaDB source {@code app.outbox_events} on {@code h:3306}, for tests of statements. */
+  /**
+   * A source {@code app.outbox_events} on {@code h} at the flavor's port, for tests of statements.
+   */
   public static SourceConfig of(SourceFlavor flavor) {
     return of(
         flavor,

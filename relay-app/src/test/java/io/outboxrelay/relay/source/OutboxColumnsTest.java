@@ -3,7 +3,6 @@ package io.outboxrelay.relay.source;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.outboxrelay.relay.config.RelayMode;
-import io.outboxrelay.relay.config.SourceFlavor;
 import io.outboxrelay.relay.source.OutboxColumns.Column;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -169,18 +168,7 @@ class OutboxColumnsTest {
 
   private static io.outboxrelay.relay.config.SourceConfig source(
       io.outboxrelay.router.ColumnMapping columns, String sequence, java.util.Set<String> given) {
-    return io.outboxrelay.relay.config.Sources.of(
-        SourceFlavor.MARIADB,
-        "h",
-        3306,
-        "app",
-        "u",
-        new io.outboxrelay.relay.config.Secret(""),
-        "outbox",
-        java.time.Duration.ofSeconds(1),
-        columns,
-        sequence,
-        given);
+    return io.outboxrelay.relay.config.Sources.mariaDb(columns, sequence, given);
   }
 
   /** Debezium's documented table, as MariaDB's catalog describes it. */

@@ -12,6 +12,7 @@ import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
+import io.outboxrelay.testsupport.stack.ClassBroker;
 import io.outboxrelay.testsupport.stack.ConsumedRecord;
 import io.outboxrelay.testsupport.stack.KafkaBroker;
 import io.outboxrelay.testsupport.stack.LocalStack;
@@ -46,31 +47,16 @@ class CdcFaultIT {
   private static final Logger LOG = LoggerFactory.getLogger(CdcFaultIT.class);
   private static final int BATCH = 500;
   private static final AtomicInteger TESTS = new AtomicInteger();
-  private static KafkaBroker ownBroker;
+  private static final ClassBroker OWN_BROKER = new ClassBroker();
 
   @TempDir Path dir;
   private OutboxDatabase db;
   private String name;
   private ExecutorService writerPool;
 
-  /**
-   * The class's own broker for the tests that stop it, started on first use and again if a test
-   * left it stopped: the tests do not need a fresh one (each has its own topics), and a broker
-   * start costs seconds.
-   */
-  private static synchronized KafkaBroker ownBroker() {
-    if (ownBroker == null) {
-      ownBroker = KafkaBroker.builder().build();
-    }
-    return ownBroker.start();
-  }
-
   @AfterAll
-  static synchronized void closeOwnBroker() {
-    if (ownBroker != null) {
-      ownBroker.close();
-      ownBroker = null;
-    }
+  static void closeOwnBroker() {
+    OWN_BROKER.close(); // the tests that stop it share it: see ClassBroker
   }
 
   @BeforeEach
@@ -193,7 +179,7 @@ class CdcFaultIT {
 
   @Test
   void recoversByItselfWhenTheBrokerIsDownForTwentySecondsUnderLoad() throws Exception {
-    KafkaBroker broker = ownBroker();
+    KafkaBroker broker = OWN_BROKER.started();
     Ledger ledger = new Ledger(RelaySettings.topicPrefix(name));
     Relay relay =
         Relay.create(
@@ -226,7 +212,7 @@ class CdcFaultIT {
 
   @Test
   void retriesSendsThatFailWhileTheBrokerIsDownAndKeepsTheirOrder() throws Exception {
-    KafkaBroker broker = ownBroker();
+    KafkaBroker broker = OWN_BROKER.started();
     Ledger ledger = new Ledger(RelaySettings.topicPrefix(name));
     Relay relay =
         Relay.create(

@@ -10,6 +10,7 @@ import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.SteadyWriter;
+import io.outboxrelay.testsupport.stack.ClassBroker;
 import io.outboxrelay.testsupport.stack.ConsumedRecord;
 import io.outboxrelay.testsupport.stack.KafkaBroker;
 import io.outboxrelay.testsupport.stack.TopicReader;
@@ -31,26 +32,11 @@ class ExactlyOnceIT extends OwnMariaDbFaultTest {
 
   private static final Logger LOG = LoggerFactory.getLogger(ExactlyOnceIT.class);
   private static final String ROLE = ".*\\] (leader \\(epoch|standby \\(holder).*";
-  private static KafkaBroker ownBroker;
-
-  /**
-   * The class's own broker for the tests that stop it, started on first use and again if a test
-   * left it stopped: the tests do not need a fresh one (each has its own topics), and a broker
-   * start costs seconds.
-   */
-  private static synchronized KafkaBroker ownBroker() {
-    if (ownBroker == null) {
-      ownBroker = KafkaBroker.builder().build();
-    }
-    return ownBroker.start();
-  }
+  private static final ClassBroker OWN_BROKER = new ClassBroker();
 
   @AfterAll
-  static synchronized void closeOwnBroker() {
-    if (ownBroker != null) {
-      ownBroker.close();
-      ownBroker = null;
-    }
+  static void closeOwnBroker() {
+    OWN_BROKER.close(); // the tests that stop it share it: see ClassBroker
   }
 
   @Override
@@ -101,7 +87,7 @@ class ExactlyOnceIT extends OwnMariaDbFaultTest {
    */
   @Test
   void aLoneRelayPublishesEveryEventOnceThroughKillsAFreezeAndOutages() throws Exception {
-    KafkaBroker broker = ownBroker();
+    KafkaBroker broker = OWN_BROKER.started();
     String servers = broker.bootstrapServers();
     Path config = settings(servers).writeTo(dir.resolve("relay.properties"));
     RelayProcess relay = RelayProcess.run("relay-1", dir, config);
@@ -218,7 +204,7 @@ class ExactlyOnceIT extends OwnMariaDbFaultTest {
    */
   @Test
   void transactionsAbortedByABrokerRestartArePublishedOnceAfterwards() throws Exception {
-    KafkaBroker broker = ownBroker();
+    KafkaBroker broker = OWN_BROKER.started();
     String servers = broker.bootstrapServers();
     Relay relay =
         Relay.create(

@@ -84,18 +84,7 @@ class OutboxStatementsTest {
             "tracingspancontext",
             io.outboxrelay.router.HeaderPlacement.parseList("timestamp:header:eventTimestamp"));
     io.outboxrelay.relay.config.SourceConfig source =
-        io.outboxrelay.relay.config.Sources.of(
-            io.outboxrelay.relay.config.SourceFlavor.MARIADB,
-            "h",
-            3306,
-            "app",
-            "u",
-            new io.outboxrelay.relay.config.Secret(""),
-            "outbox",
-            java.time.Duration.ofSeconds(1),
-            debezium,
-            "relay_seq",
-            java.util.Set.of());
+        io.outboxrelay.relay.config.Sources.mariaDb(debezium, "relay_seq", java.util.Set.of());
     java.util.Map<String, io.outboxrelay.relay.source.OutboxColumns.Column> table =
         new java.util.LinkedHashMap<>();
     for (String[] c :
