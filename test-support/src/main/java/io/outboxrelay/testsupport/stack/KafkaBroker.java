@@ -169,8 +169,17 @@ public final class KafkaBroker extends ChildService<KafkaBroker> {
 
   private boolean allPartitionsLed(Admin admin, String topic)
       throws InterruptedException, ExecutionException, TimeoutException {
-    TopicDescription description =
-        admin.describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic);
+    TopicDescription description;
+    try {
+      description =
+          admin.describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
+        // Created, but the broker's metadata cache has not caught up with the controller yet.
+        return false;
+      }
+      throw e;
+    }
     return description.partitions().stream().allMatch(partition -> partition.leader() != null);
   }
 

@@ -23,10 +23,12 @@ import org.slf4j.LoggerFactory;
  * this marks the client as having received something {@link #SLACK} from now (its private {@code
  * eventLastSeen}, the clock its keepalive check reads). The mark lies ahead so that a stall of the
  * whole process (a long GC pause, a starved CPU) that delays this thread past the client's interval
- * does not count as silence: the client's check runs first when both wake. As soon as there is room
- * the reader reads again, its next event sets the clock to the truth, and the client's own check
- * applies unchanged, so a server that went away meanwhile is still noticed, 3-8 s after the queue
- * drained.
+ * does not count as silence: the client's check runs first when both wake. The marks go on for
+ * {@link #HOLD} after the queue was last full: when Kafka comes back, the relay catches up with a
+ * burst of sends and the restarted broker competes for the CPU, and a reader slow to get going
+ * again in that moment (seen once under a loaded test machine: a reconnect as the queue began to
+ * drain) must not be taken for a silent server either. After that the client's own check applies
+ * unchanged, so a server that went away meanwhile is still noticed, 3-11 s after the queue drained.
  *
  * <p>It writes one private field of the binlog client by reflection (mysql-binlog-connector-java
  * 0.40, which Debezium 3.5.0 uses). When it is missing, {@link #install} returns empty and the
@@ -45,6 +47,9 @@ final class BackpressureKeepalive implements AutoCloseable {
    * interval plus this much is not taken for a silent server.
    */
   static final Duration SLACK = Duration.ofSeconds(2);
+
+  /** How long after the queue was last full its reader is still given the benefit of the doubt. */
+  static final Duration HOLD = Duration.ofSeconds(5);
 
   private final ScheduledExecutorService timer;
 
@@ -75,7 +80,8 @@ final class BackpressureKeepalive implements AutoCloseable {
   }
 
   /**
-   * Starts keeping a binlog client's receipt clock current while a queue is full.
+   * Starts keeping a binlog client's receipt clock current while a queue is full, and for {@link
+   * #HOLD} after.
    *
    * @param client the binlog client
    * @param queueFull whether the queue is full
@@ -92,11 +98,16 @@ final class BackpressureKeepalive implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
+    long[] lastFullAt = {Long.MIN_VALUE}; // the timer's own: one thread reads and writes it
     timer.scheduleWithFixedDelay(
         () -> {
+          long now = System.currentTimeMillis();
           if (queueFull.getAsBoolean()) {
+            lastFullAt[0] = now;
+          }
+          if (lastFullAt[0] != Long.MIN_VALUE && now - lastFullAt[0] <= HOLD.toMillis()) {
             try {
-              lastSeen.setLong(client, System.currentTimeMillis() + SLACK.toMillis());
+              lastSeen.setLong(client, now + SLACK.toMillis());
             } catch (IllegalAccessException | RuntimeException e) {
               LOG.debug("could not mark the binlog client's last receipt", e);
             }

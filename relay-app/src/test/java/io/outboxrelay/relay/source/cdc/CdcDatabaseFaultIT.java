@@ -231,15 +231,30 @@ class CdcDatabaseFaultIT extends OwnMariaDbFaultTest {
    * connection lines, leadership, warnings and errors (the whole log is too long for a report).
    */
   private static String binlogAndLeadershipLines(String log) {
-    return log.lines()
-        .filter(
-            l ->
-                l.contains("binlog")
-                    || l.contains("Keepalive")
-                    || l.contains("LeaderElection")
-                    || l.contains(" WARN ")
-                    || l.contains(" ERROR "))
-        .map(l -> l.length() > 300 ? l.substring(0, 300) + "..." : l)
-        .collect(java.util.stream.Collectors.joining("\n", "\n", "\n"));
+    List<String> lines = log.lines().toList();
+    int stopped = -1;
+    for (int i = 0; i < lines.size() && stopped < 0; i++) {
+      if (lines.get(i).contains("Stopped reading binlog")) {
+        stopped = i;
+      }
+    }
+    // Everything the relay said just before the client stopped reading: what it was doing then.
+    String before =
+        stopped < 0
+            ? ""
+            : lines.subList(Math.max(0, stopped - 40), stopped + 1).stream()
+                .map(l -> l.length() > 300 ? l.substring(0, 300) + "..." : l)
+                .collect(java.util.stream.Collectors.joining("\n", "\nbefore it stopped:\n", "\n"));
+    return before
+        + log.lines()
+            .filter(
+                l ->
+                    l.contains("binlog")
+                        || l.contains("Keepalive")
+                        || l.contains("LeaderElection")
+                        || l.contains(" WARN ")
+                        || l.contains(" ERROR "))
+            .map(l -> l.length() > 300 ? l.substring(0, 300) + "..." : l)
+            .collect(java.util.stream.Collectors.joining("\n", "\n", "\n"));
   }
 }
