@@ -96,6 +96,29 @@ public final class Bench {
 
   private Bench() {}
 
+  /**
+   * The prefix of system properties passed to the broker, e.g. {@code
+   * -D<prefix>log.flush.interval.messages=1}.
+   */
+  static final String BROKER_PROPERTY_PREFIX = "outbox.bench.broker.";
+
+  /**
+   * The bench's broker: 768 MiB of heap, and every system property named {@link
+   * #BROKER_PROPERTY_PREFIX}{@code <key>} as broker setting {@code <key>} (a broker that flushes
+   * each append, for instance, to see what slower appends and commits cost).
+   */
+  private static KafkaBroker.Builder broker() {
+    KafkaBroker.Builder b = KafkaBroker.builder().heap("768m");
+    for (String name : System.getProperties().stringPropertyNames()) {
+      if (name.startsWith(BROKER_PROPERTY_PREFIX)) {
+        String key = name.substring(BROKER_PROPERTY_PREFIX.length());
+        System.err.println("broker setting " + key + "=" + System.getProperty(name));
+        b.brokerProperty(key, System.getProperty(name));
+      }
+    }
+    return b;
+  }
+
   public static void main(String[] args) throws Exception {
     BenchOptions o = BenchOptions.parse(args);
     if (o.help) {
@@ -113,7 +136,7 @@ public final class Bench {
             + ")...");
     try (MariaDbServer mariaDb =
             MariaDbServer.builder().bufferPoolSize("512M").binlogRowImage(o.rowImage).start();
-        KafkaBroker kafka = kafkaNeeded ? KafkaBroker.builder().heap("768m").start() : null) {
+        KafkaBroker kafka = kafkaNeeded ? broker().start() : null) {
       BenchEnv env = new BenchEnv(mariaDb, kafka, work, o.relayEnv, o.relaySettings);
       runThroughputGroups(o, env, table);
       runRecoveryAndApplicationGroups(o, env, table);
