@@ -10,7 +10,6 @@ import io.outboxrelay.relay.source.SourceConnections;
 import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.relay.source.cdc.leader.RivalLeadership;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -28,11 +27,13 @@ import org.slf4j.LoggerFactory;
  * Startup checks for CDC mode, run as the relay's own database user before the engine starts. Each
  * missing thing becomes one line saying what to change: binlog enabled, {@code binlog_format=ROW},
  * {@code binlog_row_image=FULL}, durable binlog settings, the replication grants, read access to
- * the outbox table, its columns and their types, and access to the position tables. A wrong
- * password or a host that does not resolve is one of these problems too, and so is a table that is
- * polling's ({@link ModeOwnership}): handed to polling, published from by a polling relay, or
- * served by polling and never handed to CDC; and a live leadership of this relay in another leases
- * table ({@link RivalLeadership}: replicas that disagree on {@code cdc.leader.table}). Stateless.
+ * the outbox table, its columns and their types, and access to the position tables. A table that is
+ * polling's ({@link ModeOwnership}) is one of these problems too: handed to polling, published from
+ * by a polling relay, or served by polling and never handed to CDC; and so is a live leadership of
+ * this relay in another leases table ({@link RivalLeadership}: replicas that disagree on {@code
+ * cdc.leader.table}). The checks run on the connection the start waited for ({@link
+ * io.outboxrelay.relay.source.StartSequence}), which has already turned a wrong password or a host
+ * that does not resolve into a problem ({@link SourceConnections#awaitOpen}). Stateless.
  */
 final class BinlogPreflight {
 
@@ -46,55 +47,43 @@ final class BinlogPreflight {
   /**
    * Runs the checks.
    *
+   * @param c a connection as the relay's user, auto-commit on; the caller's, which closes it
    * @param source the source settings
    * @param cdc the CDC settings
    * @param relayName the relay's {@code relay.name}
    * @return problems (the relay must not start) and warnings
-   * @throws SQLException when the database cannot be reached at all
+   * @throws SQLException when the database fails during the checks
    */
-  static Result check(SourceConfig source, CdcConfig cdc, String relayName) throws SQLException {
+  static Result check(Connection c, SourceConfig source, CdcConfig cdc, String relayName)
+      throws SQLException {
     List<String> problems = new ArrayList<>();
     List<String> warnings = new ArrayList<>();
-    Connection connection;
-    try {
-      connection =
-          DriverManager.getConnection(source.jdbcUrl(), source.user(), source.password().reveal());
-    } catch (SQLException e) {
-      // A refused user or a host that does not resolve is the configuration's fault: exit 2.
-      String problem = SourceConnections.configurationProblem(source, e);
-      if (problem == null) {
-        throw e;
+    checkBinlog(c, source, cdc, problems, warnings);
+    checkGrants(c, source, problems);
+    Set<String> columns = checkOutboxTable(c, source, problems);
+    checkStorageTable(c, source, cdc.offsetsTable(), problems);
+    checkStorageTable(c, source, cdc.schemaHistoryTable(), problems);
+    // Leadership: taken with INSERT, renewed, handed over and given up with UPDATE.
+    checkStorageTable(
+        c,
+        source,
+        cdc.leaderTable(),
+        "UPDATE %s SET renewed_at = renewed_at WHERE 1 = 0",
+        "UPDATE",
+        problems);
+    checkRetentionColumns(source, cdc, columns, problems);
+    if (!cdc.retention().isZero()
+        && columns.contains(source.sequenceColumn().toLowerCase(Locale.ROOT))) {
+      // Retention deletes published rows by their sequence values.
+      String notUnique =
+          OutboxColumns.sequenceUniquenessProblem(
+              c, source, source.database() + "." + source.table());
+      if (notUnique != null) {
+        problems.add(notUnique);
       }
-      return new Result(List.of(problem), warnings);
     }
-    try (Connection c = connection) {
-      checkBinlog(c, source, cdc, problems, warnings);
-      checkGrants(c, source, problems);
-      Set<String> columns = checkOutboxTable(c, source, problems);
-      checkStorageTable(c, source, cdc.offsetsTable(), problems);
-      checkStorageTable(c, source, cdc.schemaHistoryTable(), problems);
-      // Leadership: taken with INSERT, renewed, handed over and given up with UPDATE.
-      checkStorageTable(
-          c,
-          source,
-          cdc.leaderTable(),
-          "UPDATE %s SET renewed_at = renewed_at WHERE 1 = 0",
-          "UPDATE",
-          problems);
-      checkRetentionColumns(source, cdc, columns, problems);
-      if (!cdc.retention().isZero()
-          && columns.contains(source.sequenceColumn().toLowerCase(Locale.ROOT))) {
-        // Retention deletes published rows by their sequence values.
-        String notUnique =
-            OutboxColumns.sequenceUniquenessProblem(
-                c, source, source.database() + "." + source.table());
-        if (notUnique != null) {
-          problems.add(notUnique);
-        }
-      }
-      if (problems.isEmpty()) {
-        checkOwnership(c, source, cdc, relayName, columns, problems, warnings);
-      }
+    if (problems.isEmpty()) {
+      checkOwnership(c, source, cdc, relayName, columns, problems, warnings);
     }
     return new Result(problems, warnings);
   }

@@ -17,6 +17,7 @@ import io.outboxrelay.relay.publish.TopicLimits;
 import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.SourceConnections;
 import io.outboxrelay.relay.source.SqlDialect;
+import io.outboxrelay.relay.source.StartSequence;
 import io.outboxrelay.relay.source.cdc.leader.LeaderElection;
 import io.outboxrelay.relay.source.cdc.leader.LeadershipStore;
 import io.outboxrelay.relay.source.cdc.leader.RivalLeadership;
@@ -121,27 +122,16 @@ public final class CdcSource implements OutboxSource {
     CdcConfig cdc = config.cdc();
     // The DDL parser warms up while the checks run, so that the engine's first parse is quick.
     DdlParserWarmUp warmUp = DdlParserWarmUp.start(SqlDialect.of(config.source().flavor()));
+    Optional<Boolean> checked;
     try {
-      // A database that does not answer yet is waited for, not a reason to exit.
-      Connection reachable =
-          SourceConnections.awaitOpen(
-              config.source(),
-              config.resolveTimeout(),
-              context,
-              metrics.health(),
-              () -> state.get() != State.RUNNING);
-      if (reachable == null) {
-        return; // stopped while waiting
-      }
-      SourceConnections.closeQuietly(reachable);
-      runPreflight(context, cdc);
-      warmUp.snapshotAhead(checkStoredPosition(context));
+      checked =
+          new StartSequence(config, metrics.health(), kafka, LOG)
+              .run(() -> state.get() != State.RUNNING, (c, report) -> runChecks(c, report, warmUp));
     } finally {
       warmUp.snapshotAhead(false); // no-op once told; after a failed check no engine follows
     }
-    // The engine would only queue events for a Kafka that does not answer.
-    if (!kafka.awaitClosed(() -> state.get() == State.RUNNING)) {
-      return;
+    if (checked.isEmpty()) {
+      return; // stopped while waiting for the database or for Kafka
     }
     OutageLog outages =
         BinlogConnectionWatch.sourceOutages(
@@ -315,21 +305,27 @@ public final class CdcSource implements OutboxSource {
     }
   }
 
-  private void runPreflight(String context, CdcConfig cdc) throws StartupCheckException {
-    BinlogPreflight.Result result;
+  /**
+   * CDC's startup checks, on the connection the start waited for: the {@link BinlogPreflight}
+   * checks, then the stored position's, which tells the warm-up whether a snapshot follows. A
+   * failed check stops the source: no engine follows.
+   *
+   * @return whether a schema snapshot follows (no stored position)
+   */
+  private Boolean runChecks(Connection c, StartSequence.Report report, DdlParserWarmUp warmUp)
+      throws StartupCheckException, SQLException {
     try {
-      result = BinlogPreflight.check(config.source(), cdc, config.name());
-    } catch (SQLException e) {
+      BinlogPreflight.Result result =
+          BinlogPreflight.check(c, config.source(), config.cdc(), config.name());
+      result.warnings().forEach(report::warn);
+      report.refuse(result.problems());
+    } catch (StartupCheckException | SQLException e) {
       state.set(State.STOPPED);
-      throw SourceConnections.cannotConnect(config.source(), e);
+      throw e;
     }
-    for (String warning : result.warnings()) {
-      LOG.warn("[{}] {}", context, warning);
-    }
-    if (!result.problems().isEmpty()) {
-      state.set(State.STOPPED);
-      throw new StartupCheckException(result.problems());
-    }
+    boolean snapshot = checkStoredPosition(config.logContext());
+    warmUp.snapshotAhead(snapshot);
+    return snapshot;
   }
 
   private void onEngineCompletion(

@@ -13,8 +13,8 @@ import io.outboxrelay.relay.publish.KafkaPublisher;
 import io.outboxrelay.relay.source.IdleTransactionBound;
 import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.RowLayout;
-import io.outboxrelay.relay.source.SourceConnections;
 import io.outboxrelay.relay.source.SqlDialect;
+import io.outboxrelay.relay.source.StartSequence;
 import io.outboxrelay.relay.versions.VersionWatch;
 import io.outboxrelay.router.EventRouter;
 import java.sql.Connection;
@@ -124,41 +124,13 @@ public final class PollingSource implements OutboxSource {
   public synchronized void start() throws StartupCheckException, InterruptedException {
     PollingConfig polling = config.polling();
     String context = config.logContext();
-    // A database that does not answer yet is waited for, not a reason to exit.
-    Connection first =
-        SourceConnections.awaitOpen(
-            config.source(), config.resolveTimeout(), context, metrics.health(), stopped::get);
-    if (first == null) {
-      return; // stopped while waiting
+    Optional<RowLayout> checked =
+        new StartSequence(config, metrics.health(), kafka, LOG)
+            .run(stopped::get, (c, report) -> runChecks(c, report, context));
+    if (checked.isEmpty()) {
+      return; // stopped while waiting for the database or for Kafka
     }
-    try (Connection c = first) {
-      c.setAutoCommit(false);
-      List<String> problems = PollingPreflight.check(c, dialect, config.source(), polling);
-      if (!problems.isEmpty()) {
-        throw new StartupCheckException(problems);
-      }
-      layout = RowLayout.of(config.source(), OutboxColumns.read(c, config.source()));
-      Optional<String> ownership =
-          PollingPreflight.ownershipProblem(c, dialect, config.source(), context);
-      if (ownership.isPresent()) {
-        throw new StartupCheckException(List.of(ownership.get()));
-      }
-      try {
-        for (String advice : PollingPreflight.advice(c, dialect, config.source())) {
-          LOG.warn("[{}] {}", context, advice);
-        }
-      } catch (SQLException e) {
-        // Advice only: a user who may not read information_schema runs all the same.
-        LOG.debug(
-            "[{}] could not check the outbox table's column layout: {}", context, e.toString());
-      }
-    } catch (SQLException e) {
-      throw SourceConnections.cannotConnect(config.source(), e);
-    }
-    // Claimed events would only wait for Kafka, holding their leases: claim once it has answered.
-    if (!kafka.awaitClosed(() -> !stopped.get())) {
-      return;
-    }
+    layout = checked.get();
     EventRouter router = config.eventRouter();
     // One watch for every worker: an aggregate's events may be claimed by any of them.
     VersionWatch versions = VersionWatch.of(config.versionCheck(), metrics, context);
@@ -220,6 +192,30 @@ public final class PollingSource implements OutboxSource {
         LeaseKeeper.period(polling.lease()).toMillis(),
         polling.ordering().name().toLowerCase(java.util.Locale.ROOT));
     LOG.info("[{}] reading {}", context, layout.describe());
+  }
+
+  /**
+   * Polling's startup checks, on the connection the start waited for (in a transaction): the table
+   * and its columns, then whether a CDC relay owns it; its advice is logged as warnings.
+   *
+   * @return how the rows are read
+   */
+  private RowLayout runChecks(Connection c, StartSequence.Report report, String context)
+      throws StartupCheckException, SQLException {
+    c.setAutoCommit(false);
+    report.refuse(PollingPreflight.check(c, dialect, config.source(), config.polling()));
+    RowLayout rows = RowLayout.of(config.source(), OutboxColumns.read(c, config.source()));
+    report.refuse(
+        PollingPreflight.ownershipProblem(c, dialect, config.source(), context).stream().toList());
+    try {
+      for (String advice : PollingPreflight.advice(c, dialect, config.source())) {
+        report.warn(advice);
+      }
+    } catch (SQLException e) {
+      // Advice only: a user who may not read information_schema runs all the same.
+      LOG.debug("[{}] could not check the outbox table's column layout: {}", context, e.toString());
+    }
+    return rows;
   }
 
   private void fail(RelayFailure failure) {
