@@ -15,18 +15,24 @@ import java.util.regex.Pattern;
  * per-batch figures it has, and they reach only this line, not its {@code /metrics}.
  *
  * @param atMillis when the line was logged (the relay's wall clock, read in this JVM's time zone)
+ * @param intervalMillis the interval the line covers, ending when it was logged (whole seconds)
  * @param published events published in the interval
  * @param batches batches in the interval
  * @param acknowledgeMillis average send → last acknowledgement per batch (NaN without batches)
  * @param commitMillis average commit (polling: finish) per batch (NaN without batches)
  */
 record RelayStatsLine(
-    long atMillis, long published, long batches, double acknowledgeMillis, double commitMillis) {
+    long atMillis,
+    long intervalMillis,
+    long published,
+    long batches,
+    double acknowledgeMillis,
+    double commitMillis) {
 
   private static final Pattern LINE =
       Pattern.compile(
           "^(\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}) .* StatsReporter - .*published"
-              + " (\\d+) events in \\d+s \\([\\d.]+/s; (?:no batches|(\\d+) batches, avg ([\\d.]+)"
+              + " (\\d+) events in (\\d+)s \\([\\d.]+/s; (?:no batches|(\\d+) batches, avg ([\\d.]+)"
               + " ms to acknowledge, ([\\d.]+) ms to commit)\\)");
 
   /**
@@ -42,16 +48,18 @@ record RelayStatsLine(
       if (m.find()) {
         long at = LocalDateTime.parse(m.group(1)).atZone(zone).toInstant().toEpochMilli();
         long published = Long.parseLong(m.group(2));
-        if (m.group(3) == null) {
-          lines.add(new RelayStatsLine(at, published, 0, Double.NaN, Double.NaN));
+        long interval = Long.parseLong(m.group(3)) * 1000;
+        if (m.group(4) == null) {
+          lines.add(new RelayStatsLine(at, interval, published, 0, Double.NaN, Double.NaN));
         } else {
           lines.add(
               new RelayStatsLine(
                   at,
+                  interval,
                   published,
-                  Long.parseLong(m.group(3)),
-                  Double.parseDouble(m.group(4)),
-                  Double.parseDouble(m.group(5))));
+                  Long.parseLong(m.group(4)),
+                  Double.parseDouble(m.group(5)),
+                  Double.parseDouble(m.group(6))));
         }
       }
     }
@@ -59,10 +67,13 @@ record RelayStatsLine(
   }
 
   /**
-   * The lines logged in {@code [fromMillis, toMillis)} taken together: their events and batches
-   * summed, the per-batch averages weighted by batches.
+   * The lines whose interval's middle lies in {@code [fromMillis, toMillis)} taken together: their
+   * events and batches summed, the per-batch averages weighted by batches. The relay's intervals
+   * run from its start, not from the caller's: by the middle, each line goes to the window that
+   * holds most of its interval.
    *
-   * @return the sum, or null when no line was logged then
+   * @return the sum, covering {@code toMillis - fromMillis}, or null when no line's middle lies
+   *     there
    */
   static RelayStatsLine between(List<RelayStatsLine> lines, long fromMillis, long toMillis) {
     long published = 0;
@@ -71,7 +82,8 @@ record RelayStatsLine(
     double commit = 0;
     boolean any = false;
     for (RelayStatsLine l : lines) {
-      if (l.atMillis >= fromMillis && l.atMillis < toMillis) {
+      long middle = l.atMillis - l.intervalMillis / 2;
+      if (middle >= fromMillis && middle < toMillis) {
         any = true;
         published += l.published;
         if (l.batches > 0) {
@@ -84,9 +96,11 @@ record RelayStatsLine(
     if (!any) {
       return null;
     }
+    long covered = toMillis - fromMillis;
     return batches == 0
-        ? new RelayStatsLine(toMillis, published, 0, Double.NaN, Double.NaN)
-        : new RelayStatsLine(toMillis, published, batches, ack / batches, commit / batches);
+        ? new RelayStatsLine(toMillis, covered, published, 0, Double.NaN, Double.NaN)
+        : new RelayStatsLine(
+            toMillis, covered, published, batches, ack / batches, commit / batches);
   }
 
   /** Events per batch; NaN without batches. */

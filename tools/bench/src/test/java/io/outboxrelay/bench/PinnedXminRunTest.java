@@ -75,7 +75,7 @@ class PinnedXminRunTest {
               20_000,
               Map.of("a", 5_000L),
               id -> 5_010L,
-              List.of(new RelayStatsLine(9_000, 10, 2, 1.0, 2.5)),
+              List.of(new RelayStatsLine(9_000, 1_000, 10, 2, 1.0, 2.5)),
               List.of("a note")));
     }
     table.note("a table note");
@@ -134,12 +134,18 @@ class PinnedXminRunTest {
     assertThat(lines.get(0).batches()).isZero();
     assertThat(lines.get(1).atMillis() - lines.get(0).atMillis()).isEqualTo(10_001);
     assertThat(lines.get(1).eventsPerBatch()).isEqualTo(25.0);
+    // by the middles of their intervals: 12:33:26.500 and 12:33:36.500; the first's is its end
     RelayStatsLine both =
-        RelayStatsLine.between(lines, lines.get(1).atMillis(), lines.get(2).atMillis() + 1);
+        RelayStatsLine.between(lines, lines.get(1).atMillis() - 10_000, lines.get(2).atMillis());
     assertThat(both.published()).isEqualTo(20_000);
     assertThat(both.batches()).isEqualTo(500);
     assertThat(both.commitMillis()).isEqualTo(2.0); // (400 × 1.0 + 100 × 6.0) / 500
     assertThat(RelayStatsLine.between(lines, 0, lines.get(0).atMillis())).isNull();
+    // a window from the second line's end: that line lies mostly before it, the third in it
+    assertThat(
+            RelayStatsLine.between(lines, lines.get(1).atMillis(), lines.get(2).atMillis())
+                .batches())
+        .isEqualTo(100);
   }
 
   @Test
