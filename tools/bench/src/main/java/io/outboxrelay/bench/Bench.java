@@ -19,16 +19,17 @@ import java.util.Set;
  * [--server-version V] [--server-java JDK] [--server-heap SIZE] [--server-set KEY=VALUE]
  * [--relay-env KEY=VALUE] [--relay-set KEY=VALUE] [--profile DIR] [--switch-flush-ms
  * 1000,10000,60000] [--switch-rate 200] [--switch-seconds 10] [--guarantees
- * at-least-once,exactly-once] [--guarantee-rounds N] [--guarantee-fault-runs N] [--help]}, groups
- * {@link #GROUPS} (all by default). {@code --events} is the relay's backlog (raw, cdc,
- * polling-drain, peers), {@code --drain-workers} the polling drains' worker counts (repeat one to
- * see the spread), {@code --rate} and {@code --seconds} its steady load (cdc, polling-latency,
- * peers). The recovery group injects each fault of {@link RecoveryBench#faults()} (or those named)
- * under {@code --recovery-rate} events/s, with {@code --recovery-seconds} of load before and after
- * it, then kills a CDC leader {@code --takeovers} times (0: not at all) for its standby to take
- * over ({@link TakeoverBench}). The cdc group also starts the relay {@code --cdc-starts} more times
- * on a small backlog (3; 0: none), from the distribution and from its {@code dist.tar.gz} unpacked
- * in the work directory, alternated ({@link CdcStarts}), and writes one transaction of {@code
+ * at-least-once,exactly-once] [--guarantee-rounds N] [--guarantee-fault-runs N] [--pin-minutes M |
+ * --pin-seconds S] [--sample-seconds S] [--vacuum-stand-in true|false] [--help]}, groups {@link
+ * #GROUPS} (all by default). {@code --events} is the relay's backlog (raw, cdc, polling-drain,
+ * peers), {@code --drain-workers} the polling drains' worker counts (repeat one to see the spread),
+ * {@code --rate} and {@code --seconds} its steady load (cdc, polling-latency, peers). The recovery
+ * group injects each fault of {@link RecoveryBench#faults()} (or those named) under {@code
+ * --recovery-rate} events/s, with {@code --recovery-seconds} of load before and after it, then
+ * kills a CDC leader {@code --takeovers} times (0: not at all) for its standby to take over ({@link
+ * TakeoverBench}). The cdc group also starts the relay {@code --cdc-starts} more times on a small
+ * backlog (3; 0: none), from the distribution and from its {@code dist.tar.gz} unpacked in the work
+ * directory, alternated ({@link CdcStarts}), and writes one transaction of {@code
  * --big-transaction} rows (50,000; 0: none). With {@code --headers N} (0: off) it then drains the
  * same backlog twice more, without application headers and with N per event, a traceparent among
  * them, and shows the two rows ({@link CdcHeadersDrain}). The writer group ({@link WriterBench})
@@ -49,8 +50,13 @@ import java.util.Set;
  * of {@code --events}, then {@code --rate} for {@code --seconds}, read by a {@code read_committed}
  * consumer; then {@code --guarantee-fault-runs} fault runs per guarantee (1; 0: none) at {@code
  * --recovery-rate} with {@code --recovery-seconds} of load around each fault ({@link
- * GuaranteeFaultRun}), and prints a table of its own ({@link GuaranteeTable}). Run it on a quiet
- * machine: figures of a machine that is also running tests are meaningless.
+ * GuaranteeFaultRun}), and prints a table of its own ({@link GuaranteeTable}). The pinned-xmin
+ * group ({@link PinnedXminBench}) runs polling mode on the local PostgreSQL at {@code --rate}
+ * events/s (1,000 unless given) for {@code --pin-minutes} (10; fractions allowed) or {@code
+ * --pin-seconds}, once without and once with a REPEATABLE READ transaction held open, sampling
+ * every {@code --sample-seconds} (10), with a stand-in for autovacuum when the server's is off
+ * ({@code --vacuum-stand-in}, true), and prints a table of its own ({@link PinnedXminTable}). Run
+ * it on a quiet machine: figures of a machine that is also running tests are meaningless.
  */
 public final class Bench {
 
@@ -66,7 +72,8 @@ public final class Bench {
           "writer",
           "peers",
           "switch",
-          "exactly-once");
+          "exactly-once",
+          "pinned-xmin");
 
   private static final String USAGE =
       "Usage: Bench [--only group,...] [options]\n"
@@ -89,6 +96,9 @@ public final class Bench {
           + "exactly-once: --guarantees at-least-once,exactly-once --guarantee-rounds N (4)"
           + " --guarantee-fault-runs N (1); also --events, --rate, --seconds, --recovery-rate,"
           + " --recovery-seconds\n"
+          + "pinned-xmin (PostgreSQL): --rate R (1000 for this group) --pin-minutes M (10; fractions"
+          + " allowed) or --pin-seconds S --sample-seconds S (10) --vacuum-stand-in true|false"
+          + " (true)\n"
           + "See the Javadoc of io.outboxrelay.bench.Bench and docs/benchmarks.md.";
 
   /** The groups that need no Kafka broker: with only these, none is started. */
@@ -129,6 +139,7 @@ public final class Bench {
     ResultTable table = new ResultTable();
     PeerTable peers = new PeerTable();
     GuaranteeTable guarantees = new GuaranteeTable();
+    PinnedXminTable pinnedXmin = new PinnedXminTable();
     boolean kafkaNeeded = !WITHOUT_KAFKA.containsAll(o.only);
     System.err.println(
         "starting the local stack (private MariaDB with binlog"
@@ -167,8 +178,18 @@ public final class Bench {
                 o.recoveryRate,
                 Duration.ofSeconds(o.recoverySeconds));
       }
+      if (o.only.contains("pinned-xmin")) {
+        System.err.println("pinned-xmin: polling on PostgreSQL, unpinned and pinned xmin...");
+        new PinnedXminBench(env)
+            .run(
+                pinnedXmin,
+                o.pinnedXminRate(),
+                o.pinLoad,
+                Duration.ofSeconds(o.sampleSeconds),
+                o.vacuumStandIn);
+      }
     }
-    print(table, peers, guarantees, work, kafkaNeeded);
+    print(table, peers, guarantees, pinnedXmin, work, kafkaNeeded);
   }
 
   /** The throughput groups: the raw producer, CDC, polling, claim strategies. */
@@ -247,6 +268,7 @@ public final class Bench {
       ResultTable table,
       PeerTable peers,
       GuaranteeTable guarantees,
+      PinnedXminTable pinnedXmin,
       Path work,
       boolean relayGroups) {
     System.out.println();
@@ -262,6 +284,9 @@ public final class Bench {
     }
     if (!guarantees.isEmpty()) {
       System.out.println(guarantees.render());
+    }
+    if (!pinnedXmin.isEmpty()) {
+      System.out.println(pinnedXmin.render());
     }
     if (relayGroups) { // claims and writer run no relay, and need no distribution
       System.err.println("relay: " + ProjectFiles.relayLauncher());

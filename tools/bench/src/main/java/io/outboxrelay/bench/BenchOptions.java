@@ -2,6 +2,7 @@ package io.outboxrelay.bench;
 
 import io.outboxrelay.relay.config.DeliveryGuarantee;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -23,6 +24,7 @@ final class BenchOptions {
   int writerEvents = 2_000;
   int writerRounds = 15;
   int rate = 2_000;
+  boolean rateGiven;
   int seconds = 30;
   List<RecoveryBench.Fault> recoveryFaults = RecoveryBench.faults();
   int recoveryRate = 1_000;
@@ -44,6 +46,9 @@ final class BenchOptions {
       List.of(DeliveryGuarantee.AT_LEAST_ONCE, DeliveryGuarantee.EXACTLY_ONCE);
   int guaranteeRounds = 4;
   int guaranteeFaultRuns = 1;
+  Duration pinLoad = PinnedXminBench.DEFAULT_LOAD;
+  int sampleSeconds = 10;
+  boolean vacuumStandIn = true;
   boolean help;
   String serverVersion = ServerDistribution.DEFAULT_VERSION;
   Path serverJava;
@@ -54,6 +59,11 @@ final class BenchOptions {
   final Map<String, String> serverSettings = new HashMap<>();
 
   private BenchOptions() {}
+
+  /** The pinned-xmin group's rate: {@code --rate} when given, else its own default. */
+  int pinnedXminRate() {
+    return rateGiven ? rate : PinnedXminBench.DEFAULT_RATE;
+  }
 
   /** The peers group's settings of the pipelines beside the relay. */
   PeerOptions peerOptions() {
@@ -97,7 +107,10 @@ final class BenchOptions {
       case "--consumer-events" -> consumerEvents = Integer.parseInt(value);
       case "--writer-events" -> writerEvents = Integer.parseInt(value);
       case "--writer-rounds" -> writerRounds = Integer.parseInt(value);
-      case "--rate" -> rate = Integer.parseInt(value);
+      case "--rate" -> {
+        rate = Integer.parseInt(value);
+        rateGiven = true;
+      }
       case "--seconds" -> seconds = Integer.parseInt(value);
       case "--recovery-faults" -> recoveryFaults = faults(value);
       case "--recovery-rate" -> recoveryRate = Integer.parseInt(value);
@@ -126,6 +139,10 @@ final class BenchOptions {
       case "--switch-rate" -> switchRate = Integer.parseInt(value);
       case "--switch-seconds" -> switchSeconds = Integer.parseInt(value);
       case "--guarantees" -> guarantees = guarantees(value);
+      case "--pin-minutes" -> pinLoad = wholeSeconds(option, Double.parseDouble(value) * 60);
+      case "--pin-seconds" -> pinLoad = wholeSeconds(option, Integer.parseInt(value));
+      case "--sample-seconds" -> sampleSeconds = positive(option, value);
+      case "--vacuum-stand-in" -> vacuumStandIn = Boolean.parseBoolean(value);
       case "--guarantee-rounds" -> guaranteeRounds = positive(option, value);
       case "--guarantee-fault-runs" -> guaranteeFaultRuns = nonNegative(option, value);
       case "--profile" ->
@@ -147,6 +164,16 @@ final class BenchOptions {
       throw new IllegalArgumentException(option + " must be 0 or more, got " + value);
     }
     return n;
+  }
+
+  /** A load of at least one second, rounded to whole seconds (SteadyLoad's unit). */
+  private static Duration wholeSeconds(String option, double seconds) {
+    long s = Math.round(seconds);
+    if (s < 1) {
+      throw new IllegalArgumentException(
+          option + " must come to 1 s or more, got " + seconds + " s");
+    }
+    return Duration.ofSeconds(s);
   }
 
   private static int positive(String option, String value) {

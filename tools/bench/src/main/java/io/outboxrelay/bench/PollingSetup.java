@@ -3,14 +3,14 @@ package io.outboxrelay.bench;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
-import io.outboxrelay.testsupport.stack.MariaDbServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
 /**
- * What one polling-mode run needs: a fresh outbox database with the polling grants, the relay's
+ * What one polling-mode run needs: a fresh outbox database with the polling grants (on the bench's
+ * MariaDB unless the run brings its own, e.g. {@link OutboxDatabase#postgres()}), the relay's
  * topics (created with the broker's append time as record timestamps, 3 partitions each), and a
  * relay configuration with the product's polling defaults (the test fixture's short {@code
  * polling.interval} removed) plus the run's settings and the bench's {@code --relay-set} overrides.
@@ -26,14 +26,28 @@ final class PollingSetup implements AutoCloseable {
   private final Path config;
 
   PollingSetup(BenchEnv context, String label, Map<String, String> settings) throws Exception {
+    this(context, label, OutboxDatabase.on(context.mariaDb()).grantPolling(), settings);
+  }
+
+  /**
+   * A run on a database of the caller's, which this setup then owns (closing it drops it).
+   *
+   * @param db a fresh outbox database whose relay user has the polling grants
+   */
+  PollingSetup(BenchEnv context, String label, OutboxDatabase db, Map<String, String> settings)
+      throws Exception {
     this.context = context;
     this.name = label + "-" + Long.toHexString(System.nanoTime() & 0xffff);
-    MariaDbServer mariaDb = context.mariaDb();
-    this.db = OutboxDatabase.on(mariaDb).grantPolling();
+    this.db = db;
     this.counter = new TopicCounter(context.bootstrapServers());
     this.topics =
         BenchEvents.AGGREGATE_TYPES.stream().map(t -> RelaySettings.topicPrefix(name) + t).toList();
-    counter.createLogAppendTimeTopics(topics, 3);
+    try {
+      counter.createLogAppendTimeTopics(topics, 3);
+    } catch (Exception e) {
+      close(); // the caller gets no setup to close
+      throw e;
+    }
     RelaySettings relaySettings =
         RelaySettings.polling(db, context.bootstrapServers(), name)
             .without("polling.interval")
