@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/ensure-prereqs.sh
 # install, not verify: the release check below builds the libraries alone, and their test
-# dependencies (test-support, the change reader's test jar) must resolve.
-mvn -B -ntp install "$@"
+# dependencies (test-support, the change reader's test jar) must resolve. Two modules at a time:
+# the libraries' tests run beside relay-app's integration tests, the longest part.
+mvn -B -ntp install -T 2 "$@"
 # The published artifacts: deployed to a local file repository and used by an application.
 scripts/release-check.sh
