@@ -17,9 +17,13 @@ import io.outboxrelay.relay.source.SqlDialect;
  * @param windowEnd a window's last pending id; parameters: the cursor (exclusive), the window size
  *     minus one
  * @param pendingClaim the due pending heads of a window, locked; parameters: the cursor
- *     (exclusive), the window's last id (inclusive), the limit
+ *     (exclusive), the window's last id (inclusive), the floor {@code pendingFloors} times, the
+ *     limit
  * @param expiredClaim the rows whose lease expired (heads only with aggregate ordering), locked;
- *     parameter: the limit
+ *     parameters: the floor {@code expiredFloors} times, the limit
+ * @param pendingFloors how many times {@link #pendingClaim} takes the floor, after the window's
+ *     last id (0 without a floor)
+ * @param expiredFloors how many times {@link #expiredClaim} takes the floor (0 without a floor)
  */
 record OutboxStatements(
     SqlDialect dialect,
@@ -28,7 +32,9 @@ record OutboxStatements(
     String released,
     String windowEnd,
     String pendingClaim,
-    String expiredClaim) {
+    String expiredClaim,
+    int pendingFloors,
+    int expiredFloors) {
 
   /**
    * The statements of one table.
@@ -37,9 +43,15 @@ record OutboxStatements(
    * @param deadBlocksAggregate whether a DEAD row holds back the later rows of its aggregate
    * @param layout the columns claims read, the sequence column that orders the rows, the
    *     aggregate's columns the head checks compare, and the database
+   * @param floored whether the expired-lease claim and the head checks start at a {@link
+   *     ClaimFloor} (a parameter)
    */
   static OutboxStatements of(
-      String table, Ordering ordering, boolean deadBlocksAggregate, RowLayout layout) {
+      String table,
+      Ordering ordering,
+      boolean deadBlocksAggregate,
+      RowLayout layout,
+      boolean floored) {
     SqlDialect dialect = layout.dialect();
     String now = dialect.now();
     String id = layout.sequence();
@@ -50,6 +62,7 @@ record OutboxStatements(
     // history: "lowest pending id" is one index entry, and PROCESSING and DEAD rows are rare.
     boolean ordered = ordering == Ordering.AGGREGATE;
     String p = table + " p" + dialect.aggregateIndexHint();
+    String fromFloor = floored ? " AND p." + id + " >= ?" : "";
     String sameAggregate =
         " WHERE p."
             + layout.columns().aggregateType()
@@ -59,7 +72,8 @@ record OutboxStatements(
             + layout.columns().aggregateId()
             + " = e."
             + layout.columns().aggregateId();
-    String notAfterDead = deadBlocksAggregate ? notAfter(p, sameAggregate, id, "DEAD") : "";
+    String notAfterDead =
+        deadBlocksAggregate ? notAfter(p, sameAggregate + fromFloor, id, "DEAD") : "";
     String pendingHead =
         ordered
             ? " AND e."
@@ -69,16 +83,17 @@ record OutboxStatements(
                 + " FROM "
                 + p
                 + sameAggregate
+                + fromFloor
                 + " AND p.status = 'PENDING' ORDER BY p."
                 + id
                 + " LIMIT 1)"
-                + notAfter(p, sameAggregate, id, "PROCESSING")
+                + notAfter(p, sameAggregate + fromFloor, id, "PROCESSING")
                 + notAfterDead
             : "";
     String expiredHead =
         ordered
-            ? notAfter(p, sameAggregate, id, "PENDING")
-                + notAfter(p, sameAggregate, id, "PROCESSING")
+            ? notAfter(p, sameAggregate + fromFloor, id, "PENDING")
+                + notAfter(p, sameAggregate + fromFloor, id, "PROCESSING")
                 + notAfterDead
             : "";
     return new OutboxStatements(
@@ -99,10 +114,14 @@ record OutboxStatements(
             + pendingHead
             + locked,
         claim
-            + " WHERE e.status = 'PROCESSING' AND e.processing_until < "
+            + " WHERE e.status = 'PROCESSING'"
+            + (floored ? " AND e." + id + " >= ?" : "")
+            + " AND e.processing_until < "
             + now
             + expiredHead
-            + locked);
+            + locked,
+        floored && ordered ? (deadBlocksAggregate ? 3 : 2) : 0,
+        floored ? 1 + (ordered ? (deadBlocksAggregate ? 3 : 2) : 0) : 0);
   }
 
   /**
