@@ -25,6 +25,9 @@ public final class MetricNames {
   /** Timer (histogram): how long committing one Kafka transaction took. */
   public static final String TRANSACTION_COMMIT = "outbox.relay.transaction.commit";
 
+  /** Timer (histogram): how long one polling claim transaction took (polling mode). */
+  public static final String CLAIM = "outbox.relay.claim";
+
   /** Counter: events to be sent again after a transient failure. */
   public static final String RETRIED = "outbox.relay.events.retried";
 

@@ -43,6 +43,7 @@ public final class RelayMetrics {
   private final Counter transactionsCommitted;
   private final Counter transactionsAborted;
   private final Timer transactionCommit;
+  private final Timer claim;
   private final Counter dead;
   private final Counter skipped;
   private final Counter versionsBackwards;
@@ -97,6 +98,11 @@ public final class RelayMetrics {
     transactionCommit =
         Timer.builder(MetricNames.TRANSACTION_COMMIT)
             .description("How long committing one Kafka transaction took (exactly-once)")
+            .serviceLevelObjectives(buckets())
+            .register(r);
+    claim =
+        Timer.builder(MetricNames.CLAIM)
+            .description("How long one polling claim transaction took")
             .serviceLevelObjectives(buckets())
             .register(r);
     dead = failed(r, "dead");
@@ -204,6 +210,15 @@ public final class RelayMetrics {
   public void transactionCommitted(long commitNanos) {
     transactionsCommitted.increment();
     transactionCommit.record(commitNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * Times one polling claim transaction (found something or not).
+   *
+   * @param nanos how long it took
+   */
+  public void claimed(long nanos) {
+    claim.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
   }
 
   /** Counts a Kafka transaction aborted (its records are sent again in a new one). */

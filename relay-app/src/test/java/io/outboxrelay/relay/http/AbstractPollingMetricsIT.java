@@ -26,6 +26,9 @@ abstract class AbstractPollingMetricsIT extends AbstractMetricsEndpointIT {
     assertThat(value(metrics, "outbox_relay_backlog_events", "")).isZero();
     assertThat(value(metrics, "outbox_relay_oldest_unpublished_age_seconds", "")).isZero();
     assertThat(metrics).doesNotContain("outbox_relay_binlog_behind_bytes");
+    // Every claim is timed, the ones that found nothing too.
+    assertThat(value(metrics, "outbox_relay_claim_seconds_count", "")).isPositive();
+    assertThat(value(metrics, "outbox_relay_claim_seconds_sum", "")).isPositive();
   }
 
   @Override

@@ -68,12 +68,21 @@ final class PollingWorker implements Runnable {
   private volatile boolean running = true;
   private OutboxStore store;
   private long nextExpiredCheck = System.nanoTime();
+  private long lastSlowClaimWarn = System.nanoTime() - SLOW_CLAIM_WARN_EVERY_NANOS;
 
   /** Claims in a row that found nothing; the idle pause grows with them. */
   private int emptyClaims;
 
   /** How often a worker also looks for expired leases (reading every leased row). */
   private static final long EXPIRED_CHECK_NANOS = Duration.ofSeconds(1).toNanos();
+
+  /** A claim slower than this is worth a WARN: claims take milliseconds when all is well. */
+  private static final long SLOW_CLAIM_NANOS = Duration.ofSeconds(1).toNanos();
+
+  /** How often a worker warns of slow claims, at most. */
+  static final Duration SLOW_CLAIM_WARN_EVERY = Duration.ofMinutes(1);
+
+  private static final long SLOW_CLAIM_WARN_EVERY_NANOS = SLOW_CLAIM_WARN_EVERY.toNanos();
 
   /**
    * @param versions the version check, shared by the process's workers (an aggregate's events may
@@ -202,6 +211,24 @@ final class PollingWorker implements Runnable {
     }
   }
 
+  /** Times a claim; warns, at most once per {@link #SLOW_CLAIM_WARN_EVERY}, of a slow one. */
+  private void claimTook(long nanos) {
+    metrics.claimed(nanos);
+    long now = System.nanoTime();
+    if (nanos >= SLOW_CLAIM_NANOS && now - lastSlowClaimWarn >= SLOW_CLAIM_WARN_EVERY_NANOS) {
+      lastSlowClaimWarn = now;
+      LOG.warn(
+          "[{}] {}: a claim took {} ms (floor id {}): the database is slow to find due rows; on"
+              + " PostgreSQL, look for a session holding the xmin horizon back (a long"
+              + " transaction, pg_dump, a replication slot: docs/polling.md, \"A held-back xmin"
+              + " horizon\"), else for missing indexes or a saturated server",
+          context,
+          name,
+          nanos / 1_000_000,
+          store.floor());
+    }
+  }
+
   /** One claim-publish-finish cycle; true when it claimed anything. */
   boolean runOnce() throws SQLException, InterruptedException {
     long claimedAt = System.nanoTime();
@@ -216,6 +243,7 @@ final class PollingWorker implements Runnable {
             config.lease(),
             config.maxAttempts(),
             takeExpired);
+    claimTook(System.nanoTime() - claimedAt);
     if (claim.takenOver() > 0) {
       metrics.takenOver(claim.takenOver());
       LOG.info(
