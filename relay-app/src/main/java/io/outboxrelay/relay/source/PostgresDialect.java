@@ -53,13 +53,6 @@ final class PostgresDialect implements SqlDialect {
   }
 
   @Override
-  public String transactionHorizon() {
-    // The txid_ functions (PostgreSQL 12 has no pg_current_snapshot) read the statement's
-    // snapshot; a transaction that has written nothing has no id and holds neither reading back.
-    return "txid_snapshot_xmin(txid_current_snapshot()), txid_snapshot_xmax(txid_current_snapshot())";
-  }
-
-  @Override
   public String statusIdIndexHint() {
     return ""; // the planner picks (status, id) by itself
   }

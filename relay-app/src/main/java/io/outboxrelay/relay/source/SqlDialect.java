@@ -122,20 +122,6 @@ public sealed interface SqlDialect permits MySqlDialect, PostgresDialect {
   String noClaimToken();
 
   /**
-   * Two readings of the database's transactions, in one expression list for a {@code SELECT}: the
-   * oldest transaction id still running, then the first one not yet assigned (PostgreSQL's {@code
-   * txid_snapshot_xmin} and {@code txid_snapshot_xmax} of the statement's snapshot, 64-bit, so they
-   * never wrap). A polling claim's floor is taken only once every transaction that was running when
-   * it was read has ended (see {@code ClaimFloor}). Null where the database offers no such reading
-   * (MariaDB/MySQL): claims there always start from the table's first row.
-   *
-   * @return {@code xmin, xmax} as SQL, or null
-   */
-  default String transactionHorizon() {
-    return null;
-  }
-
-  /**
    * What follows {@code FROM <table> [alias]} in the queries that walk the rows of one status in id
    * order (the claim of pending rows and the window ends): on MariaDB/MySQL, an index hint for
    * {@code ix_outbox_events_status_id}. Measured: without it the optimizer often range-scanned the

@@ -67,6 +67,7 @@ public final class Bench {
           "polling-drain",
           "polling-latency",
           "claims",
+          "gap-locks",
           "idempotency",
           "recovery",
           "writer",
@@ -84,7 +85,8 @@ public final class Bench {
           + " --relay-env KEY=VALUE --relay-heap SIZE --relay-java-opts OPTS --profile DIR\n"
           + "cdc: --cdc-starts N (3) --big-transaction ROWS (50000) --headers N (0)"
           + " --binlog-row-image FULL|MINIMAL\n"
-          + "polling-drain: --drain-workers 1,4,8; claims: --claim-events N; idempotency:"
+          + "polling-drain: --drain-workers 1,4,8; claims: --claim-events N; gap-locks: --rate,"
+          + " --seconds; idempotency:"
           + " --consumer-events N; writer: --writer-events N --writer-rounds R\n"
           + "recovery: --recovery-faults id,...|none --recovery-rate R (1000) --recovery-seconds S"
           + " (20) --takeovers N (5) --handoffs true|false --handoff-rate R (400)\n"
@@ -226,6 +228,11 @@ public final class Bench {
       Quiet.await(mariaDb, "polling-latency");
       System.err.println("polling: steady-state latency with 4 workers...");
       new PollingLatencyBench(env).run(table, o.rate, Duration.ofSeconds(o.seconds));
+    }
+    if (o.only.contains("gap-locks")) {
+      Quiet.await(mariaDb, "gap-locks");
+      System.err.println("gap locks: polling with 20 workers beside application inserts...");
+      new GapLockBench(env).run(table, o.rate, Duration.ofSeconds(o.seconds));
     }
     if (o.only.contains("claims")) {
       Quiet.await(mariaDb, "claims");

@@ -60,6 +60,11 @@ final class PollingSetup implements AutoCloseable {
     return db;
   }
 
+  /** What precedes the aggregate type in the relay's topic names. */
+  String topicPrefix() {
+    return RelaySettings.topicPrefix(name);
+  }
+
   List<String> topics() {
     return topics;
   }

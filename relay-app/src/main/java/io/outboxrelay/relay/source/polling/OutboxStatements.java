@@ -17,13 +17,9 @@ import io.outboxrelay.relay.source.SqlDialect;
  * @param windowEnd a window's last pending id; parameters: the cursor (exclusive), the window size
  *     minus one
  * @param pendingClaim the due pending heads of a window, locked; parameters: the cursor
- *     (exclusive), the window's last id (inclusive), the floor {@code pendingFloors} times, the
- *     limit
+ *     (exclusive), the window's last id (inclusive), the limit
  * @param expiredClaim the rows whose lease expired (heads only with aggregate ordering), locked;
- *     parameters: the floor {@code expiredFloors} times, the limit
- * @param pendingFloors how many times {@link #pendingClaim} takes the floor, after the window's
- *     last id (0 without a floor)
- * @param expiredFloors how many times {@link #expiredClaim} takes the floor (0 without a floor)
+ *     parameter: the limit
  */
 record OutboxStatements(
     SqlDialect dialect,
@@ -32,9 +28,7 @@ record OutboxStatements(
     String released,
     String windowEnd,
     String pendingClaim,
-    String expiredClaim,
-    int pendingFloors,
-    int expiredFloors) {
+    String expiredClaim) {
 
   /**
    * The statements of one table.
@@ -43,15 +37,9 @@ record OutboxStatements(
    * @param deadBlocksAggregate whether a DEAD row holds back the later rows of its aggregate
    * @param layout the columns claims read, the sequence column that orders the rows, the
    *     aggregate's columns the head checks compare, and the database
-   * @param floored whether the expired-lease claim and the head checks start at a {@link
-   *     ClaimFloor} (a parameter)
    */
   static OutboxStatements of(
-      String table,
-      Ordering ordering,
-      boolean deadBlocksAggregate,
-      RowLayout layout,
-      boolean floored) {
+      String table, Ordering ordering, boolean deadBlocksAggregate, RowLayout layout) {
     SqlDialect dialect = layout.dialect();
     String now = dialect.now();
     String id = layout.sequence();
@@ -62,7 +50,6 @@ record OutboxStatements(
     // history: "lowest pending id" is one index entry, and PROCESSING and DEAD rows are rare.
     boolean ordered = ordering == Ordering.AGGREGATE;
     String p = table + " p" + dialect.aggregateIndexHint();
-    String fromFloor = floored ? " AND p." + id + " >= ?" : "";
     String sameAggregate =
         " WHERE p."
             + layout.columns().aggregateType()
@@ -72,8 +59,7 @@ record OutboxStatements(
             + layout.columns().aggregateId()
             + " = e."
             + layout.columns().aggregateId();
-    String notAfterDead =
-        deadBlocksAggregate ? notAfter(p, sameAggregate + fromFloor, id, "DEAD", floored) : "";
+    String notAfterDead = deadBlocksAggregate ? notAfter(p, sameAggregate, id, "DEAD") : "";
     String pendingHead =
         ordered
             ? " AND e."
@@ -83,17 +69,16 @@ record OutboxStatements(
                 + " FROM "
                 + p
                 + sameAggregate
-                + fromFloor
                 + " AND p.status = 'PENDING' ORDER BY p."
                 + id
                 + " LIMIT 1)"
-                + notAfter(p, sameAggregate + fromFloor, id, "PROCESSING", floored)
+                + notAfter(p, sameAggregate, id, "PROCESSING")
                 + notAfterDead
             : "";
     String expiredHead =
         ordered
-            ? notAfter(p, sameAggregate + fromFloor, id, "PENDING", floored)
-                + notAfter(p, sameAggregate + fromFloor, id, "PROCESSING", floored)
+            ? notAfter(p, sameAggregate, id, "PENDING")
+                + notAfter(p, sameAggregate, id, "PROCESSING")
                 + notAfterDead
             : "";
     return new OutboxStatements(
@@ -114,14 +99,10 @@ record OutboxStatements(
             + pendingHead
             + locked,
         claim
-            + " WHERE e.status = 'PROCESSING'"
-            + (floored ? " AND e." + id + " >= ?" : "")
-            + " AND e.processing_until < "
+            + " WHERE e.status = 'PROCESSING' AND e.processing_until < "
             + now
             + expiredHead
-            + locked,
-        floored && ordered ? (deadBlocksAggregate ? 3 : 2) : 0,
-        floored ? 1 + (ordered ? (deadBlocksAggregate ? 3 : 2) : 0) : 0);
+            + locked);
   }
 
   /**
@@ -147,29 +128,18 @@ record OutboxStatements(
         + " LIMIT 1 OFFSET ?";
   }
 
-  /**
-   * No row of the aggregate with this status comes before {@code e}; {@code p} names the table.
-   *
-   * <p>With a floor (PostgreSQL), a scalar subquery with a LIMIT instead of {@code NOT EXISTS}:
-   * PostgreSQL turns a {@code NOT EXISTS} into an anti join, and with the floor's {@code p.id >= ?}
-   * its generic plan (a prepared statement's, after five runs) read the status's rows from the
-   * floor through {@code (status, id)} once per candidate, comparing the aggregate afterwards:
-   * measured, claims of several minutes once thousands of rows were leased. A scalar subquery stays
-   * a probe of the aggregate index per candidate, as the head lookup is.
-   */
-  private static String notAfter(
-      String p, String sameAggregate, String id, String status, boolean probe) {
-    String rows =
-        "SELECT 1 FROM "
-            + p
-            + sameAggregate
-            + " AND p.status = '"
-            + status
-            + "' AND p."
-            + id
-            + " < e."
-            + id;
-    return probe ? " AND (" + rows + " LIMIT 1) IS NULL" : " AND NOT EXISTS (" + rows + ")";
+  /** No row of the aggregate with this status comes before {@code e}; {@code p} names the table. */
+  private static String notAfter(String p, String sameAggregate, String id, String status) {
+    return " AND NOT EXISTS (SELECT 1 FROM "
+        + p
+        + sameAggregate
+        + " AND p.status = '"
+        + status
+        + "' AND p."
+        + id
+        + " < e."
+        + id
+        + ")";
   }
 
   /** Leases claimed rows. Parameters: the token, the lease, the ids. */

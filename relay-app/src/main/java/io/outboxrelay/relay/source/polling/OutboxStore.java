@@ -56,9 +56,6 @@ final class OutboxStore {
   /** Pending rows with an id at most this have been looked at in this sweep. */
   private long cursor;
 
-  /** Where claims start on PostgreSQL; null on MariaDB/MySQL, where they start at the first row. */
-  private final ClaimFloor floor;
-
   /**
    * @param layout the columns claims read (found at start: optional columns the table lacks are not
    *     read)
@@ -73,45 +70,16 @@ final class OutboxStore {
     this.connection = connection;
     this.layout = layout;
     this.dialect = layout.dialect();
-    boolean ordered = ordering == Ordering.AGGREGATE;
-    this.floor = ClaimFloor.of(dialect, table, layout.sequence(), ordered && deadBlocksAggregate);
-    this.sql = OutboxStatements.of(table, ordering, deadBlocksAggregate, layout, floor != null);
+    this.sql = OutboxStatements.of(table, ordering, deadBlocksAggregate, layout);
     readCommitted(connection);
   }
 
   /**
    * The claim query for pending rows, for EXPLAIN in tests; parameters: the cursor (exclusive), the
-   * window's last id (inclusive), the floor {@link #pendingFloors} times, the limit.
+   * window's last id (inclusive), the limit.
    */
   String pendingClaimSql() {
     return sql.pendingClaim();
-  }
-
-  /** How many times {@link #pendingClaimSql} takes the floor. */
-  int pendingFloors() {
-    return sql.pendingFloors();
-  }
-
-  /**
-   * The claim query for rows whose lease expired, for EXPLAIN in tests; parameters: the floor
-   * {@link #expiredFloors} times, the limit.
-   */
-  String expiredClaimSql() {
-    return sql.expiredClaim();
-  }
-
-  /** How many times {@link #expiredClaimSql} takes the floor. */
-  int expiredFloors() {
-    return sql.expiredFloors();
-  }
-
-  /**
-   * Where claims start: no row below it is unsettled (always 0 on MariaDB/MySQL).
-   *
-   * @return the floor
-   */
-  long floor() {
-    return floor == null ? 0 : floor.value();
   }
 
   /**
@@ -138,11 +106,7 @@ final class OutboxStore {
     try {
       List<ClaimedEvent> candidates = new ArrayList<>();
       if (takeExpired) {
-        try (PreparedStatement ps = connection.prepareStatement(sql.expiredClaim())) {
-          int next = bindFloor(ps, 1, sql.expiredFloors());
-          ps.setInt(next, limit);
-          read(ps, candidates);
-        }
+        select(sql.expiredClaim(), candidates, limit);
       }
       int expired = candidates.size();
       long nextCursor = cursor;
@@ -202,9 +166,6 @@ final class OutboxStore {
    * @return where the next claim starts
    */
   private long claimPending(int window, int limit, List<ClaimedEvent> into) throws SQLException {
-    if (floor != null) {
-      cursor = Math.max(cursor, floor.sweepStart()); // nothing below the floor is pending
-    }
     long last = Long.MAX_VALUE; // fewer than `window` pending rows after the cursor: to the end
     try (PreparedStatement ps = connection.prepareStatement(sql.windowEnd())) {
       ps.setLong(1, cursor);
@@ -219,34 +180,21 @@ final class OutboxStore {
     try (PreparedStatement ps = connection.prepareStatement(sql.pendingClaim())) {
       ps.setLong(1, cursor);
       ps.setLong(2, last);
-      ps.setInt(bindFloor(ps, 3, sql.pendingFloors()), limit);
+      ps.setInt(3, limit);
       read(ps, into);
     }
     if (into.size() - before == limit) {
       return cursor; // the window may hold more
     }
-    // Nothing more to take in this window now: look further on next time, or from the start
-    // (the floor, which the end of a sweep may move).
-    if (last != Long.MAX_VALUE) {
-      return last;
-    }
-    if (floor == null) {
-      return 0;
-    }
-    floor.sweepEnded(connection);
-    return floor.sweepStart();
+    // Nothing more to take in this window now: look further on next time, or from the start.
+    return last == Long.MAX_VALUE ? 0 : last;
   }
 
-  /**
-   * Binds the floor to {@code count} parameters from {@code index}.
-   *
-   * @return the next parameter's index
-   */
-  private int bindFloor(PreparedStatement ps, int index, int count) throws SQLException {
-    for (int i = 0; i < count; i++) {
-      ps.setLong(index + i, floor());
+  private void select(String query, List<ClaimedEvent> into, int limit) throws SQLException {
+    try (PreparedStatement ps = connection.prepareStatement(query)) {
+      ps.setInt(1, limit);
+      read(ps, into);
     }
-    return index + count;
   }
 
   private void read(PreparedStatement ps, List<ClaimedEvent> into) throws SQLException {

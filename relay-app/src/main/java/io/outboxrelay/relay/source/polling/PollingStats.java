@@ -18,11 +18,9 @@ import java.util.TreeMap;
  * The polling relay's backlog figures, read by a few cheap queries on its own connection: the age
  * of the oldest PENDING or PROCESSING row by the database clock (the lowest id of each status, an
  * index lookup, then that row by primary key), the number of such rows and the DEAD rows by event
- * type (both index range scans counted up to {@link #COUNT_CAP} rows). On PostgreSQL the first two
- * start at a {@link ClaimFloor} of their own, so that they do not read every row version a held
- * back xmin horizon keeps. Rows are named by the sequence column. Meant to run every few seconds,
- * never per scrape. A failure reports the database unreachable until a refresh succeeds. Not
- * thread-safe: one thread refreshes.
+ * type (both index range scans counted up to {@link #COUNT_CAP} rows). Rows are named by the
+ * sequence column. Meant to run every few seconds, never per scrape. A failure reports the database
+ * unreachable until a refresh succeeds. Not thread-safe: one thread refreshes.
  */
 public final class PollingStats implements AutoCloseable {
 
@@ -41,7 +39,6 @@ public final class PollingStats implements AutoCloseable {
   private final String age;
   private final String backlog;
   private final String dead;
-  private final ClaimFloor floor;
   private Connection connection;
 
   /**
@@ -57,19 +54,21 @@ public final class PollingStats implements AutoCloseable {
     this.health = health;
     String t = source.table();
     String id = source.sequenceColumn();
-    SqlDialect dialect = SqlDialect.of(source.flavor());
     // The status as a literal, as in the claim queries: the lookup is one end of the (status, id)
     // index, whatever the connection's character set.
-    this.minId = "SELECT MIN(" + id + ") FROM " + t + " WHERE status = '%s' AND " + id + " >= ?";
+    this.minId = "SELECT MIN(" + id + ") FROM " + t + " WHERE status = '%s'";
     this.age =
-        "SELECT " + dialect.secondsSince("created_at") + " FROM " + t + " WHERE " + id + " = ?";
-    this.floor = ClaimFloor.of(dialect, t, id, false);
+        "SELECT "
+            + SqlDialect.of(source.flavor()).secondsSince("created_at")
+            + " FROM "
+            + t
+            + " WHERE "
+            + id
+            + " = ?";
     this.backlog =
         "SELECT COUNT(*) FROM (SELECT 1 FROM "
             + t
-            + " WHERE status IN ('PENDING', 'PROCESSING') AND "
-            + id
-            + " >= ? LIMIT "
+            + " WHERE status IN ('PENDING', 'PROCESSING') LIMIT "
             + COUNT_CAP
             + ") b";
     this.dead =
@@ -89,9 +88,6 @@ public final class PollingStats implements AutoCloseable {
         // A frozen server fails the refresh (and reports the database unreachable) instead of
         // holding the refresh thread forever.
         connection.setNetworkTimeout(Runnable::run, NETWORK_TIMEOUT_MILLIS);
-      }
-      if (floor != null) {
-        floor.sweepEnded(connection);
       }
       Long oldest = lowest(minId("PENDING"), minId("PROCESSING"));
       gauges.oldestUnpublishedAge(oldest == null ? 0 : ageOf(oldest));
@@ -114,18 +110,12 @@ public final class PollingStats implements AutoCloseable {
   }
 
   private Long minId(String status) throws SQLException {
-    try (PreparedStatement ps = connection.prepareStatement(String.format(minId, status))) {
-      ps.setLong(1, floor());
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        long id = rs.getLong(1);
-        return rs.wasNull() ? null : id;
-      }
+    try (PreparedStatement ps = connection.prepareStatement(String.format(minId, status));
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      long id = rs.getLong(1);
+      return rs.wasNull() ? null : id;
     }
-  }
-
-  private long floor() {
-    return floor == null ? 0 : floor.value();
   }
 
   private double ageOf(long id) throws SQLException {
@@ -138,12 +128,10 @@ public final class PollingStats implements AutoCloseable {
   }
 
   private long count(String sql) throws SQLException {
-    try (PreparedStatement ps = connection.prepareStatement(sql)) {
-      ps.setLong(1, floor());
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
-      }
+    try (PreparedStatement ps = connection.prepareStatement(sql);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getLong(1);
     }
   }
 

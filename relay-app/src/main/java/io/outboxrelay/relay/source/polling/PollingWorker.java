@@ -218,14 +218,13 @@ final class PollingWorker implements Runnable {
     if (nanos >= SLOW_CLAIM_NANOS && now - lastSlowClaimWarn >= SLOW_CLAIM_WARN_EVERY_NANOS) {
       lastSlowClaimWarn = now;
       LOG.warn(
-          "[{}] {}: a claim took {} ms (floor id {}): the database is slow to find due rows; on"
-              + " PostgreSQL, look for a session holding the xmin horizon back (a long"
-              + " transaction, pg_dump, a replication slot: docs/polling.md, \"A held-back xmin"
-              + " horizon\"), else for missing indexes or a saturated server",
+          "[{}] {}: a claim took {} ms: the database is slow to find due rows; on PostgreSQL,"
+              + " look for a session holding the xmin horizon back (a long transaction, pg_dump, a"
+              + " replication slot: docs/polling.md, \"A held-back xmin horizon\"), else for a"
+              + " backlog, missing indexes or a saturated server",
           context,
           name,
-          nanos / 1_000_000,
-          store.floor());
+          nanos / 1_000_000);
     }
   }
 

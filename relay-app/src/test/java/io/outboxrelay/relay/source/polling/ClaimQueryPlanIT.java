@@ -155,8 +155,8 @@ class ClaimQueryPlanIT {
     for (String sql :
         List.of(
             bind(store.windowEndSql(), 0, 499),
-            bind(store.pendingClaimSql(), pendingArgs(store, Long.MAX_VALUE)),
-            bind(store.pendingClaimSql(), pendingArgs(store, windowEnd)))) {
+            bind(store.pendingClaimSql(), 0, Long.MAX_VALUE, 100),
+            bind(store.pendingClaimSql(), 0, windowEnd, 100))) {
       String plan = explain.plan(sql);
       assertThat(plan).contains("ix_outbox_events_status_id");
       if (sql.contains("p.status")) {
@@ -253,16 +253,8 @@ class ClaimQueryPlanIT {
     }
   }
 
-  /** The pending claim's parameters: cursor 0, the window's last id, floor 0, limit 100. */
-  private static long[] pendingArgs(OutboxStore store, long last) {
-    long[] args = new long[3 + store.pendingFloors()];
-    args[1] = last;
-    args[args.length - 1] = 100;
-    return args;
-  }
-
   /** The statement with its {@code ?} placeholders replaced by the values, for EXPLAIN. */
-  static String bind(String sql, long... values) {
+  private static String bind(String sql, long... values) {
     String bound = sql;
     for (long v : values) {
       bound = bound.replaceFirst("\\?", Long.toString(v));

@@ -16,11 +16,7 @@ class OutboxStatementsTest {
 
   private static OutboxStatements statements(SqlDialect dialect, boolean deadBlocks) {
     return OutboxStatements.of(
-        "outbox_events",
-        Ordering.AGGREGATE,
-        deadBlocks,
-        Layouts.defaults(dialect, true),
-        dialect.transactionHorizon() != null);
+        "outbox_events", Ordering.AGGREGATE, deadBlocks, Layouts.defaults(dialect, true));
   }
 
   @Test
@@ -54,41 +50,6 @@ class OutboxStatementsTest {
         .contains("attempts = attempts - 1")
         .contains("claim_token = NULL, processing_until = clock_timestamp()")
         .endsWith("WHERE id = ? AND claim_token = ?");
-  }
-
-  @Test
-  void startsEveryHeadCheckAndTheExpiredLeaseScanAtTheFloorOnPostgresql() {
-    OutboxStatements sql = statements(SqlDialect.POSTGRESQL, true);
-
-    assertThat(sql.pendingClaim())
-        .contains("WHERE e.status = 'PENDING' AND e.id > ? AND e.id <= ?")
-        .contains("AND p.id >= ? AND p.status = 'PENDING' ORDER BY p.id LIMIT 1")
-        .contains("AND (SELECT 1 FROM outbox_events p WHERE")
-        .contains("AND p.id >= ? AND p.status = 'PROCESSING' AND p.id < e.id LIMIT 1) IS NULL")
-        .contains("AND p.id >= ? AND p.status = 'DEAD' AND p.id < e.id LIMIT 1) IS NULL")
-        .doesNotContain("NOT EXISTS");
-    assertThat(sql.pendingFloors()).isEqualTo(3);
-    assertThat(sql.pendingClaim().chars().filter(c -> c == '?').count()).isEqualTo(2 + 3 + 1);
-    assertThat(sql.expiredClaim())
-        .contains("WHERE e.status = 'PROCESSING' AND e.id >= ? AND e.processing_until <");
-    assertThat(sql.expiredFloors()).isEqualTo(4);
-    assertThat(sql.expiredClaim().chars().filter(c -> c == '?').count()).isEqualTo(4 + 1);
-
-    OutboxStatements withoutDead = statements(SqlDialect.POSTGRESQL, false);
-    assertThat(withoutDead.pendingFloors()).isEqualTo(2);
-    assertThat(withoutDead.expiredFloors()).isEqualTo(3);
-    assertThat(withoutDead.pendingClaim().chars().filter(c -> c == '?').count())
-        .isEqualTo(2 + 2 + 1);
-  }
-
-  @Test
-  void mariaDbClaimsHaveNoFloor() {
-    OutboxStatements sql = statements(SqlDialect.MARIADB, true);
-
-    assertThat(sql.pendingFloors()).isZero();
-    assertThat(sql.expiredFloors()).isZero();
-    assertThat(sql.pendingClaim()).doesNotContain(">= ?");
-    assertThat(sql.expiredClaim()).doesNotContain(">= ?");
   }
 
   @Test
@@ -140,7 +101,7 @@ class OutboxStatementsTest {
       table.put(c[0], new io.outboxrelay.relay.source.OutboxColumns.Column(c[0], c[1], c[2]));
     }
     OutboxStatements sql =
-        OutboxStatements.of("outbox", Ordering.AGGREGATE, true, RowLayout.of(source, table), false);
+        OutboxStatements.of("outbox", Ordering.AGGREGATE, true, RowLayout.of(source, table));
 
     assertThat(sql.pendingClaim())
         .startsWith(
