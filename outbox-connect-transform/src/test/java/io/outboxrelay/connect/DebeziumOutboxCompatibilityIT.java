@@ -6,12 +6,18 @@ import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
+import io.outboxrelay.testsupport.stack.FreePorts;
 import io.outboxrelay.testsupport.stack.KafkaConnectWorker;
 import io.outboxrelay.testsupport.stack.LocalStack;
 import io.outboxrelay.testsupport.stack.ProjectFiles;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.StringWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -133,10 +139,12 @@ class DebeziumOutboxCompatibilityIT {
             .toArray(String[]::new));
     db.admin("UPDATE outbox SET status = 'PUBLISHED', published_at = NOW(6)");
     db.admin(grant("SELECT, UPDATE"));
+    int httpPort = FreePorts.findFreePort();
     RelaySettings polling =
         example(bootstrap, name + "-polling", pollingPrefix)
             .with("mode", "polling")
-            .with("polling.interval", "50ms");
+            .with("polling.interval", "50ms")
+            .with("http.port", String.valueOf(httpPort));
     relay(name + "-polling", polling, logDir, "polling").awaitReady();
     List<Row> second = rows("invoice", "order");
     write(second);
@@ -149,6 +157,24 @@ class DebeziumOutboxCompatibilityIT {
     assertThat(byAggregate(fromPolling, pollingPrefix))
         .as("the relay's records in polling mode, per aggregate, compared with Debezium's")
         .isEqualTo(byAggregate(debeziumSecond, debeziumPrefix));
+    // Its gauges read the table by the sequence column (relay_seq), not Debezium's event id.
+    HttpClient http = HttpClient.newHttpClient();
+    URI metrics = URI.create("http://127.0.0.1:" + httpPort + "/metrics");
+    URI ready = URI.create("http://127.0.0.1:" + httpPort + "/health/ready");
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              HttpResponse<String> readiness =
+                  http.send(HttpRequest.newBuilder(ready).build(), BodyHandlers.ofString());
+              assertThat(readiness.statusCode()).as(readiness.body()).isEqualTo(200);
+              assertThat(
+                      http.send(HttpRequest.newBuilder(metrics).build(), BodyHandlers.ofString())
+                          .body())
+                  .containsPattern("(?m)^outbox_relay_backlog_events(\\{[^}]*})? 0(\\.0)?$")
+                  .containsPattern(
+                      "(?m)^outbox_relay_oldest_unpublished_age_seconds(\\{[^}]*})? 0(\\.0)?$");
+            });
     assertThat(
             worker
                 .get("/connectors/" + name + "/status")

@@ -19,8 +19,9 @@ import java.util.TreeMap;
  * of the oldest PENDING or PROCESSING row by the database clock (the lowest id of each status, an
  * index lookup, then that row by primary key), the number of such rows and the DEAD rows by event
  * type (both index range scans counted up to {@link #COUNT_CAP} rows). Rows are named by the
- * sequence column. Meant to run every few seconds, never per scrape. A failure reports the database
- * unreachable until a refresh succeeds. Not thread-safe: one thread refreshes.
+ * sequence column and the event type read from its mapped column. Meant to run every few seconds,
+ * never per scrape. A failure reports the database unreachable until a refresh succeeds. Not
+ * thread-safe: one thread refreshes.
  */
 public final class PollingStats implements AutoCloseable {
 
@@ -72,11 +73,13 @@ public final class PollingStats implements AutoCloseable {
             + COUNT_CAP
             + ") b";
     this.dead =
-        "SELECT event_type, COUNT(*) FROM (SELECT event_type FROM "
+        "SELECT t, COUNT(*) FROM (SELECT "
+            + source.columns().eventType()
+            + " AS t FROM "
             + t
             + " WHERE status = 'DEAD' LIMIT "
             + COUNT_CAP
-            + ") d GROUP BY event_type";
+            + ") d GROUP BY t";
   }
 
   /** Runs the queries and updates the gauges; a failure reports the database unreachable. */
