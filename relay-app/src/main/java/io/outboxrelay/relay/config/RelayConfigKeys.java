@@ -97,21 +97,11 @@ public final class RelayConfigKeys {
       define("source.flavor", ValueType.oneOf(SourceFlavor.class))
           .group(Group.SOURCE)
           .defaultValue(SourceFlavor.MARIADB)
-          .doc("The source database: mariadb or mysql (both modes), postgresql (polling only).")
+          .doc(
+              "The source database: mariadb, mysql or postgresql, in both modes. CDC on"
+                  + " postgresql reads a replication slot (docs/postgresql.md says what it does not"
+                  + " do yet).")
           .build();
-
-  /** CDC mode reads a binlog, which only MySQL and MariaDB have. */
-  static final CrossCheck FLAVOR_SUPPORTS_CDC =
-      CrossCheck.of(
-              v ->
-                  v.get(SOURCE_FLAVOR).supportsCdc()
-                      ? null
-                      : v.setting(SOURCE_FLAVOR)
-                          + " supports only polling mode: set "
-                          + MODE.name()
-                          + "=polling (CDC mode reads a MySQL/MariaDB binlog)",
-              SOURCE_FLAVOR)
-          .onlyIn(RelayMode.CDC);
 
   public static final ConfigKey<String> SOURCE_HOST =
       define("source.host", ValueType.STRING)
@@ -510,14 +500,29 @@ public final class RelayConfigKeys {
       define("cdc.server.id", ValueType.LONG)
           .group(Group.CDC)
           .usedIn(RelayMode.CDC)
-          .requiredIn(RelayMode.CDC)
           .example("5401")
           .check(Checks.between(1L, 4_294_967_295L)) // server_id is an unsigned 32-bit number
           .doc(
-              "Replication server id of the relay's binlog reader. It must differ from the"
-                  + " server_id of the source and of every replica or other binlog reader: two"
-                  + " readers with one id disconnect each other.")
+              "Replication server id of the relay's binlog reader; required on mariadb and mysql,"
+                  + " unused on postgresql. It must differ from the server_id of the source and of"
+                  + " every replica or other binlog reader: two readers with one id disconnect each"
+                  + " other.")
           .build();
+
+  /** A binlog reader needs a server id; PostgreSQL's replication slot has none. */
+  static final CrossCheck BINLOG_READER_NEEDS_SERVER_ID =
+      CrossCheck.of(
+              v ->
+                  !v.get(SOURCE_FLAVOR).readsBinlog() || v.get(CDC_SERVER_ID) != null
+                      ? null
+                      : CDC_SERVER_ID.name()
+                          + " is required in cdc mode on "
+                          + v.setting(SOURCE_FLAVOR)
+                          + ": the replication server id of the relay's binlog reader, e.g. "
+                          + CDC_SERVER_ID.name()
+                          + "=5401",
+              SOURCE_FLAVOR)
+          .onlyIn(RelayMode.CDC);
 
   public static final ConfigKey<String> CDC_OFFSETS_TABLE =
       define("cdc.offsets.table", ValueType.STRING)
@@ -723,7 +728,7 @@ public final class RelayConfigKeys {
   static final CrossCheck CDC_RETENTION_NEEDS_MARIADB =
       CrossCheck.of(
           v ->
-              !v.get(SOURCE_FLAVOR).supportsCdc()
+              !v.get(SOURCE_FLAVOR).readsBinlog()
                       || v.get(SOURCE_FLAVOR).snapshotsAtBinlogPosition()
                       || v.get(CDC_RETENTION).isZero()
                   ? null
@@ -734,6 +739,44 @@ public final class RelayConfigKeys {
                       + "=0ms",
           SOURCE_FLAVOR,
           CDC_RETENTION);
+
+  /**
+   * What CDC on PostgreSQL does not do yet, refused at start rather than silently not done:
+   * retention, exactly-once, and a first start that publishes the rows already in the table.
+   */
+  static final CrossCheck POSTGRESQL_CDC_NOT_YET =
+      CrossCheck.of(
+              v -> {
+                if (v.get(SOURCE_FLAVOR).readsBinlog()) {
+                  return null;
+                }
+                List<String> unsupported = new java.util.ArrayList<>();
+                if (!v.get(CDC_RETENTION).isZero()) {
+                  unsupported.add("set " + CDC_RETENTION.name() + "=0ms (no CDC retention yet)");
+                }
+                if (v.get(DELIVERY_GUARANTEE) == DeliveryGuarantee.EXACTLY_ONCE) {
+                  unsupported.add(
+                      "set " + DELIVERY_GUARANTEE.name() + "=at-least-once (no exactly-once yet)");
+                }
+                if (v.get(CDC_FIRST_START) != FirstStartAction.SKIP) {
+                  unsupported.add(
+                      "set "
+                          + CDC_FIRST_START.name()
+                          + "=skip (the first start publishes from the moment the relay creates"
+                          + " its replication slot, not the rows already in the table)");
+                }
+                return unsupported.isEmpty()
+                    ? null
+                    : "CDC on "
+                        + v.setting(SOURCE_FLAVOR)
+                        + " does not support every setting yet: "
+                        + String.join("; ", unsupported);
+              },
+              SOURCE_FLAVOR,
+              CDC_RETENTION,
+              DELIVERY_GUARANTEE,
+              CDC_FIRST_START)
+          .onlyIn(RelayMode.CDC);
 
   public static final ConfigKey<Integer> CDC_RETENTION_BATCH_SIZE =
       define("cdc.retention.batch.size", ValueType.INT)
@@ -1029,8 +1072,9 @@ public final class RelayConfigKeys {
           PLACEMENTS_AVOID_OWN_HEADERS,
           CLAIM_WINDOW_HOLDS_A_BATCH,
           POLLING_BACKOFF_ORDER,
-          FLAVOR_SUPPORTS_CDC,
           EXACTLY_ONCE_NEEDS_CDC,
+          BINLOG_READER_NEEDS_SERVER_ID,
+          POSTGRESQL_CDC_NOT_YET,
           CDC_RETENTION_NEEDS_MARIADB,
           CDC_BACKOFF_ORDER,
           LEADER_RENEWS_THRICE_PER_LEASE);

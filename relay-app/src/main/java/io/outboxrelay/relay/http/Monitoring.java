@@ -9,6 +9,7 @@ import io.outboxrelay.relay.metrics.RelayHealth.Dependency;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaProbe;
+import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.relay.source.cdc.CdcStats;
 import io.outboxrelay.relay.source.polling.PollingStats;
 import java.time.Duration;
@@ -89,6 +90,8 @@ public final class Monitoring implements AutoCloseable {
       PollingStats polling = new PollingStats(config.source(), metrics.sourceGauges(), health);
       refresher.every("backlog query", SOURCE_EVERY, polling::refresh);
       stats = polling;
+    } else if (!SqlDialect.of(config.source().flavor()).hasBinlog()) {
+      stats = null; // CDC on PostgreSQL: no slot lag figures yet (docs/postgresql.md)
     } else {
       CdcStats cdc =
           new CdcStats(
@@ -119,7 +122,9 @@ public final class Monitoring implements AutoCloseable {
     endpoint.close();
     probe.close();
     try {
-      stats.close();
+      if (stats != null) {
+        stats.close();
+      }
     } catch (Exception e) {
       // a connection already broken
     }
