@@ -500,29 +500,15 @@ public final class RelayConfigKeys {
       define("cdc.server.id", ValueType.LONG)
           .group(Group.CDC)
           .usedIn(RelayMode.CDC)
+          .requiredIn(RelayMode.CDC)
+          .notRequiredWhere(SOURCE_FLAVOR, "postgresql")
           .example("5401")
           .check(Checks.between(1L, 4_294_967_295L)) // server_id is an unsigned 32-bit number
           .doc(
-              "Replication server id of the relay's binlog reader; required on mariadb and mysql,"
-                  + " unused on postgresql. It must differ from the server_id of the source and of"
-                  + " every replica or other binlog reader: two readers with one id disconnect each"
-                  + " other.")
+              "Replication server id of the relay's binlog reader (unused on postgresql). It must"
+                  + " differ from the server_id of the source and of every replica or other binlog"
+                  + " reader: two readers with one id disconnect each other.")
           .build();
-
-  /** A binlog reader needs a server id; PostgreSQL's replication slot has none. */
-  static final CrossCheck BINLOG_READER_NEEDS_SERVER_ID =
-      CrossCheck.of(
-              v ->
-                  !v.get(SOURCE_FLAVOR).readsBinlog() || v.get(CDC_SERVER_ID) != null
-                      ? null
-                      : CDC_SERVER_ID.name()
-                          + " is required in cdc mode on "
-                          + v.setting(SOURCE_FLAVOR)
-                          + ": the replication server id of the relay's binlog reader, e.g. "
-                          + CDC_SERVER_ID.name()
-                          + "=5401",
-              SOURCE_FLAVOR)
-          .onlyIn(RelayMode.CDC);
 
   public static final ConfigKey<String> CDC_OFFSETS_TABLE =
       define("cdc.offsets.table", ValueType.STRING)
@@ -1073,7 +1059,6 @@ public final class RelayConfigKeys {
           CLAIM_WINDOW_HOLDS_A_BATCH,
           POLLING_BACKOFF_ORDER,
           EXACTLY_ONCE_NEEDS_CDC,
-          BINLOG_READER_NEEDS_SERVER_ID,
           POSTGRESQL_CDC_NOT_YET,
           CDC_RETENTION_NEEDS_MARIADB,
           CDC_BACKOFF_ORDER,
