@@ -591,9 +591,11 @@ public final class RelayConfigKeys {
                   + " or SKIPPED): publish takes a consistent snapshot of the table without"
                   + " locking it, publishes its rows in id order and streams from the binlog"
                   + " position of that snapshot; skip publishes none of them (for a table"
-                  + " published elsewhere) and streams from that position. After 'outbox-relay"
-                  + " handoff --to cdc' the first start publishes the rows polling left"
-                  + " unpublished whatever this says.")
+                  + " published elsewhere) and streams from that position. On postgresql the"
+                  + " snapshot is the one the relay's new replication slot exports, and the slot"
+                  + " streams from its consistent point. After 'outbox-relay handoff --to cdc'"
+                  + " the first start publishes the rows polling left unpublished whatever this"
+                  + " says.")
           .build();
 
   public static final ConfigKey<Duration> CDC_RETRY_BACKOFF_INITIAL =
@@ -728,7 +730,7 @@ public final class RelayConfigKeys {
 
   /**
    * What CDC on PostgreSQL does not do yet, refused at start rather than silently not done:
-   * retention, exactly-once, and a first start that publishes the rows already in the table.
+   * retention and exactly-once.
    */
   static final CrossCheck POSTGRESQL_CDC_NOT_YET =
       CrossCheck.of(
@@ -744,13 +746,6 @@ public final class RelayConfigKeys {
                   unsupported.add(
                       "set " + DELIVERY_GUARANTEE.name() + "=at-least-once (no exactly-once yet)");
                 }
-                if (v.get(CDC_FIRST_START) != FirstStartAction.SKIP) {
-                  unsupported.add(
-                      "set "
-                          + CDC_FIRST_START.name()
-                          + "=skip (the first start publishes from the moment the relay creates"
-                          + " its replication slot, not the rows already in the table)");
-                }
                 return unsupported.isEmpty()
                     ? null
                     : "CDC on "
@@ -760,8 +755,7 @@ public final class RelayConfigKeys {
               },
               SOURCE_FLAVOR,
               CDC_RETENTION,
-              DELIVERY_GUARANTEE,
-              CDC_FIRST_START)
+              DELIVERY_GUARANTEE)
           .onlyIn(RelayMode.CDC);
 
   public static final ConfigKey<Integer> CDC_RETENTION_BATCH_SIZE =

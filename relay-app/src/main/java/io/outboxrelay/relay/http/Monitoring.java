@@ -11,6 +11,7 @@ import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaProbe;
 import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.relay.source.cdc.CdcStats;
+import io.outboxrelay.relay.source.cdc.SlotStats;
 import io.outboxrelay.relay.source.polling.PollingStats;
 import java.time.Duration;
 import java.util.Map;
@@ -91,7 +92,16 @@ public final class Monitoring implements AutoCloseable {
       refresher.every("backlog query", SOURCE_EVERY, polling::refresh);
       stats = polling;
     } else if (!SqlDialect.of(config.source().flavor()).hasBinlog()) {
-      stats = null; // CDC on PostgreSQL: no slot lag figures yet (docs/postgresql.md)
+      SlotStats slot =
+          new SlotStats(
+              config.source(),
+              config.name(),
+              config.cdc().offsetsTable(),
+              config.logContext(),
+              metrics.sourceGauges(),
+              health);
+      refresher.every("slot lag", SOURCE_EVERY, slot::refresh);
+      stats = slot;
     } else {
       CdcStats cdc =
           new CdcStats(

@@ -130,11 +130,10 @@ class ConfigLoaderTest {
   }
 
   @Test
-  void acceptsPostgresqlInCdcModeWithoutAServerIdWhenTheFirstStartSkips() throws Exception {
+  void acceptsPostgresqlInCdcModeWithoutAServerId() throws Exception {
     Map<String, String> raw = minimalCdc();
     raw.remove("cdc.server.id");
     raw.put("source.flavor", "postgresql");
-    raw.put("cdc.first.start", "skip");
 
     RelayConfig config = parse(raw);
 
@@ -157,8 +156,7 @@ class ConfigLoaderTest {
                 assertThat(p)
                     .startsWith("CDC on source.flavor=postgresql does not support every setting")
                     .contains("cdc.retention=0ms")
-                    .contains("delivery.guarantee=at-least-once")
-                    .contains("cdc.first.start=skip"));
+                    .contains("delivery.guarantee=at-least-once"));
   }
 
   @Test

@@ -94,7 +94,12 @@ final class EngineRun {
                   streaming.complete(null); // stopped, or no longer leader
                   return;
                 }
-                if (dialect.hasBinlog() && FirstStart.needed(config, properties)) {
+                if (!dialect.hasBinlog() && PostgresFirstStart.needed(config, properties)) {
+                  if (!new PostgresFirstStart(config, holder, tenure.epoch()).run(consumer)) {
+                    streaming.complete(null); // stopped, or no longer leader: nothing to stream
+                    return;
+                  }
+                } else if (dialect.hasBinlog() && FirstStart.needed(config, properties)) {
                   if (!new FirstStart(config, holder, tenure.epoch(), exactlyOnce).run(consumer)) {
                     streaming.complete(null); // stopped, or no longer leader: nothing to stream
                     return;

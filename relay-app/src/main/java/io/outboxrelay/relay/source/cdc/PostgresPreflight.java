@@ -138,12 +138,8 @@ final class PostgresPreflight {
                 "replication slot "
                     + slot
                     + " was invalidated by PostgreSQL (wal_status=lost, e.g."
-                    + " max_slot_wal_keep_size): the WAL it needed is gone and events may have"
-                    + " been missed; drop it (SELECT pg_drop_replication_slot('"
-                    + slot
-                    + "')) and the relay's row of "
-                    + config.cdc().offsetsTable()
-                    + ", republish the unpublished rows with polling mode, then start CDC again");
+                    + " max_slot_wal_keep_size): "
+                    + PostgresReplication.recovery(config.name(), config.cdc().offsetsTable()));
           }
           return;
         }

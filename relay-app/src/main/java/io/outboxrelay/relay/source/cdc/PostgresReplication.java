@@ -27,7 +27,7 @@ import java.util.zip.CRC32;
  * otherwise the operator creates it with {@link #createPublicationSql}. Debezium creates the slot
  * ({@code pgoutput}) when it is missing, and uses one the operator made.
  */
-final class PostgresReplication {
+public final class PostgresReplication {
 
   private static final int MAX_NAME = 63;
   private static final Pattern PLAIN = Pattern.compile("[a-z0-9_]+");
@@ -40,7 +40,7 @@ final class PostgresReplication {
    * @param relayName {@code relay.name}
    * @return the slot's name
    */
-  static String slotName(String relayName) {
+  public static String slotName(String relayName) {
     String base =
         "outbox_relay_" + relayName.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
     boolean changed = !PLAIN.matcher(relayName).matches();
@@ -59,7 +59,7 @@ final class PostgresReplication {
    * @param relayName {@code relay.name}
    * @return the publication's name
    */
-  static String publicationName(String relayName) {
+  public static String publicationName(String relayName) {
     return slotName(relayName);
   }
 
@@ -161,6 +161,37 @@ final class PostgresReplication {
     // Debezium's would publish every operation and be altered to Debezium's table list.
     p.setProperty("publication.autocreate.mode", "disabled");
     p.setProperty("snapshot.locking.mode", "none");
+    // Every heartbeat writes a logical decoding message (non-transactional, no table, any user may)
+    // that the slot decodes: the position moves to it, and the slot with it, also while the
+    // outbox table is quiet and other tables fill the WAL.
+    p.setProperty("heartbeat.action.query", HEARTBEAT_QUERY);
+  }
+
+  /** The statement each heartbeat runs: a logical decoding message of the relay's prefix. */
+  static final String HEARTBEAT_QUERY =
+      "SELECT pg_logical_emit_message(false, 'outbox_relay_heartbeat', '')";
+
+  /**
+   * What to do when the relay's slot was invalidated or dropped: events committed after its
+   * confirmed position may be unpublished, and only the table still has them.
+   *
+   * @param relayName {@code relay.name}
+   * @param offsetsTable {@code cdc.offsets.table}
+   * @return the advice, one sentence
+   */
+  static String recovery(String relayName, String offsetsTable) {
+    String slot = slotName(relayName);
+    return "events committed after the slot's last confirmed position may not have been"
+        + " published; stop the relay, drop the slot if it is still there (SELECT"
+        + " pg_drop_replication_slot('"
+        + slot
+        + "')) and delete the row of relay.name '"
+        + relayName
+        + "' from "
+        + offsetsTable
+        + ": the next start is a first start, which publishes every row still in the table"
+        + " again (consumers deduplicate on the event id) and streams from a new slot"
+        + " (cdc.first.start=publish)";
   }
 
   /**

@@ -25,7 +25,7 @@ class PostgresCdcContractIT extends AbstractCdcContractIT {
 
   @Override
   protected RelaySettings settings() {
-    return super.settings().without("cdc.server.id").with("cdc.first.start", "skip");
+    return super.settings().without("cdc.server.id");
   }
 
   @Override
