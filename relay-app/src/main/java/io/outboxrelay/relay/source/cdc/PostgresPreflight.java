@@ -22,11 +22,11 @@ import org.slf4j.LoggerFactory;
  * Startup checks for CDC mode on PostgreSQL, run as the relay's own user before the engine starts;
  * each missing thing is one line saying what to change: {@code wal_level=logical}, a free
  * replication slot (unless the relay's exists) and a free WAL sender, the {@code REPLICATION}
- * attribute (or superuser), the relay's slot when it exists (pgoutput, this database, not in use,
- * not invalidated), the outbox table with its columns, the publication covering the table (or the
- * right to create it), and the position and leadership tables (or the right to create them). When
- * every check passes and the publication is missing, the relay creates it ({@link
- * PostgresReplication}). Stateless.
+ * attribute (or superuser), the relay's slot when it exists (pgoutput, this database, not
+ * invalidated; in use by another reader is a warning), the outbox table with its columns, the
+ * publication covering the table (or the right to create it), and the position and leadership
+ * tables (or the right to create them). When every check passes and the publication is missing, the
+ * relay creates it ({@link PostgresReplication}). Stateless.
  */
 final class PostgresPreflight {
 
@@ -75,7 +75,8 @@ final class PostgresPreflight {
               + GRANTS
               + ")");
     }
-    checkSlot(c, config, problems);
+    List<String> warnings = new ArrayList<>();
+    checkSlot(c, config, problems, warnings);
     checkWalSenders(c, where, problems);
     Optional<String> schema = checkOutboxTable(c, source, problems);
     boolean createPublication =
@@ -92,10 +93,11 @@ final class PostgresPreflight {
           PostgresReplication.publicationName(config.name()),
           table);
     }
-    return new BinlogPreflight.Result(problems, List.of());
+    return new BinlogPreflight.Result(problems, warnings);
   }
 
-  private static void checkSlot(Connection c, RelayConfig config, List<String> problems)
+  private static void checkSlot(
+      Connection c, RelayConfig config, List<String> problems, List<String> warnings)
       throws SQLException {
     String slot = PostgresReplication.slotName(config.name());
     String sql =
@@ -126,13 +128,16 @@ final class PostgresPreflight {
                     + slot
                     + "')) or give this relay another relay.name");
           } else if (rs.getBoolean(4)) {
-            problems.add(
+            // A relay killed a moment ago may still hold it until its walsender notices; Debezium
+            // retries the connection (6 times, 10 s apart) before it gives up.
+            warnings.add(
                 "replication slot "
                     + slot
                     + " is in use by another client (pid "
                     + rs.getLong(5)
-                    + "): one slot has one reader; stop that client, or give this relay another"
-                    + " relay.name");
+                    + "): one slot has one reader, so the relay streams once that one lets go;"
+                    + " if it is not a relay of this relay.name that just stopped, stop it or give"
+                    + " this relay another relay.name");
           } else if ("lost".equals(rs.getString(6))) {
             problems.add(
                 "replication slot "

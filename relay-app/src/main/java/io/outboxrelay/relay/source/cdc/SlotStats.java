@@ -18,9 +18,9 @@ import org.slf4j.LoggerFactory;
  * The replication slot's figures of a CDC relay on PostgreSQL: the WAL bytes it holds past its
  * {@code confirmed_flush_lsn} ({@code pg_current_wal_lsn() - confirmed_flush_lsn}) and its {@code
  * wal_status}, from {@code pg_replication_slots}. A slot PostgreSQL invalidated ({@code
- * wal_status=lost}) or that is gone is logged once at ERROR, naming it and the recovery. Meant to
- * run every few seconds on its own connection, never per scrape. Not thread-safe: one thread
- * refreshes.
+ * wal_status=lost}), or one that is gone after this relay saw it, is logged once at ERROR, naming
+ * it and the recovery. Meant to run every few seconds on its own connection, never per scrape. Not
+ * thread-safe: one thread refreshes.
  */
 public final class SlotStats implements AutoCloseable {
 
@@ -36,6 +36,7 @@ public final class SlotStats implements AutoCloseable {
   private final RelayHealth health;
   private Connection connection;
   private String reported; // the last slot problem logged
+  private boolean seen; // the slot existed at an earlier refresh
 
   /**
    * Creates the refresher of the slot gauges.
@@ -77,11 +78,13 @@ public final class SlotStats implements AutoCloseable {
         ps.setString(1, slot);
         try (ResultSet rs = ps.executeQuery()) {
           if (!rs.next()) {
-            if (!health.standby()) {
+            // Before the first start makes it there is none yet; once seen, it must stay.
+            if (seen) {
               report(slot, "is gone (dropped while the relay ran?)");
             }
             return;
           }
+          seen = true;
           long behind = rs.getLong(1);
           if (!rs.wasNull()) {
             gauges.slotBehind(behind);

@@ -160,6 +160,16 @@ class PostgresCdcFirstStartIT {
                             + PostgresReplication.slotName(topics.name())
                             + "'")));
     first.close();
+    // Its walsender ends a moment after the relay: the slot has one reader at a time.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                Boolean.FALSE.equals(
+                    db.adminQuery(
+                        "SELECT active FROM pg_replication_slots WHERE slot_name = '"
+                            + PostgresReplication.slotName(topics.name())
+                            + "'")));
 
     db.admin("DELETE FROM outbox_relay_offsets");
     RawOutboxInserts.write(db, ledger, existing("while-down-", 20));
