@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.outboxrelay.relay.config.RelayConfig;
-import io.outboxrelay.relay.source.cdc.leader.OffsetKey;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -51,7 +50,7 @@ record PostgresCdcStatus(
    * @throws SQLException when the database cannot be read
    */
   static PostgresCdcStatus read(Connection c, RelayConfig config, String slot) throws SQLException {
-    String stored = storedOffset(c, config);
+    String stored = io.outboxrelay.relay.source.cdc.PostgresReplication.storedOffset(c, config);
     String position = null;
     boolean marker = false;
     if (stored != null) {
@@ -94,27 +93,6 @@ record PostgresCdcStatus(
             rs.wasNull() ? null : behind);
       }
     }
-  }
-
-  private static String storedOffset(Connection c, RelayConfig config) throws SQLException {
-    String table = config.cdc().offsetsTable();
-    try (PreparedStatement ps = c.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
-      ps.setString(1, table);
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next() || !rs.getBoolean(1)) {
-          return null;
-        }
-      }
-    }
-    try (Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT offset_key, offset_val FROM " + table)) {
-      while (rs.next()) {
-        if (OffsetKey.belongsTo(rs.getString(1), config.name())) {
-          return rs.getString(2);
-        }
-      }
-    }
-    return null;
   }
 
   private static String lsnText(Connection c, long lsn) throws SQLException {

@@ -8,7 +8,6 @@ import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.RowLayout;
 import io.outboxrelay.relay.source.SourceConnections;
-import io.outboxrelay.relay.source.cdc.leader.OffsetKey;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -91,7 +90,7 @@ final class PostgresFirstStart {
       return false;
     }
     try (Connection c = SourceConnections.open(config.source())) {
-      String stored = stored(c, config);
+      String stored = PostgresReplication.storedOffset(c, config);
       if (stored != null) {
         return stored.contains(MARKER);
       }
@@ -107,28 +106,6 @@ final class PostgresFirstStart {
       }
       return true;
     }
-  }
-
-  /** The relay's stored {@code offset_val}, or null when the offsets table holds none. */
-  static String stored(Connection c, RelayConfig config) throws SQLException {
-    String table = config.cdc().offsetsTable();
-    try (PreparedStatement ps = c.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
-      ps.setString(1, table);
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next() || !rs.getBoolean(1)) {
-          return null;
-        }
-      }
-    }
-    try (Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT offset_key, offset_val FROM " + table)) {
-      while (rs.next()) {
-        if (OffsetKey.belongsTo(rs.getString(1), config.name())) {
-          return rs.getString(2);
-        }
-      }
-    }
-    return null;
   }
 
   private static boolean slotExists(Connection c, String slot) throws SQLException {

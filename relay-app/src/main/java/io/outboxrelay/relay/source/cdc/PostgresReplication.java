@@ -195,6 +195,37 @@ public final class PostgresReplication {
   }
 
   /**
+   * The relay's stored {@code offset_val} (its position, or a first start's marker), read through
+   * the search path.
+   *
+   * @param c a connection as the relay's user
+   * @param config the relay configuration
+   * @return the text, or null when the offsets table is missing or holds no row of the relay's
+   * @throws SQLException when the database fails
+   */
+  public static String storedOffset(Connection c, RelayConfig config) throws SQLException {
+    String table = config.cdc().offsetsTable();
+    try (PreparedStatement ps = c.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
+      ps.setString(1, table);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next() || !rs.getBoolean(1)) {
+          return null;
+        }
+      }
+    }
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT offset_key, offset_val FROM " + table)) {
+      while (rs.next()) {
+        if (io.outboxrelay.relay.source.cdc.leader.OffsetKey.belongsTo(
+            rs.getString(1), config.name())) {
+          return rs.getString(2);
+        }
+      }
+    }
+    return null;
+  }
+
+  /**
    * How {@code status} and the logs name the slot of a relay.
    *
    * @param relayName {@code relay.name}
