@@ -341,7 +341,9 @@ final class EngineRun {
       if (stopRequested) {
         return;
       }
-      if (dialect.hasBinlog()) { // PostgreSQL: an outage ends the engine, which says so
+      // PostgreSQL: no binlog client to watch; a lost replication connection is Debezium's to
+      // handle (docs/postgresql.md: not tested yet).
+      if (dialect.hasBinlog()) {
         watch =
             BinlogConnectionWatch.of(
                 probe, sourceOutages, DebeziumProperties.keepalive(properties), config.source());
