@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure this Debian 12 machine has what the build and the integration tests need:
-# Java 17+, Maven, MariaDB server binaries (for private mariadbd child processes), promtool and a running
-# PostgreSQL service on 127.0.0.1:5432. Idempotent; run as root. Prints one line per check/action.
+# Java 17+, Maven, MariaDB server binaries (for private mariadbd child processes), promtool, a running
+# PostgreSQL service on 127.0.0.1:5432 and PostgreSQL's server binaries (for private postgres child
+# processes with logical decoding). Idempotent; run as root. Prints one line per check/action.
 #
 # It never changes the settings of a MariaDB or PostgreSQL service that is already there: the tests
 # start their own private mariadbd processes on free ports with their own datadirs.
@@ -113,6 +114,18 @@ else
       exit 1
     fi
   fi
+fi
+
+# CDC tests start private PostgreSQL servers (logical decoding) from the package's binaries, as the
+# postgres OS user through setpriv: a service on 5432 run by something else is not enough.
+if [[ -n $(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null) ]] && id postgres >/dev/null 2>&1; then
+  log "postgresql server binaries ok ($(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1))"
+else
+  apt_install postgresql
+  log "postgresql server binaries installed"
+fi
+if ! command -v setpriv >/dev/null 2>&1; then
+  apt_install util-linux
 fi
 
 # The tests connect as postgres without a password over TCP (trust) and use a database 'test'.

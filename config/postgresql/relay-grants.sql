@@ -1,4 +1,4 @@
--- Least-privilege roles for PostgreSQL (polling mode). Replace the names and passwords.
+-- Least-privilege roles for PostgreSQL. Replace the names and passwords.
 CREATE ROLE app LOGIN PASSWORD 'change-me';
 GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO app;
 
@@ -7,3 +7,15 @@ CREATE ROLE outbox_relay LOGIN PASSWORD 'change-me';
 GRANT SELECT, UPDATE ON outbox_events TO outbox_relay;
 -- Only with polling.retention (deletes old PUBLISHED rows):
 GRANT DELETE ON outbox_events TO outbox_relay;
+
+-- The relay in CDC mode instead (wal_level=logical; docs/postgresql.md). It streams through a
+-- replication slot and a publication named outbox_relay_<relay.name> (lower case, '.' and '-' as
+-- '_'). Run as a superuser or the table's owner, with your relay.name in place of orders:
+--   ALTER ROLE outbox_relay REPLICATION;
+--   GRANT SELECT ON outbox_events TO outbox_relay;
+--   CREATE PUBLICATION outbox_relay_orders FOR TABLE outbox_events WITH (publish = 'insert');
+-- and its position and leadership tables (config/postgresql/relay-storage.sql):
+--   GRANT SELECT, INSERT, DELETE ON outbox_relay_offsets TO outbox_relay;
+--   GRANT SELECT, INSERT, UPDATE ON outbox_relay_leases TO outbox_relay;
+-- The relay creates the publication itself when it owns the table and has CREATE on the database,
+-- and the two tables when it has CREATE on the schema; Debezium creates the slot.

@@ -58,7 +58,19 @@ public final class RelayStatus {
         NEEDS,
         c -> {
           requireOutboxTable(c);
-          if (config.cdc() != null) {
+          if (config.cdc() != null && !dialect.hasBinlog()) {
+            PostgresCdcStatus status =
+                PostgresCdcStatus.read(
+                    c,
+                    config,
+                    io.outboxrelay.relay.source.cdc.PostgresReplication.slotName(config.name()));
+            c.rollback();
+            if (json) {
+              Json.print(out, status.json(config));
+            } else {
+              status.print(out, config);
+            }
+          } else if (config.cdc() != null) {
             boolean offsetsTable = offsetsTableExists(c);
             CdcState state =
                 offsetsTable

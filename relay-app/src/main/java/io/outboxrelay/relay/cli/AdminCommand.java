@@ -2,6 +2,7 @@ package io.outboxrelay.relay.cli;
 
 import io.outboxrelay.relay.admin.AdminException;
 import io.outboxrelay.relay.config.RelayConfig;
+import io.outboxrelay.relay.config.RelayMode;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Mixin;
@@ -26,6 +27,14 @@ abstract class AdminCommand implements Callable<Integer> {
   /** Checks the arguments before anything is read, so a bad one costs no connection. */
   void checkArguments() throws AdminException {}
 
+  /**
+   * Whether the command knows CDC on PostgreSQL (its replication slot, not a binlog); the others
+   * refuse such a configuration rather than read binlog state that is not there.
+   */
+  boolean knowsPostgresCdc() {
+    return false;
+  }
+
   @Override
   public final Integer call() {
     PrintWriter err = spec.commandLine().getErr();
@@ -34,6 +43,16 @@ abstract class AdminCommand implements Callable<Integer> {
       RelayConfig config = options.load(err);
       if (config == null) {
         return ExitCodes.CONFIG;
+      }
+      if (config.mode() == RelayMode.CDC
+          && !config.source().flavor().readsBinlog()
+          && !knowsPostgresCdc()) {
+        throw AdminException.usage(
+            "does not support CDC on "
+                + config.source().flavor().name().toLowerCase(java.util.Locale.ROOT)
+                + " yet (docs/postgresql.md says what does); the relay's position is its row in "
+                + config.cdc().offsetsTable()
+                + " and its replication slot's confirmed_flush_lsn (pg_replication_slots)");
       }
       run(config, spec.commandLine().getOut());
       return ExitCodes.OK;

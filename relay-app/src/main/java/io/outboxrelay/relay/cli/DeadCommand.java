@@ -30,6 +30,12 @@ final class DeadCommand extends CommandGroup {
   /** A {@code dead} subcommand: runs against the outbox table's events. */
   abstract static class OnDeadEvents extends AdminCommand {
 
+    /** Dead events are rows of the table, the same in every mode and on every database. */
+    @Override
+    boolean knowsPostgresCdc() {
+      return true;
+    }
+
     /** Runs the subcommand. */
     abstract void run(DeadCommands dead) throws AdminException;
 

@@ -21,6 +21,12 @@ import picocli.CommandLine.Option;
     })
 final class StatusCommand extends AdminCommand {
 
+  /** {@code status} shows a PostgreSQL relay's position and replication slot. */
+  @Override
+  boolean knowsPostgresCdc() {
+    return true;
+  }
+
   @Option(names = "--json", description = "Print JSON.")
   boolean json;
 

@@ -6,7 +6,7 @@ import java.util.Map;
 /**
  * CDC mode settings. Immutable.
  *
- * @param serverId the binlog reader's replication server id
+ * @param serverId the binlog reader's replication server id; 0 on PostgreSQL, which has none
  * @param offsetsTable table holding the binlog position
  * @param schemaHistoryTable table holding the schema history
  * @param batchSize most events per published batch
@@ -60,7 +60,7 @@ public record CdcConfig(
       return null;
     }
     return new CdcConfig(
-        v.get(RelayConfigKeys.CDC_SERVER_ID),
+        v.get(RelayConfigKeys.CDC_SERVER_ID) == null ? 0L : v.get(RelayConfigKeys.CDC_SERVER_ID),
         v.get(RelayConfigKeys.CDC_OFFSETS_TABLE),
         v.get(RelayConfigKeys.CDC_SCHEMA_HISTORY_TABLE),
         v.get(RelayConfigKeys.CDC_BATCH_SIZE),

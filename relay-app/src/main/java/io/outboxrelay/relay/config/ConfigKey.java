@@ -58,6 +58,8 @@ public final class ConfigKey<T> {
   private final Set<RelayMode> usedIn;
   private final List<Function<T, String>> checks;
   private final Checks.Range<?> range;
+  private final String exemptKey; // with exemptValue: the key is not required where it has it
+  private final String exemptValue;
   private final String doc;
   private final String example;
 
@@ -71,6 +73,8 @@ public final class ConfigKey<T> {
             ? b.defaultText
             : b.defaultValue == null ? null : type.format(b.defaultValue);
     this.requiredIn = Set.copyOf(b.requiredIn);
+    this.exemptKey = b.exemptKey;
+    this.exemptValue = b.exemptValue;
     this.usedIn = Set.copyOf(b.usedIn);
     this.checks = List.copyOf(b.checks);
     this.range =
@@ -148,6 +152,22 @@ public final class ConfigKey<T> {
    */
   public boolean isRequiredIn(RelayMode mode) {
     return requiredIn.contains(mode);
+  }
+
+  /**
+   * Whether the key must be set in the given mode, given the other settings: a key required in a
+   * mode may be exempt where another key has a given value ({@code cdc.server.id} on PostgreSQL).
+   *
+   * @param mode the relay mode
+   * @param settings the settings as given, by key
+   * @return true when required
+   */
+  public boolean isRequiredIn(RelayMode mode, java.util.Map<String, String> settings) {
+    if (!isRequiredIn(mode)) {
+      return false;
+    }
+    String other = exemptKey == null ? null : settings.get(exemptKey);
+    return other == null || !other.trim().equalsIgnoreCase(exemptValue);
   }
 
   /**
@@ -248,6 +268,8 @@ public final class ConfigKey<T> {
     private T defaultValue;
     private String defaultText;
     private final Set<RelayMode> requiredIn = EnumSet.noneOf(RelayMode.class);
+    private String exemptKey;
+    private String exemptValue;
     private final Set<RelayMode> usedIn = EnumSet.allOf(RelayMode.class);
     private final List<Function<T, String>> checks = new ArrayList<>();
     private String doc;
@@ -299,6 +321,19 @@ public final class ConfigKey<T> {
      */
     public Builder<T> requiredIn(RelayMode... modes) {
       requiredIn.addAll(List.of(modes));
+      return this;
+    }
+
+    /**
+     * Lifts the requirement where another key has a value (compared without regard to case).
+     *
+     * @param other the other key
+     * @param value its value that makes this key optional
+     * @return this builder
+     */
+    public Builder<T> notRequiredWhere(ConfigKey<?> other, String value) {
+      this.exemptKey = other.name();
+      this.exemptValue = value;
       return this;
     }
 

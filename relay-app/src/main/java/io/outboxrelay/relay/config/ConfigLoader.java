@@ -167,7 +167,7 @@ public final class ConfigLoader {
     java.util.Set<ConfigKey<?>> given = new java.util.HashSet<>();
     for (ConfigKey<?> key : RelayConfigKeys.ALL) {
       if (key != RelayConfigKeys.MODE) {
-        Object v = read(key, resolved.get(key.name()), mode, problems);
+        Object v = read(key, resolved, mode, problems);
         if (v != null) {
           values.put(key, v);
         }
@@ -270,11 +270,13 @@ public final class ConfigLoader {
     }
   }
 
-  private static <T> T read(ConfigKey<T> key, String text, RelayMode mode, List<String> problems) {
+  private static <T> T read(
+      ConfigKey<T> key, Map<String, String> resolved, RelayMode mode, List<String> problems) {
+    String text = resolved.get(key.name());
     if (text != null) {
       return parse(key, text, key.defaultValue(), problems);
     }
-    if (key.isRequiredIn(mode)) {
+    if (key.isRequiredIn(mode, resolved)) {
       problems.add(
           key.name()
               + " is required"

@@ -97,21 +97,11 @@ public final class RelayConfigKeys {
       define("source.flavor", ValueType.oneOf(SourceFlavor.class))
           .group(Group.SOURCE)
           .defaultValue(SourceFlavor.MARIADB)
-          .doc("The source database: mariadb or mysql (both modes), postgresql (polling only).")
+          .doc(
+              "The source database: mariadb, mysql or postgresql, in both modes. CDC on"
+                  + " postgresql reads a replication slot (docs/postgresql.md says what it does not"
+                  + " do yet).")
           .build();
-
-  /** CDC mode reads a binlog, which only MySQL and MariaDB have. */
-  static final CrossCheck FLAVOR_SUPPORTS_CDC =
-      CrossCheck.of(
-              v ->
-                  v.get(SOURCE_FLAVOR).supportsCdc()
-                      ? null
-                      : v.setting(SOURCE_FLAVOR)
-                          + " supports only polling mode: set "
-                          + MODE.name()
-                          + "=polling (CDC mode reads a MySQL/MariaDB binlog)",
-              SOURCE_FLAVOR)
-          .onlyIn(RelayMode.CDC);
 
   public static final ConfigKey<String> SOURCE_HOST =
       define("source.host", ValueType.STRING)
@@ -511,12 +501,13 @@ public final class RelayConfigKeys {
           .group(Group.CDC)
           .usedIn(RelayMode.CDC)
           .requiredIn(RelayMode.CDC)
+          .notRequiredWhere(SOURCE_FLAVOR, "postgresql")
           .example("5401")
           .check(Checks.between(1L, 4_294_967_295L)) // server_id is an unsigned 32-bit number
           .doc(
-              "Replication server id of the relay's binlog reader. It must differ from the"
-                  + " server_id of the source and of every replica or other binlog reader: two"
-                  + " readers with one id disconnect each other.")
+              "Replication server id of the relay's binlog reader (unused on postgresql). It must"
+                  + " differ from the server_id of the source and of every replica or other binlog"
+                  + " reader: two readers with one id disconnect each other.")
           .build();
 
   public static final ConfigKey<String> CDC_OFFSETS_TABLE =
@@ -600,9 +591,11 @@ public final class RelayConfigKeys {
                   + " or SKIPPED): publish takes a consistent snapshot of the table without"
                   + " locking it, publishes its rows in id order and streams from the binlog"
                   + " position of that snapshot; skip publishes none of them (for a table"
-                  + " published elsewhere) and streams from that position. After 'outbox-relay"
-                  + " handoff --to cdc' the first start publishes the rows polling left"
-                  + " unpublished whatever this says.")
+                  + " published elsewhere) and streams from that position. On postgresql the"
+                  + " snapshot is the one the relay's new replication slot exports, and the slot"
+                  + " streams from its consistent point. After 'outbox-relay handoff --to cdc'"
+                  + " the first start publishes the rows polling left unpublished whatever this"
+                  + " says.")
           .build();
 
   public static final ConfigKey<Duration> CDC_RETRY_BACKOFF_INITIAL =
@@ -723,7 +716,7 @@ public final class RelayConfigKeys {
   static final CrossCheck CDC_RETENTION_NEEDS_MARIADB =
       CrossCheck.of(
           v ->
-              !v.get(SOURCE_FLAVOR).supportsCdc()
+              !v.get(SOURCE_FLAVOR).readsBinlog()
                       || v.get(SOURCE_FLAVOR).snapshotsAtBinlogPosition()
                       || v.get(CDC_RETENTION).isZero()
                   ? null
@@ -734,6 +727,36 @@ public final class RelayConfigKeys {
                       + "=0ms",
           SOURCE_FLAVOR,
           CDC_RETENTION);
+
+  /**
+   * What CDC on PostgreSQL does not do yet, refused at start rather than silently not done:
+   * retention and exactly-once.
+   */
+  static final CrossCheck POSTGRESQL_CDC_NOT_YET =
+      CrossCheck.of(
+              v -> {
+                if (v.get(SOURCE_FLAVOR).readsBinlog()) {
+                  return null;
+                }
+                List<String> unsupported = new java.util.ArrayList<>();
+                if (!v.get(CDC_RETENTION).isZero()) {
+                  unsupported.add("set " + CDC_RETENTION.name() + "=0ms (no CDC retention yet)");
+                }
+                if (v.get(DELIVERY_GUARANTEE) == DeliveryGuarantee.EXACTLY_ONCE) {
+                  unsupported.add(
+                      "set " + DELIVERY_GUARANTEE.name() + "=at-least-once (no exactly-once yet)");
+                }
+                return unsupported.isEmpty()
+                    ? null
+                    : "CDC on "
+                        + v.setting(SOURCE_FLAVOR)
+                        + " does not support every setting yet: "
+                        + String.join("; ", unsupported);
+              },
+              SOURCE_FLAVOR,
+              CDC_RETENTION,
+              DELIVERY_GUARANTEE)
+          .onlyIn(RelayMode.CDC);
 
   public static final ConfigKey<Integer> CDC_RETENTION_BATCH_SIZE =
       define("cdc.retention.batch.size", ValueType.INT)
@@ -1029,8 +1052,8 @@ public final class RelayConfigKeys {
           PLACEMENTS_AVOID_OWN_HEADERS,
           CLAIM_WINDOW_HOLDS_A_BATCH,
           POLLING_BACKOFF_ORDER,
-          FLAVOR_SUPPORTS_CDC,
           EXACTLY_ONCE_NEEDS_CDC,
+          POSTGRESQL_CDC_NOT_YET,
           CDC_RETENTION_NEEDS_MARIADB,
           CDC_BACKOFF_ORDER,
           LEADER_RENEWS_THRICE_PER_LEASE);

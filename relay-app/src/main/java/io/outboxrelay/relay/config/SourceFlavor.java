@@ -2,6 +2,7 @@ package io.outboxrelay.relay.config;
 
 import io.debezium.connector.mariadb.MariaDbConnectorConfig;
 import io.debezium.connector.mysql.MySqlConnectorConfig;
+import io.debezium.connector.postgresql.PostgresConnectorConfig;
 import java.time.Duration;
 
 /**
@@ -32,11 +33,20 @@ public enum SourceFlavor {
           "MySQL", MySqlConnectorConfig.ALL_FIELDS, MySqlConnectorConfig.class);
     }
   },
-  /** PostgreSQL 12 or later; polling mode only. */
+  /**
+   * PostgreSQL 12 or later. CDC uses Debezium's PostgreSQL connector with {@code pgoutput}, a
+   * publication and a replication slot; it has no binlog.
+   */
   POSTGRESQL(5432, "jdbc:postgresql://") {
     @Override
-    public boolean supportsCdc() {
+    public boolean readsBinlog() {
       return false;
+    }
+
+    @Override
+    DebeziumKeys.Connector debeziumConnector() {
+      return new DebeziumKeys.Connector(
+          "PostgreSQL", PostgresConnectorConfig.ALL_FIELDS, PostgresConnectorConfig.class);
     }
 
     @Override
@@ -74,9 +84,20 @@ public enum SourceFlavor {
   /**
    * Whether CDC mode supports this flavor.
    *
-   * @return true for MariaDB and MySQL
+   * @return true for every flavor: MariaDB and MySQL read the binlog, PostgreSQL a replication slot
    */
   public boolean supportsCdc() {
+    return true;
+  }
+
+  /**
+   * Whether CDC reads this database's binlog (and so needs {@code cdc.server.id}, binlog settings,
+   * schema history): what the binlog-only parts of the relay (first start at a binlog position,
+   * hand-offs, retention, position import) need.
+   *
+   * @return true for MariaDB and MySQL, false for PostgreSQL
+   */
+  public boolean readsBinlog() {
     return true;
   }
 

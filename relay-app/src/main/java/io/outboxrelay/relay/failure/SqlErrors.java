@@ -236,6 +236,18 @@ public final class SqlErrors {
   }
 
   /**
+   * Whether an insert met an existing row of the same unique key: SQLState 23505 (PostgreSQL), or
+   * the driver's integrity constraint violation (MariaDB/MySQL error 1062).
+   *
+   * @param e the failure
+   * @return true for a duplicate key
+   */
+  public static boolean isDuplicateKey(SQLException e) {
+    return e instanceof java.sql.SQLIntegrityConstraintViolationException
+        || "23505".equals(e.getSQLState());
+  }
+
+  /**
    * Whether a row broke a CHECK constraint (SQLState 23514).
    *
    * @param e the failure

@@ -9,7 +9,9 @@ import io.outboxrelay.relay.metrics.RelayHealth.Dependency;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.publish.KafkaBreaker;
 import io.outboxrelay.relay.publish.KafkaProbe;
+import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.relay.source.cdc.CdcStats;
+import io.outboxrelay.relay.source.cdc.SlotStats;
 import io.outboxrelay.relay.source.polling.PollingStats;
 import java.time.Duration;
 import java.util.Map;
@@ -89,6 +91,17 @@ public final class Monitoring implements AutoCloseable {
       PollingStats polling = new PollingStats(config.source(), metrics.sourceGauges(), health);
       refresher.every("backlog query", SOURCE_EVERY, polling::refresh);
       stats = polling;
+    } else if (!SqlDialect.of(config.source().flavor()).hasBinlog()) {
+      SlotStats slot =
+          new SlotStats(
+              config.source(),
+              config.name(),
+              config.cdc().offsetsTable(),
+              config.logContext(),
+              metrics.sourceGauges(),
+              health);
+      refresher.every("slot lag", SOURCE_EVERY, slot::refresh);
+      stats = slot;
     } else {
       CdcStats cdc =
           new CdcStats(
@@ -119,7 +132,9 @@ public final class Monitoring implements AutoCloseable {
     endpoint.close();
     probe.close();
     try {
-      stats.close();
+      if (stats != null) {
+        stats.close();
+      }
     } catch (Exception e) {
       // a connection already broken
     }

@@ -55,6 +55,19 @@ public final class MetricNames {
   /** Gauge: bytes of binlog the reader has not read yet (CDC). */
   public static final String BINLOG_BEHIND = "outbox.relay.binlog.behind.bytes";
 
+  /**
+   * Gauge: bytes of WAL the relay's replication slot holds, from its {@code confirmed_flush_lsn} to
+   * the server's current position (CDC on PostgreSQL).
+   */
+  public static final String SLOT_BEHIND = "outbox.relay.slot.behind.bytes";
+
+  /**
+   * Gauge, label {@code wal_status}: 1 for the relay's replication slot's {@code wal_status}
+   * ({@code reserved}, {@code extended}, {@code unreserved}, {@code lost}), 0 for the others (CDC
+   * on PostgreSQL).
+   */
+  public static final String SLOT_WAL_STATUS = "outbox.relay.slot.wal.status";
+
   /** Gauge, label {@code event_type}: DEAD rows (polling) or events skipped since start (CDC). */
   public static final String DEAD = "outbox.relay.dead.events";
 

@@ -29,6 +29,7 @@ public final class SourceGauges {
 
   private final MeterRegistry registry;
   private final Map<String, AtomicLong> values = new ConcurrentHashMap<>();
+  private final Map<String, AtomicLong> slotStatus = new TreeMap<>();
   private final Map<String, Long> skipped = new TreeMap<>();
   private MultiGauge dead;
 
@@ -78,6 +79,46 @@ public final class SourceGauges {
         "Bytes of binlog the CDC reader has not read yet",
         Math.max(0, bytes),
         1);
+  }
+
+  /**
+   * Sets the WAL bytes a CDC relay's replication slot holds (PostgreSQL).
+   *
+   * @param bytes the bytes from the slot's {@code confirmed_flush_lsn} to the current WAL position
+   */
+  public void slotBehind(long bytes) {
+    set(
+        MetricNames.SLOT_BEHIND,
+        "Bytes of WAL the CDC relay's replication slot holds past its confirmed_flush_lsn"
+            + " (PostgreSQL)",
+        Math.max(0, bytes),
+        1);
+  }
+
+  /**
+   * Sets the {@code wal_status} of a CDC relay's replication slot (PostgreSQL): 1 for its status, 0
+   * for the others.
+   *
+   * @param status {@code reserved}, {@code extended}, {@code unreserved} or {@code lost}
+   */
+  public synchronized void slotWalStatus(String status) {
+    for (String each : List.of("reserved", "extended", "unreserved", "lost")) {
+      String name = MetricNames.SLOT_WAL_STATUS;
+      slotStatus
+          .computeIfAbsent(
+              each,
+              s -> {
+                AtomicLong v = new AtomicLong();
+                Gauge.builder(name, v, AtomicLong::get)
+                    .tags(Tags.of("wal_status", s))
+                    .description(
+                        "1 for the wal_status of the CDC relay's replication slot, 0 for the"
+                            + " others (PostgreSQL)")
+                    .register(registry);
+                return v;
+              })
+          .set(each.equals(status) ? 1 : 0);
+    }
   }
 
   /**

@@ -41,6 +41,21 @@ sealed class MySqlDialect implements SqlDialect permits MariaDbDialect {
   }
 
   @Override
+  public String microsUntil(String column) {
+    return "TIMESTAMPDIFF(MICROSECOND, NOW(6), " + column + ")";
+  }
+
+  @Override
+  public String relayTimeColumn() {
+    return "TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)";
+  }
+
+  @Override
+  public String socketTimeoutUrlParameter(Duration timeout) {
+    return "&socketTimeout=" + timeout.toMillis();
+  }
+
+  @Override
   public String noClaimToken() {
     return "''";
   }

@@ -17,8 +17,8 @@ import java.util.UUID;
 /**
  * PostgreSQL 12+: values bound as the database's own types (a {@code uuid}, a {@code bigint[]}, an
  * interval in seconds), the database clock from {@code clock_timestamp()}, the catalog in {@code
- * pg_catalog}, tables found through the search path. No binlog: polling mode only. Immutable and
- * thread-safe.
+ * pg_catalog}, tables found through the search path. No binlog: CDC reads a replication slot.
+ * Immutable and thread-safe.
  */
 final class PostgresDialect implements SqlDialect {
 
@@ -45,6 +45,22 @@ final class PostgresDialect implements SqlDialect {
   @Override
   public String nowMinus() {
     return "(clock_timestamp() - make_interval(secs => ?))";
+  }
+
+  @Override
+  public String microsUntil(String column) {
+    return "CAST(EXTRACT(EPOCH FROM (" + column + " - clock_timestamp())) * 1000000 AS bigint)";
+  }
+
+  @Override
+  public String relayTimeColumn() {
+    return "timestamptz NOT NULL DEFAULT clock_timestamp()";
+  }
+
+  /** pgjdbc's {@code socketTimeout} is in whole seconds. */
+  @Override
+  public String socketTimeoutUrlParameter(Duration timeout) {
+    return "&socketTimeout=" + Math.max(1, timeout.toSeconds());
   }
 
   @Override
@@ -190,7 +206,7 @@ final class PostgresDialect implements SqlDialect {
 
   @Override
   public String connectorType() {
-    throw new UnsupportedOperationException("PostgreSQL has no binlog connector");
+    return "postgres";
   }
 
   @Override

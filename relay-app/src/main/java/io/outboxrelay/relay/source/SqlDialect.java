@@ -31,7 +31,7 @@ public sealed interface SqlDialect permits MySqlDialect, PostgresDialect {
   /** MySQL 8.0+: MariaDB's SQL, without its snapshot position, GTID format and session bounds. */
   SqlDialect MYSQL = new MySqlDialect();
 
-  /** PostgreSQL 12+: {@code uuid}, {@code jsonb}, {@code timestamptz}; polling mode only. */
+  /** PostgreSQL 12+: {@code uuid}, {@code jsonb}, {@code timestamptz}; CDC through a slot. */
   SqlDialect POSTGRESQL = new PostgresDialect();
 
   /**
@@ -101,6 +101,33 @@ public sealed interface SqlDialect permits MySqlDialect, PostgresDialect {
    * @return the expression
    */
   String nowPlus();
+
+  /**
+   * The whole microseconds from {@link #now()} to a time column (negative once it has passed).
+   *
+   * @param column the column
+   * @return the select expression, a {@code BIGINT}
+   */
+  String microsUntil(String column);
+
+  /**
+   * The type of the relay's own time columns (leadership): {@code TIMESTAMP(6)} on MariaDB/MySQL,
+   * {@code timestamptz} on PostgreSQL, so that {@link #now()} compares with them in any session
+   * time zone.
+   *
+   * @return the column type with its default, e.g. {@code TIMESTAMP(6) NOT NULL DEFAULT
+   *     CURRENT_TIMESTAMP(6)}
+   */
+  String relayTimeColumn();
+
+  /**
+   * The JDBC URL parameter that bounds how long a statement waits for the server's reply.
+   *
+   * @param timeout the bound
+   * @return {@code &socketTimeout=...} in the driver's unit (milliseconds for MariaDB Connector/J,
+   *     seconds for pgjdbc)
+   */
+  String socketTimeoutUrlParameter(Duration timeout);
 
   /**
    * {@link #now()} minus a duration bound as the next parameter by {@link #bindDuration}.
@@ -393,19 +420,19 @@ public sealed interface SqlDialect permits MySqlDialect, PostgresDialect {
   // --- CDC -----------------------------------------------------------------------------------
 
   /**
-   * Whether the relay can stream this database's binlog: CDC mode, its tables, hand-offs.
+   * Whether CDC mode reads this database's binlog (hand-offs, the binlog checks, position import
+   * and status of a binlog position); PostgreSQL's CDC reads a replication slot instead.
    *
    * @return false on PostgreSQL
    */
   default boolean hasBinlog() {
-    return flavor().supportsCdc();
+    return flavor().readsBinlog();
   }
 
   /**
    * The name Debezium knows the connector by, also the JMX domain suffix of its metrics.
    *
-   * @return {@code mariadb} or {@code mysql}
-   * @throws UnsupportedOperationException on a database without a binlog
+   * @return {@code mariadb}, {@code mysql} or {@code postgres}
    */
   String connectorType();
 

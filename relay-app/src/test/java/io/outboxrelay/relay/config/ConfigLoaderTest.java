@@ -130,13 +130,46 @@ class ConfigLoaderTest {
   }
 
   @Test
-  void rejectsPostgresqlInCdcMode() {
+  void acceptsPostgresqlInCdcModeWithoutAServerId() throws Exception {
+    Map<String, String> raw = minimalCdc();
+    raw.remove("cdc.server.id");
+    raw.put("source.flavor", "postgresql");
+
+    RelayConfig config = parse(raw);
+
+    assertThat(config.mode()).isEqualTo(RelayMode.CDC);
+    assertThat(config.source().flavor()).isEqualTo(SourceFlavor.POSTGRESQL);
+    assertThat(config.cdc().serverId()).isZero();
+  }
+
+  @Test
+  void refusesInOneLineWhatCdcOnPostgresqlDoesNotDoYet() {
     Map<String, String> raw = minimalCdc();
     raw.put("source.flavor", "postgresql");
+    raw.put("cdc.retention", "7d");
+    raw.put("delivery.guarantee", "exactly-once");
+
+    assertThat(failure(raw).problems())
+        .singleElement()
+        .satisfies(
+            p ->
+                assertThat(p)
+                    .startsWith("CDC on source.flavor=postgresql does not support every setting")
+                    .contains("cdc.retention=0ms")
+                    .contains("delivery.guarantee=at-least-once"));
+  }
+
+  @Test
+  void stillRequiresAServerIdForABinlogReader() {
+    Map<String, String> raw = minimalCdc();
+    raw.remove("cdc.server.id");
+    raw.put("source.flavor", "mysql");
 
     assertThat(failure(raw).problems())
         .anySatisfy(
-            p -> assertThat(p).startsWith("source.flavor=postgresql supports only polling"));
+            p ->
+                assertThat(p)
+                    .startsWith("cdc.server.id is required in cdc mode: Replication server id"));
   }
 
   @Test

@@ -4,6 +4,7 @@ import io.outboxrelay.testsupport.database.Flavor;
 import io.outboxrelay.testsupport.database.ScratchDatabase;
 import io.outboxrelay.testsupport.stack.LocalStack;
 import io.outboxrelay.testsupport.stack.MariaDbServer;
+import io.outboxrelay.testsupport.stack.PostgresServer;
 import io.outboxrelay.testsupport.stack.PostgresService;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -84,6 +85,20 @@ public final class OutboxDatabase implements SourceDatabase {
   public static OutboxDatabase postgres() {
     OutboxDatabase db =
         new OutboxDatabase(ScratchDatabase.onPostgres(PostgresService.local(), "obx"), null, 30);
+    db.setUp();
+    return db;
+  }
+
+  /**
+   * Creates the database, its table and its roles on a private PostgreSQL server (logical decoding
+   * on), for CDC tests.
+   *
+   * @param server the server
+   * @return the database
+   */
+  public static OutboxDatabase on(PostgresServer server) {
+    OutboxDatabase db =
+        new OutboxDatabase(ScratchDatabase.onPostgres(server.service(), "obx"), null, 30);
     db.setUp();
     return db;
   }

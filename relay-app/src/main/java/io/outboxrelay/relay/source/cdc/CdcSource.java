@@ -314,14 +314,20 @@ public final class CdcSource implements OutboxSource {
    */
   private Boolean runChecks(Connection c, StartSequence.Report report, DdlParserWarmUp warmUp)
       throws StartupCheckException, SQLException {
+    boolean binlog = SqlDialect.of(config.source().flavor()).hasBinlog();
     try {
       BinlogPreflight.Result result =
-          BinlogPreflight.check(c, config.source(), config.cdc(), config.name());
+          binlog
+              ? BinlogPreflight.check(c, config.source(), config.cdc(), config.name())
+              : PostgresPreflight.check(c, config);
       result.warnings().forEach(report::warn);
       report.refuse(result.problems());
     } catch (StartupCheckException | SQLException e) {
       state.set(State.STOPPED);
       throw e;
+    }
+    if (!binlog) {
+      return false; // PostgreSQL: no schema history, no first start of the relay's own (yet)
     }
     boolean snapshot = checkStoredPosition(config.logContext());
     warmUp.snapshotAhead(snapshot);

@@ -96,6 +96,9 @@ final class DdlParserWarmUp {
    */
   static DdlParserWarmUp start(SqlDialect dialect) {
     DdlParserWarmUp warmUp = new DdlParserWarmUp();
+    if (!dialect.hasBinlog()) {
+      return warmUp; // PostgreSQL's connector parses no DDL
+    }
     Thread t = new Thread(() -> warmUp.run(dialect), "cdc-ddl-parser-warm-up");
     t.setDaemon(true);
     t.start();

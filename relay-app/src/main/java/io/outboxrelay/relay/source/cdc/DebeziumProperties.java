@@ -95,7 +95,8 @@ final class DebeziumProperties {
   private static final Map<String, String> CONNECTORS =
       Map.of(
           "mariadb", OutboxMariaDbConnector.class.getName(),
-          "mysql", OutboxMySqlConnector.class.getName());
+          "mysql", OutboxMySqlConnector.class.getName(),
+          "postgres", OutboxPostgresConnector.class.getName());
 
   static String connectorClass(SqlDialect dialect) {
     return CONNECTORS.get(dialect.connectorType());
@@ -103,9 +104,12 @@ final class DebeziumProperties {
 
   /** The keepalive interval in effect: {@link #KEEPALIVE} unless a {@code debezium.} override. */
   static Duration keepalive(Properties built) {
+    String value = built.getProperty("connect.keep.alive.interval.ms");
+    if (value == null) {
+      return KEEPALIVE; // PostgreSQL: no binlog client
+    }
     try {
-      return Duration.ofMillis(
-          Long.parseLong(built.getProperty("connect.keep.alive.interval.ms").trim()));
+      return Duration.ofMillis(Long.parseLong(value.trim()));
     } catch (NumberFormatException e) {
       return KEEPALIVE; // Debezium refuses the value at start and says why
     }
@@ -116,11 +120,11 @@ final class DebeziumProperties {
     CdcConfig cdc = config.cdc();
     // The position store's transaction locks the leadership row last (its fence): a leader frozen
     // before its commit would hold a standby's takeover back until it woke, but for the bound.
+    SqlDialect dialect = SqlDialect.of(source.flavor());
     String jdbcUrl =
         source.jdbcUrl()
-            + "&socketTimeout="
-            + POSITION_STORE_SOCKET_TIMEOUT.toMillis()
-            + IdleTransactionBound.urlParameter(SqlDialect.of(source.flavor()), cdc.leaderLease());
+            + dialect.socketTimeoutUrlParameter(POSITION_STORE_SOCKET_TIMEOUT)
+            + IdleTransactionBound.urlParameter(dialect, cdc.leaderLease());
     Properties p = new Properties();
     for (DebeziumManaged setting : DebeziumManaged.values()) {
       String value = managed(setting, config, jdbcUrl);
@@ -136,7 +140,9 @@ final class DebeziumProperties {
     // without regard to case.
     p.setProperty(
         "column.include.list",
-        java.util.regex.Pattern.quote(source.database() + "." + source.table() + ".")
+        (dialect.hasBinlog()
+                ? java.util.regex.Pattern.quote(source.database() + "." + source.table() + ".")
+                : PostgresReplication.anySchema(source.table() + "."))
             + "("
             + String.join("|", ChangeEventMapper.capturedColumns(source))
             + ")");
@@ -179,8 +185,21 @@ final class DebeziumProperties {
     p.setProperty("schema.history.internal.store.only.captured.tables.ddl", "true");
     p.setProperty("schema.history.internal.store.only.captured.databases.ddl", "true");
 
+    if (!dialect.hasBinlog()) {
+      PostgresReplication.configure(p, config);
+    }
     cdc.debeziumOverrides().forEach(p::setProperty);
     return p;
+  }
+
+  /**
+   * The outbox table as Debezium's table filter names it: {@code database.table} on MariaDB/MySQL;
+   * on PostgreSQL {@code schema.table} for any schema ({@link PostgresReplication#anySchema}).
+   */
+  private static String tablePattern(SourceConfig source) {
+    return SqlDialect.of(source.flavor()).hasBinlog()
+        ? source.database() + "." + source.table()
+        : PostgresReplication.anySchema(source.table());
   }
 
   /**
@@ -205,7 +224,7 @@ final class DebeziumProperties {
           source.password().reveal();
       case DATABASE_SERVER_ID -> String.valueOf(cdc.serverId());
       case DATABASE_INCLUDE_LIST -> source.database();
-      case TABLE_INCLUDE_LIST -> source.database() + "." + source.table();
+      case TABLE_INCLUDE_LIST -> tablePattern(source);
       case MAX_BATCH_SIZE -> String.valueOf(cdc.batchSize());
       case HEARTBEAT_INTERVAL_MS -> String.valueOf(cdc.heartbeatInterval().toMillis());
       case OFFSET_STORAGE -> "io.debezium.storage.jdbc.offset.JdbcOffsetBackingStore";

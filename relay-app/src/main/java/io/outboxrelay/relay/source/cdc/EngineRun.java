@@ -88,12 +88,18 @@ final class EngineRun {
         new Thread(
             () -> {
               Properties properties = DebeziumProperties.build(config);
+              SqlDialect dialect = SqlDialect.of(config.source().flavor());
               try {
                 if (exactlyOnce != null && !resumeAtCommittedPosition(holder)) {
                   streaming.complete(null); // stopped, or no longer leader
                   return;
                 }
-                if (FirstStart.needed(config, properties)) {
+                if (!dialect.hasBinlog() && PostgresFirstStart.needed(config, properties)) {
+                  if (!new PostgresFirstStart(config, holder, tenure.epoch()).run(consumer)) {
+                    streaming.complete(null); // stopped, or no longer leader: nothing to stream
+                    return;
+                  }
+                } else if (dialect.hasBinlog() && FirstStart.needed(config, properties)) {
                   if (!new FirstStart(config, holder, tenure.epoch(), exactlyOnce).run(consumer)) {
                     streaming.complete(null); // stopped, or no longer leader: nothing to stream
                     return;
@@ -221,14 +227,18 @@ final class EngineRun {
       java.util.function.BiFunction<String, Throwable, RelayFailure> failures,
       Completion completion) {
     CdcConfig cdc = config.cdc();
-    recoverSchemaIfNeeded(properties);
+    SqlDialect dialect = SqlDialect.of(config.source().flavor());
+    if (dialect.hasBinlog()) {
+      recoverSchemaIfNeeded(properties); // PostgreSQL's connector keeps no schema history
+    }
     FencedOffsetBackingStore.configure(
         properties,
         cdc.leaderTable(),
         LeadershipStore.resourceOf(config.source()),
         holder,
         tenure.epoch(),
-        config.logContext());
+        config.logContext(),
+        dialect.now());
     synchronized (this) {
       if (stopRequested) {
         streaming.complete(null);
@@ -299,8 +309,8 @@ final class EngineRun {
 
   private void awaitStreaming(Properties properties) {
     String context = config.logContext();
-    StreamingProbe probe =
-        new StreamingProbe(SqlDialect.of(config.source().flavor()).connectorType(), config.name());
+    SqlDialect dialect = SqlDialect.of(config.source().flavor());
+    StreamingProbe probe = new StreamingProbe(dialect.connectorType(), config.name());
     long deadline = System.nanoTime() + config.cdc().startupTimeout().toNanos();
     try {
       while (!probe.isStreaming()) {
@@ -310,11 +320,15 @@ final class EngineRun {
         if (System.nanoTime() > deadline) {
           streaming.completeExceptionally(
               new RelayFailure(
-                  "the binlog reader did not connect within "
+                  (dialect.hasBinlog()
+                          ? "the binlog reader"
+                          : "the reader of " + PostgresReplication.describeSlot(config.name()))
+                      + " did not connect within "
                       + config.cdc().startupTimeout().toSeconds()
                       + "s (cdc.startup.timeout): check that "
                       + config.source().describe()
-                      + " is reachable and that the relay user may read the binlog",
+                      + " is reachable and that the relay user may read the "
+                      + (dialect.hasBinlog() ? "binlog" : "replication slot"),
                   null));
           return;
         }
@@ -327,17 +341,22 @@ final class EngineRun {
       if (stopRequested) {
         return;
       }
-      watch =
-          BinlogConnectionWatch.of(
-              probe, sourceOutages, DebeziumProperties.keepalive(properties), config.source());
-      watch.start();
+      // PostgreSQL: no binlog client to watch; a lost replication connection is Debezium's to
+      // handle (docs/postgresql.md: not tested yet).
+      if (dialect.hasBinlog()) {
+        watch =
+            BinlogConnectionWatch.of(
+                probe, sourceOutages, DebeziumProperties.keepalive(properties), config.source());
+        watch.start();
+      }
     }
     LOG.info(
-        "[{}] ready: streaming inserts into {}.{} from the binlog of {}; every event committed"
+        "[{}] ready: streaming inserts into {}.{} from the {} of {}; every event committed"
             + " from now on will be published",
         context,
         config.source().database(),
         config.source().table(),
+        dialect.hasBinlog() ? "binlog" : PostgresReplication.describeSlot(config.name()),
         config.source().describe());
     streaming.complete(null);
   }

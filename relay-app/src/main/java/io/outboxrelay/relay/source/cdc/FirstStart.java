@@ -304,7 +304,7 @@ final class FirstStart {
   }
 
   /** Reads the ids to publish from the snapshot, in id order. */
-  private Ids ids(Connection c, String where) throws SQLException {
+  Ids ids(Connection c, String where) throws SQLException {
     Ids ids = new Ids();
     String seq = "e." + source.sequenceColumn();
     try (Statement st = c.createStatement()) {
@@ -314,9 +314,7 @@ final class FirstStart {
               "SELECT "
                   + seq
                   + " FROM "
-                  + source.database()
-                  + "."
-                  + source.table()
+                  + dialect.qualifiedTable(source)
                   + " e"
                   + (where.isEmpty()
                       ? ""
@@ -338,20 +336,18 @@ final class FirstStart {
         "SELECT "
             + layout.selectList()
             + " FROM "
-            + source.database()
-            + "."
-            + source.table()
-            + " e WHERE e."
-            + source.sequenceColumn()
-            + " IN ("
-            + String.join(", ", java.util.Collections.nCopies(to - from, "?"))
-            + ") ORDER BY e."
+            + dialect.qualifiedTable(source)
+            + " e WHERE "
+            + dialect.in("e." + source.sequenceColumn(), to - from)
+            + " ORDER BY e."
             + source.sequenceColumn();
     List<RowLayout.Row> window = new ArrayList<>(to - from);
     try (PreparedStatement ps = c.prepareStatement(sql)) {
+      List<Long> values = new ArrayList<>(to - from);
       for (int i = from; i < to; i++) {
-        ps.setLong(i - from + 1, ids.values[i]);
+        values.add(ids.values[i]);
       }
+      dialect.bindIds(c, ps, 1, values);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           window.add(layout.readRow(rs));
@@ -366,7 +362,7 @@ final class FirstStart {
    * found part-way would stop the start after its earlier rows were sent, and each restart would
    * send them again.
    */
-  private void dryRun(Connection c, RowLayout layout, Ids ids, OutboxChangeConsumer consumer)
+  void dryRun(Connection c, RowLayout layout, Ids ids, OutboxChangeConsumer consumer)
       throws SQLException {
     if (config.cdc().poisonAction() != io.outboxrelay.relay.config.PoisonAction.FAIL) {
       return;
@@ -393,7 +389,7 @@ final class FirstStart {
    *
    * @return how many ids were gone when read, or -1 when the run stopped first
    */
-  private long publish(Connection c, RowLayout layout, Ids ids, OutboxChangeConsumer consumer)
+  long publish(Connection c, RowLayout layout, Ids ids, OutboxChangeConsumer consumer)
       throws SQLException, InterruptedException {
     long vanished = 0;
     for (int from = 0; from < ids.size; from += WINDOW) {
@@ -407,13 +403,11 @@ final class FirstStart {
     return vanished;
   }
 
-  private long count(Connection c, String where) throws SQLException {
+  long count(Connection c, String where) throws SQLException {
     try (PreparedStatement ps =
             c.prepareStatement(
                 "SELECT COUNT(*) FROM "
-                    + source.database()
-                    + "."
-                    + source.table()
+                    + dialect.qualifiedTable(source)
                     + " e"
                     + (where.isEmpty()
                         ? ""
@@ -471,15 +465,21 @@ final class FirstStart {
   static void replacePosition(Connection c, RelayConfig config, String position)
       throws SQLException {
     c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-    String offsets = config.source().database() + "." + config.cdc().offsetsTable();
+    boolean binlog = SqlDialect.of(config.source().flavor()).hasBinlog();
+    String offsets =
+        binlog
+            ? config.source().database() + "." + config.cdc().offsetsTable()
+            : config.cdc().offsetsTable(); // PostgreSQL: through the search path
     try (Statement st = c.createStatement()) {
       try {
         // CREATE TABLE IF NOT EXISTS needs the CREATE grant even when the table is there.
         st.executeQuery("SELECT 1 FROM " + offsets + " LIMIT 0").close();
       } catch (SQLException e) {
-        if (!io.outboxrelay.relay.failure.SqlErrors.isNoSuchTable(e)) {
+        if (!io.outboxrelay.relay.failure.SqlErrors.isNoSuchTable(e)
+            && !io.outboxrelay.relay.failure.SqlErrors.isUndefinedTable(e)) {
           throw e;
         }
+        c.rollback(); // PostgreSQL: the failed statement aborted the transaction
         st.execute(OffsetsDdl.create(offsets));
       }
     }
@@ -511,7 +511,9 @@ final class FirstStart {
         c.prepareStatement(
             "UPDATE "
                 + config.cdc().leaderTable()
-                + " SET renewed_at = NOW(6) WHERE resource = ? AND holder = ? AND epoch = ?")) {
+                + " SET renewed_at = "
+                + SqlDialect.of(config.source().flavor()).now()
+                + " WHERE resource = ? AND holder = ? AND epoch = ?")) {
       fence.setString(1, HandoffRecords.resourceOf(config.source()));
       fence.setString(2, holder);
       fence.setLong(3, epoch);

@@ -45,6 +45,15 @@ final class TappedPoll {
     }
   }
 
+  /**
+   * Installs only the queue tap: for a task that reads no binlog (PostgreSQL's), which has neither
+   * statement-based changes nor a binlog client to keep alive.
+   */
+  void installTap(Object task, Class<?> declaringClass, Configuration config) {
+    maxBatchSize = config.getInteger("max.batch.size", maxBatchSize);
+    tap = QueueTap.install(task, declaringClass).orElse(null);
+  }
+
   /** Stops the thread of the backpressure keepalive, if one runs; the task is stopping. */
   void close() {
     BackpressureKeepalive k = keepalive;

@@ -74,6 +74,11 @@ abstract class AbstractCdcContractIT {
     relays.stop(relay);
   }
 
+  /** A ledger of this test's events; its payload check is the database's (jsonb: by meaning). */
+  protected Ledger ledger() {
+    return new Ledger(topicPrefix());
+  }
+
   protected TopicReader reader() {
     return topics.reader();
   }
@@ -94,7 +99,7 @@ abstract class AbstractCdcContractIT {
   @Test
   void publishesEveryEventOfConcurrentTransactionsOnceInCommitOrderPerAggregate() throws Exception {
     startRelay(settings());
-    Ledger ledger = new Ledger(topicPrefix());
+    Ledger ledger = ledger();
     int threads = 6;
     int aggregatesPerThread = 30;
     int transactionsPerThread = 120;
@@ -145,7 +150,7 @@ abstract class AbstractCdcContractIT {
 
   @Test
   void publishesRowsInsertedWhileStoppedAfterRestartAndRepublishesNothing() throws Exception {
-    Ledger ledger = new Ledger(topicPrefix());
+    Ledger ledger = ledger();
     Relay first = startRelay(settings());
     for (int i = 1; i <= 50; i++) {
       write(ledger, List.of(TestEvent.of("order", "o-" + (i % 7), i)));
@@ -171,7 +176,7 @@ abstract class AbstractCdcContractIT {
 
   @Test
   void publishesNothingForUpdatesAndDeletesOfOutboxRows() throws Exception {
-    Ledger ledger = new Ledger(topicPrefix());
+    Ledger ledger = ledger();
     startRelay(settings());
     for (int i = 1; i <= 20; i++) {
       write(ledger, List.of(TestEvent.of("order", "o-1", i)));
@@ -192,7 +197,7 @@ abstract class AbstractCdcContractIT {
 
   @Test
   void publishesRowsThatExistedBeforeTheFirstStartWhenAskedToSnapshot() throws Exception {
-    Ledger ledger = new Ledger(topicPrefix());
+    Ledger ledger = ledger();
     for (int i = 1; i <= 40; i++) {
       write(ledger, List.of(TestEvent.of("order", "pre-" + (i % 4), i)));
     }
@@ -210,14 +215,14 @@ abstract class AbstractCdcContractIT {
 
   @Test
   void startsFromTheCurrentPositionAndMissesNothingCommittedAfterReady() throws Exception {
-    Ledger before = new Ledger(topicPrefix());
+    Ledger before = ledger();
     for (int i = 1; i <= 30; i++) {
       write(before, List.of(TestEvent.of("order", "old-" + i, 1)));
     }
 
     // A writer commits continuously across the relay's start; every event whose commit
     // returned after start() returned (the relay reported ready) must be published.
-    Ledger afterReady = new Ledger(topicPrefix());
+    Ledger afterReady = ledger();
     ConcurrentLinkedQueue<TestEvent> committedAfterReady = new ConcurrentLinkedQueue<>();
     AtomicBoolean ready = new AtomicBoolean();
     AtomicBoolean stop = new AtomicBoolean();
@@ -260,7 +265,7 @@ abstract class AbstractCdcContractIT {
   void publishesAggregateVersionsAsHeadersAndReportsVersionsThatGoBackwardsOrSkipAhead()
       throws Exception {
     Relay relay = startRelay(settings().with("router.version.check", "contiguous"));
-    Ledger ledger = new Ledger(topicPrefix());
+    Ledger ledger = ledger();
     VersionScenario scenario = new VersionScenario();
     try (Connection c = db.app()) {
       scenario.write(c, ledger);
@@ -274,7 +279,7 @@ abstract class AbstractCdcContractIT {
       throws Exception {
     db.admin("ALTER TABLE outbox_events DROP COLUMN aggregate_version");
     startRelay(settings().with("router.version.check", "contiguous"));
-    Ledger before = new Ledger(topicPrefix());
+    Ledger before = ledger();
     for (int i = 1; i <= 5; i++) {
       write(before, List.of(TestEvent.of("order", "u-1", i)));
     }
@@ -285,11 +290,12 @@ abstract class AbstractCdcContractIT {
     assertThat(result.mismatches()).as(result.summary()).isEmpty();
     VersionScenario.checkNoVersionHeaders(unversioned);
 
-    // The shipped migration, while the relay streams: the ALTER comes through the binlog.
+    // The shipped migration, while the relay streams: the ALTER comes through the log.
     db.admin(
-        ProjectFiles.sqlStatements("config/mysql/migrations/004-add-aggregate-version.sql")
+        ProjectFiles.sqlStatements(
+                db.flavor().configDir() + "/migrations/004-add-aggregate-version.sql")
             .toArray(String[]::new));
-    Ledger after = new Ledger(topicPrefix());
+    Ledger after = ledger();
     TestEvent versioned = TestEvent.of("order", "u-1", 6);
     try (Connection c = db.app()) {
       RawOutboxInserts.writeVersioned(c, versioned, 6L);

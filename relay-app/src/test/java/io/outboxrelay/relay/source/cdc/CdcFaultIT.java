@@ -21,9 +21,7 @@ import io.outboxrelay.testsupport.stack.TopicReader;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -75,31 +73,7 @@ class CdcFaultIT {
 
   /** Writes {@code total} events in 1-3 event transactions over 40 aggregates, at a steady rate. */
   private Future<?> writeInBackground(Ledger ledger, int total, int perSecond, AtomicBoolean stop) {
-    return writerPool.submit(
-        () -> {
-          Random random = new Random(1);
-          long[] seq = new long[40];
-          int written = 0;
-          long start = System.nanoTime();
-          try (Connection c = db.app()) {
-            while (written < total && !stop.get()) {
-              List<TestEvent> tx = new ArrayList<>();
-              for (int k = 1 + random.nextInt(3); k > 0; k--) {
-                int a = random.nextInt(40);
-                tx.add(TestEvent.of("order", "agg-" + a, ++seq[a]));
-              }
-              RawOutboxInserts.writeTransaction(c, tx);
-              ledger.expect(tx);
-              written += tx.size();
-              long due = start + (long) (written * 1e9 / perSecond);
-              long wait = due - System.nanoTime();
-              if (wait > 0) {
-                TimeUnit.NANOSECONDS.sleep(wait);
-              }
-            }
-          }
-          return null;
-        });
+    return PacedWriter.start(writerPool, db, ledger, total, perSecond, stop);
   }
 
   private TopicReader reader(String bootstrap) {

@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Configured by the engine from {@code offset.storage.jdbc.*}, plus the {@code
  * offset.storage.jdbc.lease.*} keys of {@link #configure(Properties, String, String, String, long,
- * String)}. Reads, table creation and loading are Debezium's own.
+ * String, String)}. Reads, table creation and loading are Debezium's own.
  *
  * <p>Writes are behind the engine, not in its way: {@link #set} takes the new position and returns
  * at once, and the store's single executor thread writes the newest position it holds, one write at
@@ -78,6 +78,7 @@ public final class FencedOffsetBackingStore extends JdbcOffsetBackingStore {
   private String holder;
   private long epoch;
   private String context;
+  private String now = "NOW(6)"; // the database clock, as the source's dialect writes it
   private String relayName; // the engine's name, the first element of its offset key
 
   /** Created by the engine. */
@@ -92,15 +93,23 @@ public final class FencedOffsetBackingStore extends JdbcOffsetBackingStore {
    * @param holder this process
    * @param epoch the epoch of the term this engine publishes in
    * @param context the log prefix
+   * @param now the database clock in SQL ({@code SqlDialect.now()})
    */
   public static void configure(
-      Properties p, String leaseTable, String resource, String holder, long epoch, String context) {
+      Properties p,
+      String leaseTable,
+      String resource,
+      String holder,
+      long epoch,
+      String context,
+      String now) {
     p.setProperty("offset.storage", FencedOffsetBackingStore.class.getName());
     p.setProperty(PREFIX + "table", leaseTable);
     p.setProperty(PREFIX + "resource", resource);
     p.setProperty(PREFIX + "holder", holder);
     p.setProperty(PREFIX + "epoch", String.valueOf(epoch));
     p.setProperty(PREFIX + "context", context);
+    p.setProperty(PREFIX + "now", now);
   }
 
   @Override
@@ -112,6 +121,7 @@ public final class FencedOffsetBackingStore extends JdbcOffsetBackingStore {
     holder = required(originals, "holder");
     epoch = Long.parseLong(required(originals, "epoch"));
     context = originals.getOrDefault(PREFIX + "context", "relay");
+    now = originals.getOrDefault(PREFIX + "now", now);
     relayName = originals.get("name");
     if (relayName == null) {
       throw new IllegalStateException("missing the engine's name, which keys its position");
@@ -173,8 +183,9 @@ public final class FencedOffsetBackingStore extends JdbcOffsetBackingStore {
                 c.prepareStatement(
                     "UPDATE "
                         + leaseTable
-                        + " SET renewed_at = NOW(6) WHERE resource = ? AND holder = ? AND epoch"
-                        + " = ?")) {
+                        + " SET renewed_at = "
+                        + now
+                        + " WHERE resource = ? AND holder = ? AND epoch = ?")) {
               fence.setString(1, resource);
               fence.setString(2, holder);
               fence.setLong(3, epoch);

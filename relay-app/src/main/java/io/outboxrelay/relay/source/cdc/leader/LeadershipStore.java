@@ -1,37 +1,50 @@
 package io.outboxrelay.relay.source.cdc.leader;
 
 import io.outboxrelay.relay.config.SourceConfig;
+import io.outboxrelay.relay.failure.SqlErrors;
+import io.outboxrelay.relay.source.SqlDialect;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLIntegrityConstraintViolationException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Optional;
 
 /**
- * The leadership rows in the source database. Every time is computed by the database ({@code
- * NOW(6)}), never by the JVM: relays on hosts with different clocks agree on who holds leadership.
- * Each statement commits on its own (autocommit).
+ * The leadership rows in the source database. Every time is computed by the database ({@link
+ * SqlDialect#now()}), never by the JVM: relays on hosts with different clocks agree on who holds
+ * leadership. Each statement commits on its own (autocommit).
  *
  * <p>Not thread-safe: one connection, used by the election loop only. A failed statement closes the
  * connection; the next call opens a new one.
  */
 public final class LeadershipStore implements AutoCloseable {
 
-  /** DDL of the leases table; {@code %s} is its name. */
-  public static final String DDL =
-      "CREATE TABLE IF NOT EXISTS %s (resource VARCHAR(255) NOT NULL, holder VARCHAR(255) NOT"
-          + " NULL, relay_name VARCHAR(255) NOT NULL, epoch BIGINT NOT NULL, expires_at"
-          + " TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), renewed_at TIMESTAMP(6) NOT NULL"
-          + " DEFAULT CURRENT_TIMESTAMP(6), PRIMARY KEY (resource))";
+  /** DDL of the leases table on MariaDB/MySQL; {@code %s} is its name. */
+  public static final String DDL = ddl(SqlDialect.MARIADB);
+
+  /**
+   * DDL of the leases table on a database.
+   *
+   * @param dialect the database
+   * @return the DDL; {@code %s} is the table's name
+   */
+  public static String ddl(SqlDialect dialect) {
+    return "CREATE TABLE IF NOT EXISTS %s (resource VARCHAR(255) NOT NULL, holder VARCHAR(255) NOT"
+        + " NULL, relay_name VARCHAR(255) NOT NULL, epoch BIGINT NOT NULL, expires_at "
+        + dialect.relayTimeColumn()
+        + ", renewed_at "
+        + dialect.relayTimeColumn()
+        + ", PRIMARY KEY (resource))";
+  }
 
   private final SourceConfig source;
   private final String table;
   private final String resource;
   private final Duration socketTimeout;
+  private final SqlDialect dialect;
   private Connection connection;
   private boolean tableChecked;
 
@@ -47,6 +60,7 @@ public final class LeadershipStore implements AutoCloseable {
     this.table = table;
     this.resource = resourceOf(source);
     this.socketTimeout = socketTimeout;
+    this.dialect = SqlDialect.of(source.flavor());
   }
 
   /**
@@ -80,18 +94,23 @@ public final class LeadershipStore implements AutoCloseable {
     try {
       Connection c = connection();
       int taken;
+      String now = dialect.now();
       try (PreparedStatement ps =
           c.prepareStatement(
               "UPDATE "
                   + table
-                  + " SET holder = ?, relay_name = ?, epoch = epoch + 1, expires_at = NOW(6) +"
-                  + " INTERVAL ? MICROSECOND, renewed_at = NOW(6) WHERE resource = ? AND"
-                  + " ((expires_at <= NOW(6) AND relay_name = ?) OR holder = ?)")) {
+                  + " SET holder = ?, relay_name = ?, epoch = epoch + 1, expires_at = "
+                  + dialect.nowPlus()
+                  + ", renewed_at = "
+                  + now
+                  + " WHERE resource = ? AND ((expires_at <= "
+                  + now
+                  + " AND relay_name = ?) OR holder = ?)")) {
         // Only a relay of the leadership's relay.name takes it over: one of another name would
         // continue from its own position, skipping what was committed since the leader's.
         ps.setString(1, holder);
         ps.setString(2, relayName);
-        ps.setLong(3, micros(termLength));
+        dialect.bindDuration(ps, 3, termLength);
         ps.setString(4, resource);
         ps.setString(5, relayName);
         ps.setString(6, holder);
@@ -103,13 +122,20 @@ public final class LeadershipStore implements AutoCloseable {
                 "INSERT INTO "
                     + table
                     + " (resource, holder, relay_name, epoch, expires_at, renewed_at) VALUES (?,"
-                    + " ?, ?, 1, NOW(6) + INTERVAL ? MICROSECOND, NOW(6))")) {
+                    + " ?, ?, 1, "
+                    + dialect.nowPlus()
+                    + ", "
+                    + now
+                    + ")")) {
           ps.setString(1, resource);
           ps.setString(2, holder);
           ps.setString(3, relayName);
-          ps.setLong(4, micros(termLength));
+          dialect.bindDuration(ps, 4, termLength);
           ps.executeUpdate();
-        } catch (SQLIntegrityConstraintViolationException held) {
+        } catch (SQLException held) {
+          if (!SqlErrors.isDuplicateKey(held)) {
+            throw held;
+          }
           // another relay holds it (or took it first): read below who
         }
       }
@@ -136,9 +162,12 @@ public final class LeadershipStore implements AutoCloseable {
             .prepareStatement(
                 "UPDATE "
                     + table
-                    + " SET expires_at = NOW(6) + INTERVAL ? MICROSECOND, renewed_at = NOW(6)"
+                    + " SET expires_at = "
+                    + dialect.nowPlus()
+                    + ", renewed_at = "
+                    + dialect.now()
                     + " WHERE resource = ? AND holder = ? AND epoch = ?")) {
-      ps.setLong(1, micros(termLength));
+      dialect.bindDuration(ps, 1, termLength);
       ps.setString(2, resource);
       ps.setString(3, holder);
       ps.setLong(4, epoch);
@@ -163,7 +192,9 @@ public final class LeadershipStore implements AutoCloseable {
             .prepareStatement(
                 "UPDATE "
                     + table
-                    + " SET expires_at = NOW(6) WHERE resource = ? AND holder = ? AND epoch = ?")) {
+                    + " SET expires_at = "
+                    + dialect.now()
+                    + " WHERE resource = ? AND holder = ? AND epoch = ?")) {
       ps.setString(1, resource);
       ps.setString(2, holder);
       ps.setLong(3, epoch);
@@ -184,7 +215,8 @@ public final class LeadershipStore implements AutoCloseable {
     try (PreparedStatement ps =
         connection()
             .prepareStatement(
-                "SELECT holder, relay_name, epoch, TIMESTAMPDIFF(MICROSECOND, NOW(6), expires_at)"
+                "SELECT holder, relay_name, epoch, "
+                    + dialect.microsUntil("expires_at")
                     + " FROM "
                     + table
                     + " WHERE resource = ?")) {
@@ -211,7 +243,7 @@ public final class LeadershipStore implements AutoCloseable {
     if (connection == null) {
       Connection c =
           DriverManager.getConnection(
-              source.jdbcUrl() + "&socketTimeout=" + socketTimeout.toMillis(),
+              source.jdbcUrl() + dialect.socketTimeoutUrlParameter(socketTimeout),
               source.user(),
               source.password().reveal());
       c.setAutoCommit(true);
@@ -219,7 +251,7 @@ public final class LeadershipStore implements AutoCloseable {
     }
     if (!tableChecked) {
       try (Statement s = connection.createStatement()) {
-        s.execute(String.format(DDL, table));
+        s.execute(String.format(ddl(dialect), table));
       } catch (SQLException e) {
         // Without CREATE the table must exist already (config/mysql/relay-storage.sql); a
         // missing one fails the next statement with the database's own message.
@@ -233,13 +265,10 @@ public final class LeadershipStore implements AutoCloseable {
   }
 
   private boolean exists() throws SQLException {
-    try (ResultSet rs = connection.getMetaData().getTables(source.database(), null, table, null)) {
+    try (ResultSet rs =
+        connection.getMetaData().getTables(dialect.catalog(source), null, table, null)) {
       return rs.next();
     }
-  }
-
-  private static long micros(Duration d) {
-    return d.toNanos() / 1000;
   }
 
   private void closeQuietly() {

@@ -128,7 +128,7 @@ class LeadershipFencingIT {
     p.setProperty("offset.storage.jdbc.connection.password", source.password().reveal());
     p.setProperty("offset.storage.jdbc.table.name", "outbox_relay_offsets");
     FencedOffsetBackingStore.configure(
-        p, "outbox_relay_leases", db.name() + ".outbox_events", holder, epoch, "test");
+        p, "outbox_relay_leases", db.name() + ".outbox_events", holder, epoch, "test", "NOW(6)");
     Map<String, String> config = new HashMap<>();
     p.stringPropertyNames().forEach(k -> config.put(k, p.getProperty(k)));
     config.put("name", "relay"); // the engine's name: the store keeps only rows of its key

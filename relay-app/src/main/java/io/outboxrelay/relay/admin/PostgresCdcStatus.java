@@ -1,0 +1,154 @@
+package io.outboxrelay.relay.admin;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.outboxrelay.relay.config.RelayConfig;
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Locale;
+
+/**
+ * {@code outbox-relay status} of a CDC relay on PostgreSQL: its stored position (an LSN), its
+ * replication slot ({@code confirmed_flush_lsn}, {@code wal_status}, whether a reader holds it) and
+ * the WAL the slot holds up to the server's current position. Read-only. Not thread-safe.
+ *
+ * @param position the stored {@code lsn}, or null when none is stored
+ * @param firstStartRunning whether the stored row is a first start's marker
+ * @param slot the slot's name
+ * @param slotExists whether the slot exists
+ * @param confirmedFlush its {@code confirmed_flush_lsn}, or null
+ * @param walStatus its {@code wal_status}, or null
+ * @param active whether a reader holds it
+ * @param server the server's current WAL position
+ * @param behind the WAL bytes the slot holds past its confirmed position, or null
+ */
+record PostgresCdcStatus(
+    String position,
+    boolean firstStartRunning,
+    String slot,
+    boolean slotExists,
+    String confirmedFlush,
+    String walStatus,
+    boolean active,
+    String server,
+    Long behind) {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * Reads the status.
+   *
+   * @param c a connection as the relay's user
+   * @param config the relay's configuration
+   * @param slot the relay's slot
+   * @return the status
+   * @throws SQLException when the database cannot be read
+   */
+  static PostgresCdcStatus read(Connection c, RelayConfig config, String slot) throws SQLException {
+    String stored = io.outboxrelay.relay.source.cdc.PostgresReplication.storedOffset(c, config);
+    String position = null;
+    boolean marker = false;
+    if (stored != null) {
+      try {
+        JsonNode n = JSON.readTree(stored);
+        marker = n.has("outbox_relay_first_start");
+        if (n.has("lsn")) {
+          position = lsnText(c, n.get("lsn").asLong());
+        }
+      } catch (java.io.IOException e) {
+        position = null; // not a position the relay wrote
+      }
+    }
+    String server;
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT pg_current_wal_lsn()::text")) {
+      rs.next();
+      server = rs.getString(1);
+    }
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT confirmed_flush_lsn::text, wal_status, active, (pg_current_wal_lsn() -"
+                + " confirmed_flush_lsn)::bigint FROM pg_replication_slots WHERE slot_name = ?")) {
+      ps.setString(1, slot);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return new PostgresCdcStatus(
+              position, marker, slot, false, null, null, false, server, null);
+        }
+        long behind = rs.getLong(4);
+        return new PostgresCdcStatus(
+            position,
+            marker,
+            slot,
+            true,
+            rs.getString(1),
+            rs.getString(2),
+            rs.getBoolean(3),
+            server,
+            rs.wasNull() ? null : behind);
+      }
+    }
+  }
+
+  private static String lsnText(Connection c, long lsn) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT ('0/0'::pg_lsn + ?::numeric)::text")) {
+      ps.setLong(1, lsn);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getString(1);
+      }
+    }
+  }
+
+  /** Prints the status as aligned lines. */
+  void print(PrintWriter out, RelayConfig config) {
+    TextTable t = new TextTable("", "");
+    t.row("relay:", config.name() + " (cdc, postgresql " + config.source().describe() + ")");
+    t.row(
+        "position:",
+        position != null
+            ? position + " (" + config.cdc().offsetsTable() + ")"
+            : firstStartRunning ? "a first start is under way (or did not finish)" : "none stored");
+    t.row(
+        "slot:",
+        slotExists
+            ? slot
+                + ", confirmed_flush_lsn "
+                + confirmedFlush
+                + ", wal_status "
+                + walStatus
+                + (active ? ", read by a relay" : ", no reader")
+            : slot + " does not exist (the relay's first start creates it)");
+    t.row("server:", server);
+    t.row(
+        "slot holds:",
+        behind == null ? "-" : String.format(Locale.ROOT, "%,d bytes of WAL", behind));
+    t.print(out);
+  }
+
+  /** The status as JSON. */
+  ObjectNode json(RelayConfig config) {
+    ObjectNode n = Json.object();
+    n.put("relay", config.name());
+    n.put("mode", "cdc");
+    n.put("flavor", "postgresql");
+    n.put("position", position);
+    n.put("first_start_running", firstStartRunning);
+    ObjectNode s = n.putObject("slot");
+    s.put("name", slot);
+    s.put("exists", slotExists);
+    s.put("confirmed_flush_lsn", confirmedFlush);
+    s.put("wal_status", walStatus);
+    s.put("active", active);
+    if (behind != null) {
+      s.put("behind_bytes", behind);
+    }
+    n.put("server_lsn", server);
+    return n;
+  }
+}
