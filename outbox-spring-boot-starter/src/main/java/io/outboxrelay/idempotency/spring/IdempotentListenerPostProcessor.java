@@ -42,6 +42,7 @@ final class IdempotentListenerPostProcessor
   private final ObjectProvider<PlatformTransactionManager> transactionManagers;
   private final BeanFactory beans;
   private final IdempotentListenerProperties properties;
+  private final IdempotentListenerCounters counters;
 
   /** One processor per consumer group, shared by its listeners. */
   private final Map<String, IdempotentProcessor> processors = new ConcurrentHashMap<>();
@@ -50,11 +51,13 @@ final class IdempotentListenerPostProcessor
       ObjectProvider<DataSource> dataSources,
       ObjectProvider<PlatformTransactionManager> transactionManagers,
       BeanFactory beans,
-      IdempotentListenerProperties properties) {
+      IdempotentListenerProperties properties,
+      IdempotentListenerCounters counters) {
     this.dataSources = dataSources;
     this.transactionManagers = transactionManagers;
     this.beans = beans;
     this.properties = properties;
+    this.counters = counters;
   }
 
   @Override
@@ -79,12 +82,14 @@ final class IdempotentListenerPostProcessor
               + " groupId or spring.kafka.consumer.group-id");
     }
     DataSource dataSource = dataSource(listener);
+    TransactionTemplate transactions = transactions(listener);
     IdempotentRecordAdvice advice =
         new IdempotentRecordAdvice(
             processors.computeIfAbsent(group, g -> processor(dataSource, g)),
+            counters.group(group),
             events(),
             tracing(group),
-            transactions(listener),
+            transactions,
             dataSource);
     Advice[] chain = containerProperties.getAdviceChain();
     Advice[] extended = Arrays.copyOf(chain, chain.length + 1);

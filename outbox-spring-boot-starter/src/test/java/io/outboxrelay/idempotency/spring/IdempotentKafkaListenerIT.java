@@ -19,6 +19,8 @@ import io.outboxrelay.testsupport.stack.KafkaBroker;
 import io.outboxrelay.testsupport.stack.LocalStack;
 import io.outboxrelay.testsupport.stack.TopicReader;
 import io.outboxrelay.writer.spring.StarterDatabase;
+import io.outboxrelay.writer.spring.metrics.ActuatorMetrics;
+import io.outboxrelay.writer.spring.metrics.ConsumerMetrics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -84,6 +86,7 @@ class IdempotentKafkaListenerIT {
     properties.add("spring.kafka.consumer.auto-offset-reset=earliest");
     properties.add("spring.jpa.hibernate.ddl-auto=create");
     properties.add("outbox.consumer.version-check.enabled=true");
+    properties.add("management.endpoints.web.exposure.include=metrics");
     properties.add("test.topic=" + topic);
     properties.add("test.group=" + group);
     app =
@@ -308,6 +311,46 @@ class IdempotentKafkaListenerIT {
     assertThat(deadLetter.header("kafka_dlt-exception-cause-fqcn"))
         .isEqualTo("io.outboxrelay.idempotency.kafka.PoisonRecordException");
     assertThat(listener.calls("none")).isZero();
+    assertThat(balance(account)).isEqualTo(2);
+  }
+
+  /** The group's {@code outbox.consumer.events} counts by outcome, from Actuator's endpoint. */
+  private Map<String, Double> consumerEvents() throws Exception {
+    Map<String, Double> counts = new LinkedHashMap<>();
+    for (String outcome : List.of("processed", "duplicate", "stale", "conflict", "failed")) {
+      counts.put(
+          outcome,
+          ActuatorMetrics.count(
+              app, ConsumerMetrics.EVENTS, "consumer.group:" + group, "outcome:" + outcome));
+    }
+    return counts;
+  }
+
+  @Test
+  void countsEachDeliveryByOutcomeUnderActuatorOnceItsTransactionEnded() throws Exception {
+    String account = newId("acc");
+    String applied = newId("e");
+    String stale = newId("e");
+    String failing = newId("e");
+    String last = newId("e");
+    Map<String, Double> before = consumerEvents();
+
+    publish(applied, account, 1, "ok", 1L, null);
+    publish(applied, account, 1, "ok", 1L, null); // redelivered
+    publish(stale, account, 1, "ok", 1L, null); // another event at a version already applied
+    publish(failing, account, 1, "fail", 2L, null); // three attempts, then the dead-letter topic
+    publish(last, account, 1, "ok", 2L, null);
+    awaitProcessed(last);
+
+    Map<String, Double> expected = new LinkedHashMap<>(before);
+    expected.merge("processed", 2.0, Double::sum);
+    expected.merge("duplicate", 1.0, Double::sum);
+    expected.merge("stale", 1.0, Double::sum);
+    expected.merge("failed", (double) PaymentApplication.ATTEMPTS, Double::sum);
+    // Counted just after the commit that awaitProcessed saw.
+    await("the counts at the metrics endpoint")
+        .atMost(WAIT)
+        .untilAsserted(() -> assertThat(consumerEvents()).isEqualTo(expected));
     assertThat(balance(account)).isEqualTo(2);
   }
 

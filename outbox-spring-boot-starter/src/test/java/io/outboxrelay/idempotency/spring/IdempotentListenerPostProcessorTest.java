@@ -38,7 +38,8 @@ class IdempotentListenerPostProcessorTest {
         beans.getBeanProvider(DataSource.class),
         beans.getBeanProvider(PlatformTransactionManager.class),
         beans,
-        new IdempotentListenerProperties());
+        new IdempotentListenerProperties(),
+        new IdempotentListenerCounters());
   }
 
   private static ConcurrentMessageListenerContainer<Object, Object> container(
@@ -141,7 +142,8 @@ class IdempotentListenerPostProcessorTest {
             beans.getBeanProvider(DataSource.class),
             beans.getBeanProvider(PlatformTransactionManager.class),
             beans,
-            properties);
+            properties,
+            new IdempotentListenerCounters());
 
     assertThatThrownBy(() -> withoutName.postProcess(recordContainer()))
         .hasMessageContaining("no single or primary PlatformTransactionManager");
