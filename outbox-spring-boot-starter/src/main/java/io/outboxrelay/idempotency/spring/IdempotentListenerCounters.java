@@ -60,9 +60,8 @@ public final class IdempotentListenerCounters {
 
   /**
    * Calls {@code subscriber} with each consumer group there is now and, from then on, with each
-   * group that appears, once per group, on the thread that creates it (a listener container's
-   * creator). The subscriber must be quick and must not call back into these counters' methods that
-   * take a group's creation.
+   * group that appears, exactly once per group, on the thread that creates it (a listener
+   * container's creator), outside any lock of these counters. The subscriber should be quick.
    *
    * @param subscriber called with the group's name; not {@code null}
    */
