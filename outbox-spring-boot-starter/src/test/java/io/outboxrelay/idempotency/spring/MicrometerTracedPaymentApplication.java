@@ -16,16 +16,17 @@ import org.springframework.kafka.listener.DefaultErrorHandler;
 /**
  * The JDBC payments service of {@link JdbcPaymentApplication} traced with Micrometer Tracing on
  * Brave, as Spring Boot auto-configures it, and without OpenTelemetry: no OpenTelemetry bean (Boot
- * 3.5 would make one from the SDK on the test classpath; its auto-configuration is left out), no
- * {@code spring.kafka.listener.observation-enabled}. Brave's finished spans are kept in {@link
- * FinishedSpans}.
+ * 3.5 would make one, and its log export, from the SDK on the test classpath; those
+ * auto-configurations are left out), no {@code spring.kafka.listener.observation-enabled}. Brave's
+ * finished spans are kept in {@link FinishedSpans}.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration(
     excludeName = {
       "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration",
       "org.springframework.boot.autoconfigure.orm.jpa.HibernateJpaAutoConfiguration",
-      "org.springframework.boot.actuate.autoconfigure.opentelemetry.OpenTelemetryAutoConfiguration"
+      "org.springframework.boot.actuate.autoconfigure.opentelemetry.OpenTelemetryAutoConfiguration",
+      "org.springframework.boot.actuate.autoconfigure.logging.OpenTelemetryLoggingAutoConfiguration"
     })
 public class MicrometerTracedPaymentApplication {
 
