@@ -2,8 +2,9 @@
 # Checks the artifacts a release would publish, without publishing anything:
 #  1. deploys the parent, the BOM and every library module, with their sources and Javadoc jars
 #     (-Prelease), to a file repository under target/release-check/staging;
-#  2. checks that every deployed library has its three jars and that the BOM lists exactly the
-#     deployed libraries at the project's version;
+#  2. checks that every deployed library has its three jars, that the BOM lists exactly the
+#     deployed libraries at the project's version, and that the docs users read for the
+#     dependency (compatibility.md, spring-boot.md) name that version;
 #  3. builds examples/library-usage (an application outside the project: no parent, versions
 #     from the BOM) with a local Maven repository that holds no io.outboxrelay artifact, so every
 #     library comes from the staging repository, and runs it.
@@ -68,6 +69,13 @@ if [ "$bom_version" != "$version" ]; then
   echo "release-check: the BOM's version $bom_version is not the project's $version" >&2
   problems=$((problems + 1))
 fi
+# The docs tell users which version to depend on: it must be this one.
+for doc in docs/compatibility.md docs/spring-boot.md; do
+  if ! grep -q -F "$version" "$doc"; then
+    echo "release-check: $doc does not name the project's version $version" >&2
+    problems=$((problems + 1))
+  fi
+done
 [ "$problems" -eq 0 ] || exit 1
 
 echo "release-check: building examples/library-usage against the staging repository"
@@ -83,6 +91,11 @@ java -Xmx64m -cp "examples/library-usage/target/classes:$(cat "$work/usage.class
   io.outboxrelay.examples.usage.LibraryUsage | tee "$work/usage.out"
 if grep -v " from file:$root/$work/m2/io/outboxrelay/" "$work/usage.out" | grep -q .; then
   echo "release-check: a library was not resolved from the staging repository" >&2
+  exit 1
+fi
+printed=$(grep -c " from file:$root/$work/m2/io/outboxrelay/" "$work/usage.out" || true)
+if [ "$printed" -ne "${#libraries[@]}" ]; then
+  echo "release-check: the example printed $printed libraries, expected ${#libraries[@]}" >&2
   exit 1
 fi
 echo "release-check: ${#libraries[@]} libraries, the BOM and the parent deployed with sources and" \

@@ -60,12 +60,23 @@ public class IdempotentListenerAutoConfiguration {
     public ProcessorConfiguration() {}
 
     /**
+     * What the listeners did, per consumer group; the starter's meters read it.
+     *
+     * @return the counters
+     */
+    @Bean
+    public IdempotentListenerCounters outboxIdempotentListenerCounters() {
+      return new IdempotentListenerCounters();
+    }
+
+    /**
      * The container post-processor of {@code @IdempotentListener} listeners.
      *
      * @param dataSources the application's DataSource (its single or primary one is used)
      * @param transactionManagers the application's transaction managers
      * @param beans where to look up a named transaction manager and an OpenTelemetry bean
      * @param properties {@code outbox.consumer.*}
+     * @param counters where the listeners count what they did
      * @return the post-processor
      */
     @Bean(CONTAINER_POST_PROCESSOR)
@@ -73,9 +84,10 @@ public class IdempotentListenerAutoConfiguration {
         ObjectProvider<DataSource> dataSources,
         ObjectProvider<PlatformTransactionManager> transactionManagers,
         BeanFactory beans,
-        IdempotentListenerProperties properties) {
+        IdempotentListenerProperties properties,
+        IdempotentListenerCounters counters) {
       return new IdempotentListenerPostProcessor(
-          dataSources, transactionManagers, beans, properties);
+          dataSources, transactionManagers, beans, properties, counters);
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.outboxrelay.idempotency.spring;
 
+import io.micrometer.observation.ObservationRegistry;
 import io.outboxrelay.idempotency.IdempotentProcessor;
 import io.outboxrelay.idempotency.kafka.RecordEvents;
 import io.outboxrelay.idempotency.kafka.RecordTracing;
@@ -37,11 +38,13 @@ final class IdempotentListenerPostProcessor
 
   private static final Logger LOG = LoggerFactory.getLogger(IdempotentListenerPostProcessor.class);
   private static final String OPEN_TELEMETRY = "io.opentelemetry.api.OpenTelemetry";
+  private static final String MICROMETER_TRACER = "io.micrometer.tracing.Tracer";
 
   private final ObjectProvider<DataSource> dataSources;
   private final ObjectProvider<PlatformTransactionManager> transactionManagers;
   private final BeanFactory beans;
   private final IdempotentListenerProperties properties;
+  private final IdempotentListenerCounters counters;
 
   /** One processor per consumer group, shared by its listeners. */
   private final Map<String, IdempotentProcessor> processors = new ConcurrentHashMap<>();
@@ -50,11 +53,13 @@ final class IdempotentListenerPostProcessor
       ObjectProvider<DataSource> dataSources,
       ObjectProvider<PlatformTransactionManager> transactionManagers,
       BeanFactory beans,
-      IdempotentListenerProperties properties) {
+      IdempotentListenerProperties properties,
+      IdempotentListenerCounters counters) {
     this.dataSources = dataSources;
     this.transactionManagers = transactionManagers;
     this.beans = beans;
     this.properties = properties;
+    this.counters = counters;
   }
 
   @Override
@@ -79,12 +84,15 @@ final class IdempotentListenerPostProcessor
               + " groupId or spring.kafka.consumer.group-id");
     }
     DataSource dataSource = dataSource(listener);
+    TransactionTemplate transactions = transactions(listener);
+    RecordTracing tracing = tracing(group, containerProperties);
     IdempotentRecordAdvice advice =
         new IdempotentRecordAdvice(
             processors.computeIfAbsent(group, g -> processor(dataSource, g)),
+            counters.group(group),
             events(),
-            tracing(group),
-            transactions(listener),
+            tracing,
+            transactions,
             dataSource);
     Advice[] chain = containerProperties.getAdviceChain();
     Advice[] extended = Arrays.copyOf(chain, chain.length + 1);
@@ -92,14 +100,17 @@ final class IdempotentListenerPostProcessor
     containerProperties.setAdviceChain(extended);
     LOG.info(
         "[idempotent-listener {}] applies each event once for consumer group {} (table {}, version"
-            + " check {}, conflict check {})",
+            + " check {}, conflict check {}, consumer span {})",
         listener,
         group,
         properties.getProcessedEventsTable(),
         properties.getVersionCheck().isEnabled()
             ? "on, gaps: " + properties.getVersionCheck().getGapPolicy()
             : "off",
-        properties.isConflictCheck() ? "on" : "off");
+        properties.isConflictCheck() ? "on" : "off",
+        tracing instanceof ObservationRecordTracing
+            ? "spring-kafka's observation (Micrometer Tracing)"
+            : tracing == RecordTracing.NONE ? "none" : "OpenTelemetry");
   }
 
   private IdempotentProcessor processor(DataSource dataSource, String group) {
@@ -127,17 +138,51 @@ final class IdempotentListenerPostProcessor
   }
 
   /**
-   * The application's OpenTelemetry bean if it has exactly one, else the global instance; none
-   * without the API on the classpath or with {@code outbox.consumer.tracing=false}.
+   * Where the consumer span comes from; none with {@code outbox.consumer.tracing=false}.
+   *
+   * <ul>
+   *   <li>Micrometer Tracing (a {@code io.micrometer.tracing.Tracer} bean) when the application has
+   *       no OpenTelemetry bean (Brave) or when the container observes its records already ({@code
+   *       spring.kafka.listener.observation-enabled}): spring-kafka's observation of the record is
+   *       the span, turned on for this container if it is off; a span of our own beside it would be
+   *       a second span of the same delivery.
+   *   <li>Otherwise OpenTelemetry: the application's OpenTelemetry bean if it has exactly one, else
+   *       the global instance; none without the API on the classpath.
+   * </ul>
    */
-  private RecordTracing tracing(String group) {
-    ClassLoader loader = IdempotentListenerPostProcessor.class.getClassLoader();
-    if (!properties.isTracing() || !ClassUtils.isPresent(OPEN_TELEMETRY, loader)) {
+  RecordTracing tracing(String group, ContainerProperties containerProperties) {
+    if (!properties.isTracing()) {
       return RecordTracing.NONE;
     }
+    ClassLoader loader = IdempotentListenerPostProcessor.class.getClassLoader();
     Object openTelemetry =
-        beans.getBeanProvider(ClassUtils.resolveClassName(OPEN_TELEMETRY, loader)).getIfUnique();
+        ClassUtils.isPresent(OPEN_TELEMETRY, loader)
+            ? beans
+                .getBeanProvider(ClassUtils.resolveClassName(OPEN_TELEMETRY, loader))
+                .getIfUnique()
+            : null;
+    if (micrometerTracing(loader)
+        && (openTelemetry == null || containerProperties.isObservationEnabled())) {
+      containerProperties.setObservationEnabled(true);
+      return new ObservationRecordTracing(
+          beans
+              .getBeanProvider(ObservationRegistry.class)
+              .getIfUnique(() -> ObservationRegistry.NOOP),
+          events());
+    }
+    if (!ClassUtils.isPresent(OPEN_TELEMETRY, loader)) {
+      return RecordTracing.NONE;
+    }
     return RecordTracing.forConsumer(openTelemetry, group, events());
+  }
+
+  /** Whether the application traces with Micrometer Tracing: it has a Tracer bean. */
+  private boolean micrometerTracing(ClassLoader loader) {
+    return ClassUtils.isPresent(MICROMETER_TRACER, loader)
+        && beans
+                .getBeanProvider(ClassUtils.resolveClassName(MICROMETER_TRACER, loader))
+                .getIfUnique()
+            != null;
   }
 
   private DataSource dataSource(String listener) {

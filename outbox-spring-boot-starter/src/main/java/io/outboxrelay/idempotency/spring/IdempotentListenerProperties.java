@@ -33,8 +33,9 @@ public class IdempotentListenerProperties {
   private boolean conflictCheck;
 
   /**
-   * Whether to process each record in an OpenTelemetry CONSUMER span that continues the record's
-   * traceparent, when the OpenTelemetry API is on the classpath.
+   * Whether each delivery gets a consumer span that continues the record's traceparent: an
+   * OpenTelemetry CONSUMER span, or under Micrometer Tracing spring-kafka's observation of the
+   * record (turned on for the listener's container).
    */
   private boolean tracing = true;
 

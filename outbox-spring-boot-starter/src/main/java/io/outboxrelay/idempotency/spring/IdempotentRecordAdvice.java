@@ -41,6 +41,7 @@ final class IdempotentRecordAdvice implements MethodInterceptor {
           + " DataSourceTransactionManager or JdbcTransactionManager)";
 
   private final IdempotentProcessor processor;
+  private final IdempotentListenerCounters.GroupCounts counts;
   private final RecordEvents events;
   private final RecordTracing tracing;
   private final TransactionTemplate transactions;
@@ -49,11 +50,13 @@ final class IdempotentRecordAdvice implements MethodInterceptor {
 
   IdempotentRecordAdvice(
       IdempotentProcessor processor,
+      IdempotentListenerCounters.GroupCounts counts,
       RecordEvents events,
       RecordTracing tracing,
       TransactionTemplate transactions,
       DataSource dataSource) {
     this.processor = processor;
+    this.counts = counts;
     this.events = events;
     this.tracing = tracing;
     this.transactions = transactions;
@@ -71,7 +74,15 @@ final class IdempotentRecordAdvice implements MethodInterceptor {
       return invocation.proceed();
     }
     Delivery delivery = new Delivery(invocation, record);
-    Outcome outcome = tracing.process(record, delivery::run);
+    Outcome outcome;
+    try {
+      outcome = tracing.process(record, delivery::run);
+    } catch (RuntimeException | Error e) {
+      counts.failed();
+      throw e;
+    }
+    // The transaction committed: the outcome is final.
+    counts.ended(outcome);
     switch (outcome) {
       case PROCESSED:
         return delivery.result;

@@ -46,7 +46,10 @@ class IdempotentListenerAutoConfigurationTest {
         .run(
             context ->
                 assertThat(context)
+                    .hasNotFailed()
+                    .doesNotHaveBean("outboxIdempotentListenerEnhancer")
                     .doesNotHaveBean(IdempotentListenerProperties.class)
+                    .doesNotHaveBean(IdempotentListenerCounters.class)
                     .doesNotHaveBean(IdempotentListenerAutoConfiguration.CONTAINER_POST_PROCESSOR));
   }
 

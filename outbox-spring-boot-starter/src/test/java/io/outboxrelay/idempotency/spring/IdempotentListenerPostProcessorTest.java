@@ -3,6 +3,9 @@ package io.outboxrelay.idempotency.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.micrometer.tracing.Tracer;
+import io.opentelemetry.api.OpenTelemetry;
+import io.outboxrelay.idempotency.kafka.RecordTracing;
 import io.outboxrelay.testsupport.database.SimpleDataSource;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -38,7 +41,8 @@ class IdempotentListenerPostProcessorTest {
         beans.getBeanProvider(DataSource.class),
         beans.getBeanProvider(PlatformTransactionManager.class),
         beans,
-        new IdempotentListenerProperties());
+        new IdempotentListenerProperties(),
+        new IdempotentListenerCounters());
   }
 
   private static ConcurrentMessageListenerContainer<Object, Object> container(
@@ -141,11 +145,68 @@ class IdempotentListenerPostProcessorTest {
             beans.getBeanProvider(DataSource.class),
             beans.getBeanProvider(PlatformTransactionManager.class),
             beans,
-            properties);
+            properties,
+            new IdempotentListenerCounters());
 
     assertThatThrownBy(() -> withoutName.postProcess(recordContainer()))
         .hasMessageContaining("no single or primary PlatformTransactionManager");
     properties.setTransactionManager("two");
     withoutName.postProcess(recordContainer());
+  }
+
+  @Test
+  void usesSpringKafkasObservationUnderMicrometerTracingWithoutOpenTelemetryAndTurnsItOn() {
+    beans.registerSingleton("tracer", Tracer.NOOP);
+    ContainerProperties properties = recordContainer().getContainerProperties();
+
+    RecordTracing tracing = postProcessor().tracing("billing", properties);
+
+    assertThat(tracing).isInstanceOf(ObservationRecordTracing.class);
+    assertThat(properties.isObservationEnabled()).isTrue();
+  }
+
+  @Test
+  void keepsTheOpenTelemetrySpanWhenTheApplicationHasAnOpenTelemetryBeanAndNoObservation() {
+    beans.registerSingleton("tracer", Tracer.NOOP);
+    beans.registerSingleton("openTelemetry", OpenTelemetry.noop());
+    ContainerProperties properties = recordContainer().getContainerProperties();
+
+    RecordTracing tracing = postProcessor().tracing("billing", properties);
+
+    assertThat(tracing)
+        .isNotInstanceOf(ObservationRecordTracing.class)
+        .isNotSameAs(RecordTracing.NONE);
+    assertThat(properties.isObservationEnabled()).isFalse();
+  }
+
+  @Test
+  void usesTheContainersObservationWhenItIsOnRatherThanASecondSpan() {
+    beans.registerSingleton("tracer", Tracer.NOOP);
+    beans.registerSingleton("openTelemetry", OpenTelemetry.noop());
+    ContainerProperties properties = recordContainer().getContainerProperties();
+    properties.setObservationEnabled(true);
+
+    assertThat(postProcessor().tracing("billing", properties))
+        .isInstanceOf(ObservationRecordTracing.class);
+  }
+
+  @Test
+  void makesNoSpanWithTracingOff() {
+    beans.registerSingleton("tracer", Tracer.NOOP);
+    IdempotentListenerProperties settings = new IdempotentListenerProperties();
+    settings.setTracing(false);
+    ContainerProperties properties = recordContainer().getContainerProperties();
+
+    RecordTracing tracing =
+        new IdempotentListenerPostProcessor(
+                beans.getBeanProvider(DataSource.class),
+                beans.getBeanProvider(PlatformTransactionManager.class),
+                beans,
+                settings,
+                new IdempotentListenerCounters())
+            .tracing("billing", properties);
+
+    assertThat(tracing).isSameAs(RecordTracing.NONE);
+    assertThat(properties.isObservationEnabled()).isFalse();
   }
 }

@@ -74,6 +74,11 @@ public class PaymentApplication {
    */
   @Bean
   public DefaultErrorHandler kafkaErrorHandler(KafkaTemplate<?, ?> template) {
+    return errorHandler(template);
+  }
+
+  /** The error handler of both payments applications. */
+  static DefaultErrorHandler errorHandler(KafkaTemplate<?, ?> template) {
     DefaultErrorHandler handler =
         new DefaultErrorHandler(
             new DeadLetterPublishingRecoverer(template), new FixedBackOff(0L, ATTEMPTS - 1));
@@ -99,6 +104,11 @@ public class PaymentApplication {
    */
   @Bean
   public OpenTelemetry openTelemetry(InMemorySpanExporter spans) {
+    return openTelemetryOf(spans);
+  }
+
+  /** An SDK that exports every span to {@code spans}. */
+  static OpenTelemetry openTelemetryOf(InMemorySpanExporter spans) {
     return OpenTelemetrySdk.builder()
         .setTracerProvider(
             SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(spans)).build())
@@ -154,13 +164,14 @@ public class PaymentApplication {
    * @param eventId the event
    * @param paymentBefore whether the event's payment was there before this call wrote it (left by
    *     an earlier attempt that should have been rolled back)
-   * @param idRowsSeenByJpa the rows of {@code processed_events} for the event that Hibernate's own
-   *     connection sees: 1 when the id was recorded in this transaction, on this connection
+   * @param idRowsSeen the rows of {@code processed_events} for the event that the listener's own
+   *     connection (Hibernate's, or JdbcTemplate's) sees: 1 when the id was recorded in this
+   *     transaction, on this connection
    */
-  public record Call(String eventId, boolean paymentBefore, long idRowsSeenByJpa) {}
+  public record Call(String eventId, boolean paymentBefore, long idRowsSeen) {}
 
   /** Credits the account of each payment event once; events marked {@code fail} throw. */
-  public static class PaymentListener {
+  public static class PaymentListener implements PaymentCalls {
     private final Accounts accounts;
     private final Payments payments;
     private final EntityManager entityManager;
@@ -176,8 +187,13 @@ public class PaymentApplication {
       this.entityManager = entityManager;
     }
 
-    /** How often the listener ran for the event. */
-    int calls(String eventId) {
+    @Override
+    public List<Call> calls() {
+      return calls;
+    }
+
+    @Override
+    public int calls(String eventId) {
       return callsPerEvent.getOrDefault(eventId, 0);
     }
 

@@ -1,5 +1,6 @@
 package io.outboxrelay.examples.usage;
 
+import io.outboxrelay.change.ChangeRecordReader;
 import io.outboxrelay.connect.OutboxRouterTransform;
 import io.outboxrelay.idempotency.IdempotentProcessor;
 import io.outboxrelay.router.EventRouter;
@@ -26,6 +27,7 @@ public final class LibraryUsage {
           Outbox.class,
           IdempotentProcessor.class,
           EventRouter.class,
+          ChangeRecordReader.class,
           OutboxRouterTransform.class
         }) {
       System.out.println(

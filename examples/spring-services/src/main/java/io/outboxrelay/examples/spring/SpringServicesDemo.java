@@ -1,5 +1,8 @@
 package io.outboxrelay.examples.spring;
 
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.search.Search;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
@@ -39,6 +42,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * The Spring Boot services around the relay, end to end: starts (or is given) a MariaDB with a
@@ -56,7 +60,9 @@ import org.springframework.context.ConfigurableApplicationContext;
  *       changes;
  *   <li>places an order the listener refuses: tried {@value
  *       NotificationServiceApplication#ATTEMPTS} times, each rolled back with its {@code
- *       processed_events} row, then dead-lettered.
+ *       processed_events} row, then dead-lettered;
+ *   <li>reads the services' meters (what Actuator shows): the events the order service appended,
+ *       and what the notification service's listener did, by outcome.
  * </ol>
  *
  * <p>It throws when it sees anything else than it describes. Not thread-safe: one run per instance.
@@ -280,6 +286,10 @@ public final class SpringServicesDemo {
     republish(again);
     spanOf(consumerSpans, header(again, "id"), "DUPLICATE");
     check(sent.count() == placed.size() + paid.size(), "the duplicate changed the notifications");
+    check(
+        processedRows(notifications, header(again, "id")) == 1,
+        "processed_events rows of the redelivered event: "
+            + processedRows(notifications, header(again, "id")));
     say("      skipped as a duplicate by its event id; notifications unchanged (%d)", sent.count());
 
     step(
@@ -304,10 +314,79 @@ public final class SpringServicesDemo {
     check(
         failed == NotificationServiceApplication.ATTEMPTS,
         "attempts of the refused order: " + failed);
+    check(
+        processedRows(notifications, header(dead.get(0), "id")) == 0,
+        "the refused order's event has a processed_events row");
     say(
         "      order %s: %d attempts rolled back (no order, no notification, no processed_events"
             + " row), then %s",
         refused.substring(0, 8), failed, dead.get(0).topic());
+
+    showMeters(orders, notifications, placed.size() + paid.size(), 1);
+  }
+
+  /**
+   * Reads the services' meters (Actuator's registry) and checks them against what the demo did.
+   *
+   * @param applied the events the notification service applied (every order and payment)
+   * @param refused the orders it refused (tried {@value NotificationServiceApplication#ATTEMPTS}
+   *     times each)
+   */
+  private void showMeters(
+      ConfigurableApplicationContext orders,
+      ConfigurableApplicationContext notifications,
+      int applied,
+      int refused) {
+    step("the services' meters, as Actuator shows them at /actuator/metrics");
+    MeterRegistry orderMeters = orders.getBean(MeterRegistry.class);
+    MeterRegistry notificationMeters = notifications.getBean(MeterRegistry.class);
+    // Every committed order and payment; the rolled-back order is not counted.
+    long appended = applied + refused;
+    await(
+        () -> count(orderMeters, "outbox.writer.events.appended") == appended,
+        "outbox.writer.events.appended = " + appended);
+    Map<String, Long> expected = new LinkedHashMap<>();
+    expected.put("processed", (long) applied);
+    expected.put("duplicate", 1L);
+    expected.put("stale", 0L);
+    expected.put("conflict", 0L);
+    expected.put("failed", (long) refused * NotificationServiceApplication.ATTEMPTS);
+    Map<String, Long> counted = new LinkedHashMap<>();
+    await(
+        () -> {
+          expected.keySet().forEach(o -> counted.put(o, consumerEvents(notificationMeters, o)));
+          return counted.equals(expected);
+        },
+        "outbox.consumer.events " + expected);
+    say("      order service: outbox.writer.events.appended %d", appended);
+    say(
+        "      notification service: outbox.consumer.events{consumer.group=notifications} %s",
+        counted);
+  }
+
+  private static long processedRows(ConfigurableApplicationContext service, String eventId) {
+    return service
+        .getBean(JdbcTemplate.class)
+        .queryForObject(
+            "SELECT COUNT(*) FROM processed_events WHERE consumer_group = 'notifications'"
+                + " AND event_id = ?",
+            Long.class,
+            eventId);
+  }
+
+  private static long count(MeterRegistry registry, String name) {
+    return (long)
+        Search.in(registry).name(name).counters().stream().mapToDouble(c -> c.count()).sum();
+  }
+
+  private static long consumerEvents(MeterRegistry registry, String outcome) {
+    FunctionCounter counter =
+        registry
+            .find("outbox.consumer.events")
+            .tag("consumer.group", "notifications")
+            .tag("outcome", outcome)
+            .functionCounter();
+    return counter == null ? -1 : (long) counter.count();
   }
 
   private static String header(ConsumedRecord r, String name) {

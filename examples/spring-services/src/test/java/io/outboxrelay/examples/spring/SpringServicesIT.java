@@ -14,8 +14,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The Spring Boot services demo on the local stack with the relay distribution: it checks each step
  * itself (every event applied once, each consumer span a child of the request span that wrote its
- * event, a redelivery skipped, a refused event rolled back and dead-lettered) and throws when a
- * step shows something else; this test also checks what it reported.
+ * event, a redelivery skipped, a refused event rolled back with its processed_events row and
+ * dead-lettered, the services' meters) and throws when a step shows something else; this test also
+ * checks what it reported.
  */
 class SpringServicesIT {
 
@@ -38,6 +39,13 @@ class SpringServicesIT {
                     .contains("each of the 6 consumer spans is a child of the request span"))
         .anySatisfy(l -> assertThat(l).contains("skipped as a duplicate by its event id"))
         .anySatisfy(l -> assertThat(l).contains("3 attempts rolled back"))
+        .anySatisfy(l -> assertThat(l).contains("outbox.writer.events.appended 7"))
+        .anySatisfy(
+            l ->
+                assertThat(l)
+                    .contains(
+                        "outbox.consumer.events{consumer.group=notifications} {processed=6,"
+                            + " duplicate=1, stale=0, conflict=0, failed=3}"))
         .anySatisfy(l -> assertThat(l).contains("relay stopped with exit code 0"));
   }
 }

@@ -1,5 +1,6 @@
 package io.outboxrelay.writer.spring.metrics;
 
+import io.outboxrelay.idempotency.spring.IdempotentListenerCounters;
 import io.outboxrelay.writer.spring.OutboxAutoConfiguration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -9,11 +10,12 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Meters of the outbox writer ({@link WriterMetrics}) and of consumer-idempotency's processors
- * ({@link ConsumerMetrics}), when Micrometer is on the classpath. Both are {@code MeterBinder}s:
- * Spring Boot's Actuator binds them to its registry once every singleton exists (without a
- * registry, nothing is counted). Each backs off when the application defines its own bean of that
- * type; {@code management.metrics.enable.outbox=false} turns the meters off.
+ * Meters of the outbox writer ({@link WriterMetrics}) and of consumer-idempotency's processors and
+ * {@code @IdempotentListener} listeners ({@link ConsumerMetrics}), when Micrometer is on the
+ * classpath. Both are {@code MeterBinder}s: Spring Boot's Actuator binds them to its registry once
+ * every singleton exists (without a registry, nothing is counted). Each backs off when the
+ * application defines its own bean of that type; {@code management.metrics.enable.outbox=false}
+ * turns the meters off.
  */
 @AutoConfiguration(after = OutboxAutoConfiguration.class)
 @ConditionalOnClass(name = "io.micrometer.core.instrument.binder.MeterBinder")
@@ -53,8 +55,9 @@ public class OutboxMetricsAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     ConsumerMetrics outboxConsumerMetrics(
-        ObjectProvider<io.outboxrelay.idempotency.IdempotentProcessor> processors) {
-      return new ConsumerMetrics(processors);
+        ObjectProvider<io.outboxrelay.idempotency.IdempotentProcessor> processors,
+        ObjectProvider<IdempotentListenerCounters> listeners) {
+      return new ConsumerMetrics(processors, listeners.getIfAvailable());
     }
   }
 }

@@ -6,6 +6,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.outboxrelay.idempotency.IdempotentProcessor;
+import io.outboxrelay.idempotency.Outcome;
+import io.outboxrelay.idempotency.spring.IdempotentListenerCounters;
+import io.outboxrelay.idempotency.spring.ListenerCounts;
 import io.outboxrelay.testsupport.database.SimpleDataSource;
 import io.outboxrelay.writer.NewEvent;
 import io.outboxrelay.writer.spring.Outbox;
@@ -127,6 +130,49 @@ class OutboxMetricsAutoConfigurationTest {
                   .containsExactlyInAnyOrder(
                       "processed", "duplicate", "stale", "conflict", "failed");
             });
+  }
+
+  @Test
+  void addsTheListenersOfAGroupToItsProcessorsAndBindsGroupsThatAppearLater() {
+    runner
+        .withBean(
+            "billing",
+            IdempotentProcessor.class,
+            () -> IdempotentProcessor.builder(unreachable(), "billing").build())
+        .withBean(IdempotentListenerCounters.class, IdempotentListenerCounters::new)
+        .run(
+            context -> {
+              IdempotentListenerCounters listeners =
+                  context.getBean(IdempotentListenerCounters.class);
+              ListenerCounts.count(listeners, "billing", Outcome.PROCESSED);
+              ListenerCounts.count(listeners, "before", Outcome.DUPLICATE);
+              MeterRegistry registry = new SimpleMeterRegistry();
+              context.getBean(ConsumerMetrics.class).bindTo(registry);
+              try {
+                context.getBean("billing", IdempotentProcessor.class).process("e-1", c -> {});
+              } catch (RuntimeException expected) {
+                // unreachable database: a failure of the processor bean
+              }
+              ListenerCounts.count(listeners, "billing", null);
+              ListenerCounts.count(listeners, "after", Outcome.STALE);
+              ListenerCounts.count(listeners, "after", Outcome.PROCESSED);
+
+              assertThat(count(registry, "billing", "processed")).isEqualTo(1);
+              assertThat(count(registry, "billing", "failed")).as("bean and listener").isEqualTo(2);
+              assertThat(count(registry, "before", "duplicate")).isEqualTo(1);
+              assertThat(count(registry, "after", "stale")).isEqualTo(1);
+              assertThat(count(registry, "after", "processed")).isEqualTo(1);
+              assertThat(count(registry, "after", "conflict")).isZero();
+            });
+  }
+
+  private static double count(MeterRegistry registry, String group, String outcome) {
+    return registry
+        .get(ConsumerMetrics.EVENTS)
+        .tag("consumer.group", group)
+        .tag("outcome", outcome)
+        .functionCounter()
+        .count();
   }
 
   private static double failed(MeterRegistry registry, String group) {

@@ -14,7 +14,6 @@ import io.outboxrelay.writer.spring.OrderApplication;
 import io.outboxrelay.writer.spring.OrderApplication.OrderService;
 import io.outboxrelay.writer.spring.Outbox;
 import io.outboxrelay.writer.spring.StarterDatabase;
-import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
@@ -181,24 +180,7 @@ class OutboxMetricsIT {
         .count();
   }
 
-  /**
-   * The COUNT statistic Actuator's metrics endpoint answers for a meter and tags, as {@code GET
-   * /actuator/metrics/{name}?tag=k:v} does. The endpoint's class is in another package on Boot 3
-   * than on Boot 4, hence reflection on the bean.
-   */
   private double actuatorCount(String name, String... tags) throws Exception {
-    Object endpoint = app.getBean("metricsEndpoint");
-    Method metric = endpoint.getClass().getMethod("metric", String.class, List.class);
-    Object descriptor = metric.invoke(endpoint, name, List.of(tags));
-    assertThat(descriptor).as("%s %s at the metrics endpoint", name, List.of(tags)).isNotNull();
-    List<?> samples =
-        (List<?>) descriptor.getClass().getMethod("getMeasurements").invoke(descriptor);
-    for (Object sample : samples) {
-      Object statistic = sample.getClass().getMethod("getStatistic").invoke(sample);
-      if (statistic.toString().equals("COUNT")) {
-        return (Double) sample.getClass().getMethod("getValue").invoke(sample);
-      }
-    }
-    throw new AssertionError("no COUNT for " + name + " " + List.of(tags) + ": " + samples);
+    return ActuatorMetrics.count(app, name, tags);
   }
 }

@@ -13,12 +13,13 @@ import io.opentelemetry.context.Context;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.outboxrelay.idempotency.spring.PaymentApplication.Call;
-import io.outboxrelay.idempotency.spring.PaymentApplication.PaymentListener;
 import io.outboxrelay.testsupport.stack.ConsumedRecord;
 import io.outboxrelay.testsupport.stack.KafkaBroker;
 import io.outboxrelay.testsupport.stack.LocalStack;
 import io.outboxrelay.testsupport.stack.TopicReader;
 import io.outboxrelay.writer.spring.StarterDatabase;
+import io.outboxrelay.writer.spring.metrics.ActuatorMetrics;
+import io.outboxrelay.writer.spring.metrics.ConsumerMetrics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,18 +39,19 @@ import org.junit.jupiter.api.TestInstance;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.orm.jpa.JpaTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
- * {@link IdempotentListener} in a real Spring Boot application (Spring Data JPA on Hibernate,
- * HikariCP, JpaTransactionManager) on the project's private MariaDB, consuming from the real Kafka
- * broker records shaped as the relay publishes them. Each test works on accounts and event ids of
- * its own; an event is known to be handled when a later event of the same partition (the topic has
- * one) was handled, never by waiting a while.
+ * {@link IdempotentListener} in a real Spring Boot application on a real database, consuming from
+ * the real Kafka broker records shaped as the relay publishes them. A subclass supplies the
+ * database and the application: a payments service whose listener credits accounts and stores
+ * payments in the listener's transaction ({@link PaymentCalls}), through Spring Data JPA or
+ * JdbcTemplate. Each test works on accounts and event ids of its own; an event is known to be
+ * handled when a later event of the same partition (the topic has one) was handled, never by
+ * waiting a while.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class IdempotentKafkaListenerIT {
+public abstract class AbstractIdempotentKafkaListenerIT {
 
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static final AttributeKey<String> MESSAGE_ID =
@@ -65,14 +67,27 @@ class IdempotentKafkaListenerIT {
   private String topic;
   private String group;
   private ConfigurableApplicationContext app;
-  private PaymentListener listener;
+  private PaymentCalls listener;
   private InMemorySpanExporter spans;
   private KafkaProducer<String, String> producer;
 
+  /** A fresh database with the outbox table. */
+  protected abstract StarterDatabase newDatabase();
+
+  /** The payments service: a Spring Boot application whose listener bean is a PaymentCalls. */
+  protected abstract Class<?> application();
+
+  /** The transaction manager Spring Boot gives that application. */
+  protected abstract Class<? extends PlatformTransactionManager> transactionManager();
+
   @BeforeAll
   void startApplication() {
-    db = StarterDatabase.mariaDb();
-    db.runSqlFile("config/mysql/processed-events.sql");
+    db = newDatabase();
+    db.runSqlFile("config/" + (db.isMariaDb() ? "mysql" : "postgresql") + "/processed-events.sql");
+    db.execute(
+        "CREATE TABLE accounts (id VARCHAR(255) PRIMARY KEY, balance BIGINT NOT NULL)",
+        "CREATE TABLE payments (event_id VARCHAR(255) PRIMARY KEY, account_id VARCHAR(255),"
+            + " amount BIGINT NOT NULL)");
     broker = LocalStack.shared().kafka();
     String name = "payments-" + UUID.randomUUID();
     topic = name;
@@ -82,18 +97,18 @@ class IdempotentKafkaListenerIT {
     List<String> properties = new ArrayList<>(db.dataSourceProperties());
     properties.add("spring.kafka.bootstrap-servers=" + broker.bootstrapServers());
     properties.add("spring.kafka.consumer.auto-offset-reset=earliest");
-    properties.add("spring.jpa.hibernate.ddl-auto=create");
+    properties.add("spring.jpa.hibernate.ddl-auto=validate");
     properties.add("outbox.consumer.version-check.enabled=true");
+    properties.add("management.endpoints.web.exposure.include=metrics");
     properties.add("test.topic=" + topic);
     properties.add("test.group=" + group);
     app =
-        new SpringApplicationBuilder(PaymentApplication.class)
+        new SpringApplicationBuilder(application())
             .web(WebApplicationType.NONE)
             .properties(properties.toArray(String[]::new))
             .run();
-    assertThat(app.getBean(PlatformTransactionManager.class))
-        .isInstanceOf(JpaTransactionManager.class);
-    listener = app.getBean(PaymentListener.class);
+    assertThat(app.getBean(PlatformTransactionManager.class)).isInstanceOf(transactionManager());
+    listener = app.getBean(PaymentCalls.class);
     spans = app.getBean(InMemorySpanExporter.class);
     producer =
         new KafkaProducer<>(
@@ -178,11 +193,11 @@ class IdempotentKafkaListenerIT {
   }
 
   private List<Call> callsOf(String eventId) {
-    return listener.calls.stream().filter(c -> c.eventId().equals(eventId)).toList();
+    return listener.calls().stream().filter(c -> c.eventId().equals(eventId)).toList();
   }
 
   @Test
-  void appliesACommittedEventOnceThroughTheListenersJpaRepositories() throws Exception {
+  void appliesACommittedEventOnceWithTheListenersWrites() throws Exception {
     String account = newId("acc");
     String eventId = newId("e");
 
@@ -193,7 +208,7 @@ class IdempotentKafkaListenerIT {
     assertThat(payments(eventId)).isEqualTo(1);
     assertThat(listener.calls(eventId)).isEqualTo(1);
     assertThat(callsOf(eventId))
-        .as("the id was recorded on the connection Hibernate used, in the listener's transaction")
+        .as("the id was recorded on the listener's connection, in the listener's transaction")
         .containsExactly(new Call(eventId, false, 1));
   }
 
@@ -308,6 +323,46 @@ class IdempotentKafkaListenerIT {
     assertThat(deadLetter.header("kafka_dlt-exception-cause-fqcn"))
         .isEqualTo("io.outboxrelay.idempotency.kafka.PoisonRecordException");
     assertThat(listener.calls("none")).isZero();
+    assertThat(balance(account)).isEqualTo(2);
+  }
+
+  /** The group's {@code outbox.consumer.events} counts by outcome, from Actuator's endpoint. */
+  private Map<String, Double> consumerEvents() throws Exception {
+    Map<String, Double> counts = new LinkedHashMap<>();
+    for (String outcome : List.of("processed", "duplicate", "stale", "conflict", "failed")) {
+      counts.put(
+          outcome,
+          ActuatorMetrics.count(
+              app, ConsumerMetrics.EVENTS, "consumer.group:" + group, "outcome:" + outcome));
+    }
+    return counts;
+  }
+
+  @Test
+  void countsEachDeliveryByOutcomeUnderActuatorOnceItsTransactionEnded() throws Exception {
+    String account = newId("acc");
+    String applied = newId("e");
+    String stale = newId("e");
+    String failing = newId("e");
+    String last = newId("e");
+    Map<String, Double> before = consumerEvents();
+
+    publish(applied, account, 1, "ok", 1L, null);
+    publish(applied, account, 1, "ok", 1L, null); // redelivered
+    publish(stale, account, 1, "ok", 1L, null); // another event at a version already applied
+    publish(failing, account, 1, "fail", 2L, null); // three attempts, then the dead-letter topic
+    publish(last, account, 1, "ok", 2L, null);
+    awaitProcessed(last);
+
+    Map<String, Double> expected = new LinkedHashMap<>(before);
+    expected.merge("processed", 2.0, Double::sum);
+    expected.merge("duplicate", 1.0, Double::sum);
+    expected.merge("stale", 1.0, Double::sum);
+    expected.merge("failed", (double) PaymentApplication.ATTEMPTS, Double::sum);
+    // Counted just after the commit that awaitProcessed saw.
+    await("the counts at the metrics endpoint")
+        .atMost(WAIT)
+        .untilAsserted(() -> assertThat(consumerEvents()).isEqualTo(expected));
     assertThat(balance(account)).isEqualTo(2);
   }
 
