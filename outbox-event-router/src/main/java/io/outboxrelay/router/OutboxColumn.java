@@ -135,6 +135,9 @@ public enum OutboxColumn {
     PLAIN_TEXT
   }
 
+  private static final List<OutboxColumn> REQUIRED = filter(true);
+  private static final List<OutboxColumn> OPTIONAL = filter(false);
+
   private final String defaultName;
   private final String key;
   private final Kind kind;
@@ -265,7 +268,7 @@ public enum OutboxColumn {
    * @return {@link #EVENT_ID} to {@link #PAYLOAD}
    */
   public static List<OutboxColumn> requiredColumns() {
-    return filter(true);
+    return REQUIRED;
   }
 
   /**
@@ -274,7 +277,7 @@ public enum OutboxColumn {
    * @return the columns that are not {@link #required()}
    */
   public static List<OutboxColumn> optionalColumns() {
-    return filter(false);
+    return OPTIONAL;
   }
 
   private static List<OutboxColumn> filter(boolean required) {
