@@ -2,6 +2,7 @@ package io.outboxrelay.change;
 
 import io.outboxrelay.router.ColumnMapping;
 import io.outboxrelay.router.HeaderPlacement;
+import io.outboxrelay.router.OutboxColumn;
 import io.outboxrelay.router.OutboxEvent;
 import io.outboxrelay.router.RecordHeader;
 import io.outboxrelay.router.RoutingException;
@@ -9,7 +10,9 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import org.apache.kafka.connect.connector.ConnectRecord;
@@ -49,14 +52,10 @@ public final class ChangeRecordReader {
 
   private Schema cachedSchema;
   private Field id; // null: the table has no row id column
-  private Field eventId;
-  private Field aggregateType;
-  private Field aggregateId;
-  private Field eventType;
-  private Field payload;
-  private Field aggregateVersion; // null: the table has no aggregate version column
-  private Field headers; // null: no headers column
-  private Field traceContext; // null: no trace context column
+
+  /** The field of each column, by {@link OutboxColumn} ordinal; null: an optional one is absent. */
+  private final Field[] fields = new Field[OutboxColumn.values().length];
+
   private Field[] placed; // one per placement
 
   /** Creates a reader of the relay's own table layout ({@link ColumnMapping#DEFAULT}). */
@@ -104,38 +103,53 @@ public final class ChangeRecordReader {
       resolve(after.schema());
     }
     Object rowId = id == null ? null : after.get(id);
-    String eventIdText = text(after.get(eventId));
-    String type = (String) after.get(aggregateType);
-    String aggregate = (String) after.get(aggregateId);
-    String kind = (String) after.get(eventType);
-    Field missing =
-        eventIdText == null
-            ? eventId
-            : type == null
-                ? aggregateType
-                : aggregate == null ? aggregateId : kind == null ? eventType : null;
+    Map<OutboxColumn, Object> values = new EnumMap<>(OutboxColumn.class);
+    Field missing = null;
+    for (OutboxColumn column : OutboxColumn.requiredColumns()) {
+      Field field = fields[column.ordinal()];
+      Object value = value(column, field, after.get(field));
+      values.put(column, value);
+      if (value == null && missing == null && column != OutboxColumn.PAYLOAD) {
+        missing = field; // a NULL payload is the router's to refuse (a tombstone)
+      }
+    }
+    String eventIdText = (String) values.get(OutboxColumn.EVENT_ID);
     if (missing != null) {
       // The table's own column, not the default name the event's field has.
       throw new RoutingException(
           "outbox row "
               + (rowId == null ? "" : "id=" + rowId + " ")
-              + OutboxEvent.describe(eventIdText, type, aggregate)
+              + OutboxEvent.describe(
+                  eventIdText,
+                  (String) values.get(OutboxColumn.AGGREGATE_TYPE),
+                  (String) values.get(OutboxColumn.AGGREGATE_ID))
               + " has a null "
               + missing.name()
               + ": make the column NOT NULL");
     }
-    return new OutboxEvent(
+    for (OutboxColumn column : OutboxColumn.optionalColumns()) {
+      Field field = fields[column.ordinal()];
+      values.put(column, field == null ? null : value(column, field, after.get(field)));
+    }
+    return OutboxEvent.of(
         rowId instanceof Number n ? n.longValue() : -1L,
-        eventIdText,
-        type,
-        aggregate,
-        kind,
-        bytes(after.get(payload)),
         sourceTimestamp(envelope),
-        aggregateVersion == null ? null : version(aggregateVersion, after.get(aggregateVersion)),
-        headers == null ? null : text(after.get(headers)),
-        traceContext == null ? null : text(after.get(traceContext)),
+        values,
         placed.length == 0 ? List.of() : placedHeaders(after, eventIdText));
+  }
+
+  /**
+   * A column's value as {@link OutboxEvent#of} takes it: text columns as their text (a text column
+   * of another type is a {@code ClassCastException}, as in the relay), the event id and JSON also
+   * from bytes, the payload as bytes, an integer as a {@code Long}.
+   */
+  private static Object value(OutboxColumn column, Field field, Object v) {
+    return switch (column.kind()) {
+      case TEXT -> (String) v;
+      case PAYLOAD -> bytes(v);
+      case INTEGER -> version(field, v);
+      case EVENT_ID, JSON, PLAIN_TEXT -> text(v);
+    };
   }
 
   private List<RecordHeader> placedHeaders(Struct after, String eventIdText) {
@@ -185,16 +199,15 @@ public final class ChangeRecordReader {
   }
 
   private void resolve(Schema schema) {
-    eventId = required(schema, columns.eventId(), "event id");
-    aggregateType = required(schema, columns.aggregateType(), "aggregate type");
-    aggregateId = required(schema, columns.aggregateId(), "aggregate id");
-    eventType = required(schema, columns.eventType(), "event type");
-    payload = required(schema, columns.payload(), "payload");
-    // Optional, as in the relay: a row with them publishes their headers.
+    for (OutboxColumn column : OutboxColumn.values()) {
+      String name = columns.column(column);
+      // Optional ones as in the relay: a row with them publishes their headers.
+      fields[column.ordinal()] =
+          column.required()
+              ? required(schema, name, column.what().replaceFirst("^the ", ""))
+              : field(schema, name);
+    }
     id = field(schema, rowIdColumn);
-    aggregateVersion = field(schema, columns.aggregateVersion());
-    headers = field(schema, columns.headers());
-    traceContext = field(schema, columns.traceContext());
     List<HeaderPlacement> placements = columns.placements();
     placed = new Field[placements.size()];
     for (int i = 0; i < placed.length; i++) {

@@ -6,10 +6,8 @@ import io.outboxrelay.router.OutboxEvent;
 import io.outboxrelay.router.RecordHeader;
 import io.outboxrelay.router.RoutedRecord;
 import io.outboxrelay.router.RoutingException;
-import java.nio.ByteBuffer;
+import io.outboxrelay.router.Utf8;
 import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigDef;
@@ -174,12 +172,7 @@ public final class OutboxRouterTransform<R extends ConnectRecord<R>>
    */
   private static String text(RecordHeader header, RoutedRecord routed) {
     try {
-      return StandardCharsets.UTF_8
-          .newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(header.value()))
-          .toString();
+      return Utf8.decode(header.value());
     } catch (CharacterCodingException e) {
       throw new RoutingException(
           "header "

@@ -3,10 +3,12 @@ package io.outboxrelay.connect;
 import io.outboxrelay.router.ColumnMapping;
 import io.outboxrelay.router.EventRouter;
 import io.outboxrelay.router.HeaderPlacement;
+import io.outboxrelay.router.OutboxColumn;
 import io.outboxrelay.router.OutboxHeaders;
 import io.outboxrelay.router.TopicTemplate;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -47,15 +49,11 @@ record TransformConfig(
   static final String TOPIC_TEMPLATE = "router.topic.template";
   static final String ROUTER_HEADERS = "router.headers";
   static final String POISON_ACTION = "poison.action";
-  static final String COLUMN_EVENT_ID = "source.column.event.id";
-  static final String COLUMN_AGGREGATE_TYPE = "source.column.aggregate.type";
-  static final String COLUMN_AGGREGATE_ID = "source.column.aggregate.id";
-  static final String COLUMN_EVENT_TYPE = "source.column.event.type";
-  static final String COLUMN_PAYLOAD = "source.column.payload";
-  static final String COLUMN_AGGREGATE_VERSION = "source.column.aggregate.version";
-  static final String COLUMN_HEADERS = "source.column.headers";
-  static final String COLUMN_TRACING_SPAN_CONTEXT = "source.column.tracing.span.context";
-  static final String COLUMN_SEQUENCE = "source.column.sequence";
+
+  /** Before each column's {@link OutboxColumn#key()}: the relay's column settings. */
+  static final String COLUMN_PREFIX = "source.column.";
+
+  static final String COLUMN_SEQUENCE = COLUMN_PREFIX + "sequence";
   static final String ADDITIONAL_PLACEMENT = "source.column.additional.placement";
 
   private static final String TOPIC_TEMPLATE_DOC =
@@ -96,7 +94,6 @@ record TransformConfig(
   static final ConfigDef DEF = definitions();
 
   private static ConfigDef definitions() {
-    ColumnMapping d = ColumnMapping.DEFAULT;
     ConfigDef def =
         new ConfigDef()
             .define(
@@ -120,27 +117,13 @@ record TransformConfig(
                 ConfigDef.CaseInsensitiveValidString.in("fail", "skip"),
                 Importance.MEDIUM,
                 POISON_ACTION_DOC);
-    column(def, COLUMN_EVENT_ID, d.eventId(), "The event id column: the header id.");
-    column(def, COLUMN_AGGREGATE_TYPE, d.aggregateType(), "The aggregate type column.");
-    column(def, COLUMN_AGGREGATE_ID, d.aggregateId(), "The aggregate id column: the key.");
-    column(def, COLUMN_EVENT_TYPE, d.eventType(), "The event type column.");
-    column(def, COLUMN_PAYLOAD, d.payload(), "The payload column: the value.");
-    column(
-        def,
-        COLUMN_AGGREGATE_VERSION,
-        d.aggregateVersion(),
-        "The optional aggregate version column: the header aggregate_version.");
-    column(
-        def,
-        COLUMN_HEADERS,
-        d.headers(),
-        "The optional application headers column: a JSON object of string values.");
-    column(
-        def,
-        COLUMN_TRACING_SPAN_CONTEXT,
-        d.traceContext(),
-        "The optional trace context column (java.util.Properties text): the headers"
-            + " traceparent and tracestate.");
+    for (OutboxColumn c : OutboxColumn.values()) {
+      column(
+          def,
+          key(c),
+          c.defaultName(),
+          c.description() + (c.required() ? "" : " Optional: read when the row has it."));
+    }
     column(
         def,
         COLUMN_SEQUENCE,
@@ -204,17 +187,10 @@ record TransformConfig(
     }
     List<HeaderPlacement> placements =
         parsed(props, ADDITIONAL_PLACEMENT, "", HeaderPlacement::parseList, problems);
-    ColumnMapping d = ColumnMapping.DEFAULT;
-    String[] names = {
-      column(props, COLUMN_EVENT_ID, d.eventId(), problems),
-      column(props, COLUMN_AGGREGATE_TYPE, d.aggregateType(), problems),
-      column(props, COLUMN_AGGREGATE_ID, d.aggregateId(), problems),
-      column(props, COLUMN_EVENT_TYPE, d.eventType(), problems),
-      column(props, COLUMN_PAYLOAD, d.payload(), problems),
-      column(props, COLUMN_AGGREGATE_VERSION, d.aggregateVersion(), problems),
-      column(props, COLUMN_HEADERS, d.headers(), problems),
-      column(props, COLUMN_TRACING_SPAN_CONTEXT, d.traceContext(), problems)
-    };
+    Map<OutboxColumn, String> names = new EnumMap<>(OutboxColumn.class);
+    for (OutboxColumn c : OutboxColumn.values()) {
+      names.put(c, column(props, key(c), c.defaultName(), problems));
+    }
     String rowId = column(props, COLUMN_SEQUENCE, ColumnMapping.DEFAULT_SEQUENCE, problems);
     if (placements != null) {
       for (HeaderPlacement p : placements) {
@@ -237,20 +213,12 @@ record TransformConfig(
               + String.join("; ", problems));
     }
     return new TransformConfig(
-        template,
-        action,
-        List.copyOf(headers),
-        new ColumnMapping(
-            names[0],
-            names[1],
-            names[2],
-            names[3],
-            names[4],
-            names[5],
-            names[6],
-            names[7],
-            placements),
-        rowId);
+        template, action, List.copyOf(headers), ColumnMapping.of(names, placements), rowId);
+  }
+
+  /** The setting that names the column. */
+  static String key(OutboxColumn column) {
+    return COLUMN_PREFIX + column.key();
   }
 
   private static <T> T parsed(

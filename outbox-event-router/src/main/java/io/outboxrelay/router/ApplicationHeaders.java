@@ -43,13 +43,7 @@ public final class ApplicationHeaders {
    * Names an application header may not have: the relay's own headers, whatever {@code
    * router.headers} publishes.
    */
-  public static final Set<String> RESERVED =
-      Set.of(
-          OutboxHeaders.ID,
-          OutboxHeaders.EVENT_TYPE,
-          OutboxHeaders.AGGREGATE_TYPE,
-          OutboxHeaders.AGGREGATE_ID,
-          OutboxHeaders.AGGREGATE_VERSION);
+  public static final Set<String> RESERVED = Set.copyOf(OutboxHeaders.ALL);
 
   /** Most bytes one header's name plus value may take in UTF-8. */
   public static final int MAX_ENTRY_BYTES = 8192;

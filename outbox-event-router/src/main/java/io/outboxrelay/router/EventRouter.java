@@ -42,26 +42,24 @@ public final class EventRouter {
   /** Upper bound of cached topic names; the cache is cleared when it would grow beyond it. */
   private static final int TOPIC_CACHE_LIMIT = 10_000;
 
-  /** One of the relay's own headers, resolved once so that routing compares no names. */
-  private enum Own {
-    ID,
-    EVENT_TYPE,
-    AGGREGATE_TYPE,
-    AGGREGATE_ID,
-    AGGREGATE_VERSION
-  }
-
   private final TopicTemplate topicTemplate;
-  private final Own[] own;
+
+  /** The column of each own header, resolved once so that routing compares no names. */
+  private final OutboxColumn[] own;
+
   private final List<String> headerNames;
   private final Map<String, String> topicCache = new ConcurrentHashMap<>();
 
   private EventRouter(TopicTemplate topicTemplate, List<String> headerNames) {
     this.topicTemplate = topicTemplate;
     this.headerNames = List.copyOf(headerNames);
-    this.own = new Own[headerNames.size()];
+    this.own = new OutboxColumn[headerNames.size()];
     for (int i = 0; i < own.length; i++) {
-      own[i] = Own.values()[OutboxHeaders.ALL.indexOf(headerNames.get(i))];
+      for (OutboxColumn column : OutboxColumn.values()) {
+        if (headerNames.get(i).equals(column.header())) {
+          own[i] = column;
+        }
+      }
     }
   }
 
@@ -215,22 +213,14 @@ public final class EventRouter {
         new ArrayList<>(
             trace.size() + own.length + event.placedHeaders().size() + application.size());
     headers.addAll(trace);
-    for (Own header : own) {
-      switch (header) {
-        case ID -> headers.add(RecordHeader.utf8(OutboxHeaders.ID, event.eventId()));
-        case EVENT_TYPE ->
-            headers.add(RecordHeader.utf8(OutboxHeaders.EVENT_TYPE, event.eventType()));
-        case AGGREGATE_TYPE ->
-            headers.add(RecordHeader.utf8(OutboxHeaders.AGGREGATE_TYPE, event.aggregateType()));
-        case AGGREGATE_ID ->
-            headers.add(RecordHeader.utf8(OutboxHeaders.AGGREGATE_ID, event.aggregateId()));
-        case AGGREGATE_VERSION -> {
-          Long version = event.aggregateVersion();
-          if (version != null) {
-            // Decimal text, as the consumer library's version check parses it (Long.parseLong).
-            headers.add(RecordHeader.utf8(OutboxHeaders.AGGREGATE_VERSION, Long.toString(version)));
-          }
-        }
+    for (OutboxColumn column : own) {
+      Object value = event.value(column);
+      if (value != null) {
+        // An integer as decimal text, as the consumer library's version check parses it
+        // (Long.parseLong); an optional column's NULL publishes no header.
+        headers.add(
+            RecordHeader.utf8(
+                column.header(), value instanceof Long n ? Long.toString(n) : (String) value));
       }
     }
     headers.addAll(event.placedHeaders());

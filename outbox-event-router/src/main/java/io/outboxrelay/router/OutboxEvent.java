@@ -3,6 +3,7 @@ package io.outboxrelay.router;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -120,6 +121,56 @@ public record OutboxEvent(
       byte[] payload,
       Instant createdAt) {
     this(id, eventId, aggregateType, aggregateId, eventType, payload, createdAt, (Long) null);
+  }
+
+  /**
+   * An event from the values of a row's columns, as the readers read them: the payload as {@code
+   * byte[]}, an {@link OutboxColumn.Kind#INTEGER} column as {@code Long}, every other column as
+   * {@code String}. The readers read every column of {@link OutboxColumn} this way, so a column
+   * added there needs no change to them.
+   *
+   * @param id see {@link OutboxEvent}
+   * @param createdAt see {@link OutboxEvent}
+   * @param values the columns' values; a column without one (absent from the table, or NULL) is
+   *     {@code null}
+   * @param placedHeaders see {@link OutboxEvent}
+   * @return the event
+   * @throws NullPointerException if a required column other than the payload has no value
+   * @throws ClassCastException if a value is not of its column's type
+   */
+  public static OutboxEvent of(
+      long id, Instant createdAt, Map<OutboxColumn, ?> values, List<RecordHeader> placedHeaders) {
+    return new OutboxEvent(
+        id,
+        (String) values.get(OutboxColumn.EVENT_ID),
+        (String) values.get(OutboxColumn.AGGREGATE_TYPE),
+        (String) values.get(OutboxColumn.AGGREGATE_ID),
+        (String) values.get(OutboxColumn.EVENT_TYPE),
+        (byte[]) values.get(OutboxColumn.PAYLOAD),
+        createdAt,
+        (Long) values.get(OutboxColumn.AGGREGATE_VERSION),
+        (String) values.get(OutboxColumn.HEADERS),
+        (String) values.get(OutboxColumn.TRACE_CONTEXT),
+        placedHeaders);
+  }
+
+  /**
+   * The value of one column, typed as {@link #of} takes it.
+   *
+   * @param column the column
+   * @return its value; {@code null} for an optional column without one
+   */
+  public Object value(OutboxColumn column) {
+    return switch (column) {
+      case EVENT_ID -> eventId;
+      case AGGREGATE_TYPE -> aggregateType;
+      case AGGREGATE_ID -> aggregateId;
+      case EVENT_TYPE -> eventType;
+      case PAYLOAD -> payload;
+      case AGGREGATE_VERSION -> aggregateVersion;
+      case HEADERS -> headers;
+      case TRACE_CONTEXT -> traceContext;
+    };
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.outboxrelay.router;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -30,9 +31,21 @@ public final class OutboxHeaders {
    */
   public static final String AGGREGATE_VERSION = "aggregate_version";
 
-  /** Every one of the relay's own headers, in the order the router puts them on a record. */
-  public static final List<String> ALL =
-      List.of(ID, EVENT_TYPE, AGGREGATE_TYPE, AGGREGATE_ID, AGGREGATE_VERSION);
+  /**
+   * Every one of the relay's own headers, in the order the router puts them on a record: the four
+   * every record has, then those of the optional columns ({@link OutboxColumn#header()}).
+   */
+  public static final List<String> ALL = all();
+
+  private static List<String> all() {
+    List<String> all = new ArrayList<>(List.of(ID, EVENT_TYPE, AGGREGATE_TYPE, AGGREGATE_ID));
+    for (OutboxColumn column : OutboxColumn.optionalColumns()) {
+      if (column.header() != null) {
+        all.add(column.header());
+      }
+    }
+    return List.copyOf(all);
+  }
 
   private OutboxHeaders() {}
 }

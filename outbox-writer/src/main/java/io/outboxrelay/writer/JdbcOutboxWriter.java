@@ -1,6 +1,7 @@
 package io.outboxrelay.writer;
 
 import io.outboxrelay.router.ApplicationHeaders;
+import io.outboxrelay.router.OutboxColumn;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -44,13 +45,7 @@ final class JdbcOutboxWriter implements OutboxWriter {
   private static OutboxWriter.Builder copy(OutboxWriter.Builder b) {
     OutboxWriter.Builder c = OutboxWriter.builder();
     c.table = b.table;
-    c.eventIdColumn = b.eventIdColumn;
-    c.aggregateTypeColumn = b.aggregateTypeColumn;
-    c.aggregateIdColumn = b.aggregateIdColumn;
-    c.eventTypeColumn = b.eventTypeColumn;
-    c.payloadColumn = b.payloadColumn;
-    c.aggregateVersionColumn = b.aggregateVersionColumn;
-    c.headersColumn = b.headersColumn;
+    c.columns.putAll(b.columns);
     c.dialect = b.dialect;
     c.serializer = b.serializer;
     c.traceContext = b.traceContext;
@@ -149,15 +144,17 @@ final class JdbcOutboxWriter implements OutboxWriter {
       trace.forEach(merged::putIfAbsent);
       headers = merged;
     }
-    String id = e.eventId() != null ? e.eventId() : UuidV7.shared().next().toString();
-    return new Row(
-        id,
-        e.aggregateType(),
-        e.aggregateId(),
-        e.eventType(),
-        payload,
-        e.aggregateVersion(),
-        ApplicationHeaders.encode(headers));
+    Object[] values = new Object[OutboxColumn.values().length];
+    for (OutboxColumn c : OutboxColumn.values()) {
+      values[c.ordinal()] =
+          switch (c) {
+            case EVENT_ID -> e.eventId() != null ? e.eventId() : UuidV7.shared().next().toString();
+            case PAYLOAD -> payload;
+            case HEADERS -> ApplicationHeaders.encode(headers);
+            default -> e.value(c);
+          };
+    }
+    return new Row(values);
   }
 
   /**

@@ -1,6 +1,8 @@
 package io.outboxrelay.writer;
 
+import io.outboxrelay.router.OutboxColumn;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -28,22 +30,19 @@ import java.util.UUID;
  */
 public final class NewEvent {
 
-  private final String eventId;
-  private final String aggregateType;
-  private final String aggregateId;
-  private final String eventType;
-  private final Object payload;
-  private final Long aggregateVersion;
-  private final Map<String, String> headers;
+  /**
+   * What the event gives, by the column that holds it ({@link #value}): the id, the texts, the
+   * payload, the version and the headers, as given ({@code null} where not given).
+   */
+  private final Map<OutboxColumn, Object> values;
 
   private NewEvent(Builder b) {
-    this.eventId = b.eventId;
-    this.aggregateType = b.aggregateType;
-    this.aggregateId = b.aggregateId;
-    this.eventType = b.eventType;
-    this.payload = b.payload instanceof byte[] bytes ? bytes.clone() : b.payload;
-    this.aggregateVersion = b.aggregateVersion;
-    this.headers = Collections.unmodifiableMap(new LinkedHashMap<>(b.headers));
+    Map<OutboxColumn, Object> v = new EnumMap<>(b.values);
+    if (v.get(OutboxColumn.PAYLOAD) instanceof byte[] bytes) {
+      v.put(OutboxColumn.PAYLOAD, bytes.clone());
+    }
+    v.put(OutboxColumn.HEADERS, Collections.unmodifiableMap(new LinkedHashMap<>(b.headers)));
+    this.values = v;
   }
 
   /**
@@ -78,22 +77,22 @@ public final class NewEvent {
 
   /** The id the caller gave, or {@code null}: the writer then makes a UUIDv7. */
   public String eventId() {
-    return eventId;
+    return (String) values.get(OutboxColumn.EVENT_ID);
   }
 
   /** The aggregate's type, as given (possibly {@code null} or invalid). */
   public String aggregateType() {
-    return aggregateType;
+    return (String) values.get(OutboxColumn.AGGREGATE_TYPE);
   }
 
   /** The aggregate's id, as given. */
   public String aggregateId() {
-    return aggregateId;
+    return (String) values.get(OutboxColumn.AGGREGATE_ID);
   }
 
   /** The event type, as given. */
   public String eventType() {
-    return eventType;
+    return (String) values.get(OutboxColumn.EVENT_TYPE);
   }
 
   /**
@@ -102,35 +101,46 @@ public final class NewEvent {
    * (refused when appended).
    */
   public Object payload() {
+    Object payload = payloadForWriting();
     return payload instanceof byte[] bytes ? bytes.clone() : payload;
   }
 
   /** The version this event brings its aggregate to, or {@code null} for none. */
   public Long aggregateVersion() {
-    return aggregateVersion;
+    return (Long) values.get(OutboxColumn.AGGREGATE_VERSION);
   }
 
   /** The application headers in the order given; unmodifiable, never {@code null}. */
+  @SuppressWarnings("unchecked")
   public Map<String, String> headers() {
-    return headers;
+    return (Map<String, String>) values.get(OutboxColumn.HEADERS);
   }
 
   /** The payload without a copy, for the writer. */
   Object payloadForWriting() {
-    return payload;
+    return values.get(OutboxColumn.PAYLOAD);
+  }
+
+  /**
+   * The value the event gives for a column, for the writer: the id ({@code null} when the writer
+   * makes one), the payload as given (the writer turns it into text), the headers as given ({@code
+   * null} when there are none; the writer writes them as JSON), the version, the texts.
+   */
+  Object value(OutboxColumn column) {
+    return column == OutboxColumn.HEADERS && headers().isEmpty() ? null : values.get(column);
   }
 
   @Override
   public String toString() {
     return "NewEvent["
-        + aggregateType
+        + aggregateType()
         + "/"
-        + aggregateId
+        + aggregateId()
         + " "
-        + eventType
-        + (eventId == null ? "" : " id=" + eventId)
-        + (aggregateVersion == null ? "" : " version=" + aggregateVersion)
-        + (headers.isEmpty() ? "" : " headers=" + headers.keySet())
+        + eventType()
+        + (eventId() == null ? "" : " id=" + eventId())
+        + (aggregateVersion() == null ? "" : " version=" + aggregateVersion())
+        + (headers().isEmpty() ? "" : " headers=" + headers().keySet())
         + "]";
   }
 
@@ -142,18 +152,13 @@ public final class NewEvent {
    */
   public static final class Builder {
 
-    private final String aggregateType;
-    private final String aggregateId;
-    private final String eventType;
-    private String eventId;
-    private Object payload;
-    private Long aggregateVersion;
+    private final Map<OutboxColumn, Object> values = new EnumMap<>(OutboxColumn.class);
     private final Map<String, String> headers = new LinkedHashMap<>();
 
     private Builder(String aggregateType, String aggregateId, String eventType) {
-      this.aggregateType = aggregateType;
-      this.aggregateId = aggregateId;
-      this.eventType = eventType;
+      values.put(OutboxColumn.AGGREGATE_TYPE, aggregateType);
+      values.put(OutboxColumn.AGGREGATE_ID, aggregateId);
+      values.put(OutboxColumn.EVENT_TYPE, eventType);
     }
 
     /**
@@ -166,7 +171,7 @@ public final class NewEvent {
      * @return this builder
      */
     public Builder eventId(String eventId) {
-      this.eventId = eventId;
+      values.put(OutboxColumn.EVENT_ID, eventId);
       return this;
     }
 
@@ -177,7 +182,7 @@ public final class NewEvent {
      * @return this builder
      */
     public Builder eventId(UUID eventId) {
-      this.eventId = Objects.requireNonNull(eventId, "eventId").toString();
+      values.put(OutboxColumn.EVENT_ID, Objects.requireNonNull(eventId, "eventId").toString());
       return this;
     }
 
@@ -189,7 +194,7 @@ public final class NewEvent {
      * @return this builder
      */
     public Builder payload(String json) {
-      this.payload = json;
+      values.put(OutboxColumn.PAYLOAD, json);
       return this;
     }
 
@@ -201,7 +206,7 @@ public final class NewEvent {
      * @return this builder
      */
     public Builder payload(byte[] utf8) {
-      this.payload = utf8 == null ? null : utf8.clone();
+      values.put(OutboxColumn.PAYLOAD, utf8 == null ? null : utf8.clone());
       return this;
     }
 
@@ -214,7 +219,7 @@ public final class NewEvent {
      * @return this builder
      */
     public Builder payload(Object value) {
-      this.payload = value instanceof byte[] bytes ? bytes.clone() : value;
+      values.put(OutboxColumn.PAYLOAD, value instanceof byte[] bytes ? bytes.clone() : value);
       return this;
     }
 
@@ -227,7 +232,7 @@ public final class NewEvent {
      * @return this builder
      */
     public Builder aggregateVersion(long version) {
-      this.aggregateVersion = version;
+      values.put(OutboxColumn.AGGREGATE_VERSION, version);
       return this;
     }
 

@@ -4,9 +4,12 @@ import io.outboxrelay.router.ApplicationHeaders;
 import io.outboxrelay.router.ColumnMapping;
 import io.outboxrelay.router.Dialect;
 import io.outboxrelay.router.Identifiers;
+import io.outboxrelay.router.OutboxColumn;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -140,18 +143,50 @@ public interface OutboxWriter {
   final class Builder {
 
     String table = ColumnMapping.DEFAULT_TABLE;
-    String eventIdColumn = ColumnMapping.DEFAULT_EVENT_ID;
-    String aggregateTypeColumn = ColumnMapping.DEFAULT_AGGREGATE_TYPE;
-    String aggregateIdColumn = ColumnMapping.DEFAULT_AGGREGATE_ID;
-    String eventTypeColumn = ColumnMapping.DEFAULT_EVENT_TYPE;
-    String payloadColumn = ColumnMapping.DEFAULT_PAYLOAD;
-    String aggregateVersionColumn = ColumnMapping.DEFAULT_AGGREGATE_VERSION;
-    String headersColumn = ColumnMapping.DEFAULT_HEADERS;
+
+    /** The column of each written {@link OutboxColumn}; {@code null}: never write that one. */
+    final Map<OutboxColumn, String> columns = new EnumMap<>(OutboxColumn.class);
+
     Dialect dialect;
     PayloadSerializer serializer;
     boolean traceContext = true;
 
-    private Builder() {}
+    private Builder() {
+      for (OutboxColumn c : OutboxColumn.values()) {
+        if (c.written()) {
+          columns.put(c, ColumnMapping.DEFAULT.column(c));
+        }
+      }
+    }
+
+    /**
+     * Sets the column that holds one of the contract's values (default its {@link
+     * OutboxColumn#defaultName()}): what the typed setters such as {@link #eventIdColumn} do, for
+     * every column the writer writes. An optional column is written when the table has it; {@code
+     * null} never writes it, and events with a value for it are then refused.
+     *
+     * @param column what the column holds; one the writer writes ({@link OutboxColumn#written()})
+     * @param name a plain identifier; {@code null} only for an optional column
+     * @return this builder
+     * @throws IllegalArgumentException if the name is not a plain identifier, or the writer does
+     *     not write that column
+     */
+    public Builder column(OutboxColumn column, String name) {
+      String setting = setting(column);
+      if (!column.written()) {
+        throw new IllegalArgumentException(
+            "the writer does not write " + column.what() + " (" + column + ")");
+      }
+      columns.put(
+          column,
+          name == null && !column.required() ? null : Identifiers.requireColumn(name, setting));
+      return this;
+    }
+
+    /** The typed setter of a column, as messages name it: {@code eventIdColumn}. */
+    static String setting(OutboxColumn column) {
+      return column.camelName() + "Column";
+    }
 
     /**
      * Sets the outbox table (default {@code outbox_events}). Names are quoted in SQL, so they must
@@ -174,8 +209,7 @@ public interface OutboxWriter {
      * @throws IllegalArgumentException if it is not a plain identifier
      */
     public Builder eventIdColumn(String column) {
-      this.eventIdColumn = Identifiers.requireColumn(column, "eventIdColumn");
-      return this;
+      return column(OutboxColumn.EVENT_ID, column);
     }
 
     /**
@@ -186,8 +220,7 @@ public interface OutboxWriter {
      * @throws IllegalArgumentException if it is not a plain identifier
      */
     public Builder aggregateTypeColumn(String column) {
-      this.aggregateTypeColumn = Identifiers.requireColumn(column, "aggregateTypeColumn");
-      return this;
+      return column(OutboxColumn.AGGREGATE_TYPE, column);
     }
 
     /**
@@ -198,8 +231,7 @@ public interface OutboxWriter {
      * @throws IllegalArgumentException if it is not a plain identifier
      */
     public Builder aggregateIdColumn(String column) {
-      this.aggregateIdColumn = Identifiers.requireColumn(column, "aggregateIdColumn");
-      return this;
+      return column(OutboxColumn.AGGREGATE_ID, column);
     }
 
     /**
@@ -210,8 +242,7 @@ public interface OutboxWriter {
      * @throws IllegalArgumentException if it is not a plain identifier
      */
     public Builder eventTypeColumn(String column) {
-      this.eventTypeColumn = Identifiers.requireColumn(column, "eventTypeColumn");
-      return this;
+      return column(OutboxColumn.EVENT_TYPE, column);
     }
 
     /**
@@ -222,8 +253,7 @@ public interface OutboxWriter {
      * @throws IllegalArgumentException if it is not a plain identifier
      */
     public Builder payloadColumn(String column) {
-      this.payloadColumn = Identifiers.requireColumn(column, "payloadColumn");
-      return this;
+      return column(OutboxColumn.PAYLOAD, column);
     }
 
     /**
@@ -236,9 +266,7 @@ public interface OutboxWriter {
      * @throws IllegalArgumentException if it is not a plain identifier
      */
     public Builder aggregateVersionColumn(String column) {
-      this.aggregateVersionColumn =
-          column == null ? null : Identifiers.requireColumn(column, "aggregateVersionColumn");
-      return this;
+      return column(OutboxColumn.AGGREGATE_VERSION, column);
     }
 
     /**
@@ -251,9 +279,7 @@ public interface OutboxWriter {
      * @throws IllegalArgumentException if it is not a plain identifier
      */
     public Builder headersColumn(String column) {
-      this.headersColumn =
-          column == null ? null : Identifiers.requireColumn(column, "headersColumn");
-      return this;
+      return column(OutboxColumn.HEADERS, column);
     }
 
     /**

@@ -1,9 +1,7 @@
 package io.outboxrelay.writer;
 
-import java.nio.ByteBuffer;
+import io.outboxrelay.router.Utf8;
 import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 
 /** Turns an event's payload into the text stored in the payload column. */
 final class Payloads {
@@ -65,12 +63,7 @@ final class Payloads {
 
   private static String utf8(int i, int count, NewEvent e, byte[] bytes, String problem) {
     try {
-      return StandardCharsets.UTF_8
-          .newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(bytes))
-          .toString();
+      return Utf8.decode(bytes);
     } catch (CharacterCodingException notUtf8) {
       throw EventCheck.refuse(
           i, count, e, "payload", problem + ": the payload column holds text", notUtf8);

@@ -1,49 +1,55 @@
 package io.outboxrelay.writer;
 
+import io.outboxrelay.router.OutboxColumn;
+
 /**
  * One event as it is written: checked, its id given or made, its payload turned into text, its
  * headers (trace context included) into the headers column's JSON.
  *
- * @param eventId the id
- * @param aggregateType the aggregate type
- * @param aggregateId the aggregate id
- * @param eventType the event type
- * @param payload the payload's text
- * @param aggregateVersion the version, or {@code null}
- * @param headersJson the headers column's value, or {@code null} for none
+ * @param values the value of each column by {@link OutboxColumn} ordinal, as {@link
+ *     TableLayout#bind} writes it: the id, the texts, the payload's text, the version ({@code
+ *     Long}) and the headers column's JSON, or {@code null} for none; not copied
  */
-record Row(
-    String eventId,
-    String aggregateType,
-    String aggregateId,
-    String eventType,
-    String payload,
-    Long aggregateVersion,
-    String headersJson) {
+record Row(Object[] values) {
+
+  /** The event's id. */
+  String eventId() {
+    return (String) values[OutboxColumn.EVENT_ID.ordinal()];
+  }
+
+  /** The payload's text. */
+  String payload() {
+    return (String) values[OutboxColumn.PAYLOAD.ordinal()];
+  }
 
   /** Roughly how many characters the row adds to a statement: what bounds a statement's size. */
   long size() {
-    return 100L
-        + aggregateType.length()
-        + aggregateId.length()
-        + eventType.length()
-        + payload.length()
-        + (headersJson == null ? 0 : headersJson.length());
+    long size = 100L;
+    for (OutboxColumn c : OutboxColumn.values()) {
+      if (c != OutboxColumn.EVENT_ID && values[c.ordinal()] instanceof String text) {
+        size += text.length();
+      }
+    }
+    return size;
   }
 
   /**
    * The most bytes the row adds to an INSERT sent as text (as MariaDB Connector/J and MySQL
-   * Connector/J send client-side prepared statements): each value in UTF-8, quoted, with a
-   * backslash before each character the drivers escape. An upper bound for the binary protocol too.
+   * Connector/J send client-side prepared statements): each text value in UTF-8, quoted, with a
+   * backslash before each character the drivers escape (4 for a NULL text); numbers are within the
+   * row's fixed 64 bytes. An upper bound for the binary protocol too.
    */
   long packetBytes() {
-    return 64L
-        + textBytes(eventId)
-        + textBytes(aggregateType)
-        + textBytes(aggregateId)
-        + textBytes(eventType)
-        + textBytes(payload)
-        + (headersJson == null ? 4 : textBytes(headersJson));
+    long bytes = 64L;
+    for (OutboxColumn c : OutboxColumn.values()) {
+      Object value = values[c.ordinal()];
+      if (value instanceof String text) {
+        bytes += textBytes(text);
+      } else if (value == null && c.kind() != OutboxColumn.Kind.INTEGER && c.written()) {
+        bytes += 4;
+      }
+    }
+    return bytes;
   }
 
   private static long textBytes(String value) {

@@ -1,6 +1,7 @@
 package io.outboxrelay.writer;
 
 import io.outboxrelay.router.Dialect;
+import io.outboxrelay.router.OutboxColumn;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -12,6 +13,7 @@ import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -22,8 +24,10 @@ final class TableLayout {
 
   private final Dialect dialect;
   private final String table;
-  private final String versionColumn;
-  private final String headersColumn;
+
+  /** The columns the INSERT writes, in {@link OutboxColumn} order. */
+  private final List<OutboxColumn> written;
+
   private final boolean binaryEventId;
   private final String prefix;
   private final String rowValues;
@@ -32,14 +36,12 @@ final class TableLayout {
   private TableLayout(
       Dialect dialect,
       String table,
+      List<OutboxColumn> written,
       List<String> columns,
-      String versionColumn,
-      String headersColumn,
       boolean binaryEventId) {
     this.dialect = dialect;
     this.table = table;
-    this.versionColumn = versionColumn;
-    this.headersColumn = headersColumn;
+    this.written = List.copyOf(written);
     this.binaryEventId = binaryEventId;
     StringBuilder names = new StringBuilder();
     StringBuilder values = new StringBuilder("(");
@@ -88,30 +90,23 @@ final class TableLayout {
           e);
     }
     Columns found = new Columns(dialect, config.table, names, types);
+    List<OutboxColumn> written = new ArrayList<>();
     List<String> columns = new ArrayList<>();
-    columns.add(found.require(config.eventIdColumn, "eventIdColumn"));
-    columns.add(found.require(config.aggregateTypeColumn, "aggregateTypeColumn"));
-    columns.add(found.require(config.aggregateIdColumn, "aggregateIdColumn"));
-    columns.add(found.require(config.eventTypeColumn, "eventTypeColumn"));
-    columns.add(found.require(config.payloadColumn, "payloadColumn"));
-    boolean hasVersion = found.has(config.aggregateVersionColumn);
-    boolean hasHeaders = found.has(config.headersColumn);
-    if (hasVersion) {
-      columns.add(config.aggregateVersionColumn);
+    for (Map.Entry<OutboxColumn, String> entry : config.columns.entrySet()) {
+      String column = entry.getValue();
+      if (entry.getKey().required()) {
+        found.require(column, OutboxWriter.Builder.setting(entry.getKey()));
+      } else if (!found.has(column)) {
+        continue; // optional: written only where the table has it
+      }
+      written.add(entry.getKey());
+      columns.add(column);
     }
-    if (hasHeaders) {
-      columns.add(config.headersColumn);
-    }
-    int idType = found.type(config.eventIdColumn);
+    String eventIdColumn = config.columns.get(OutboxColumn.EVENT_ID);
+    int idType = found.type(eventIdColumn);
     boolean binaryId =
         dialect == Dialect.MYSQL && (idType == Types.BINARY || idType == Types.VARBINARY);
-    return new TableLayout(
-        dialect,
-        config.table,
-        columns,
-        hasVersion ? config.aggregateVersionColumn : null,
-        hasHeaders ? config.headersColumn : null,
-        binaryId);
+    return new TableLayout(dialect, config.table, written, columns, binaryId);
   }
 
   /** A driver's message on one line (PostgreSQL's spans several: the error, then its position). */
@@ -204,7 +199,7 @@ final class TableLayout {
   }
 
   boolean hasHeaders() {
-    return headersColumn != null;
+    return written.contains(OutboxColumn.HEADERS);
   }
 
   /**
@@ -215,29 +210,24 @@ final class TableLayout {
     int count = events.size();
     for (int i = 0; i < count; i++) {
       NewEvent e = events.get(i);
-      if (e.aggregateVersion() != null && versionColumn == null) {
-        throw EventCheck.refuse(
-            i,
-            count,
-            e,
-            "aggregate_version",
-            "the event has aggregate_version "
-                + e.aggregateVersion()
-                + " but "
-                + missing(config.aggregateVersionColumn, "aggregateVersionColumn")
-                + ": add the column (see docs/upgrading.md) or leave the version out");
-      }
-      if (!e.headers().isEmpty() && headersColumn == null) {
-        throw EventCheck.refuse(
-            i,
-            count,
-            e,
-            "headers",
-            "the event has headers "
-                + e.headers().keySet()
-                + " but "
-                + missing(config.headersColumn, "headersColumn")
-                + ": add the column (see docs/upgrading.md) or leave the headers out");
+      for (OutboxColumn c : config.columns.keySet()) {
+        Object value = e.value(c);
+        if (value != null && !c.required() && !written.contains(c)) {
+          throw EventCheck.refuse(
+              i,
+              count,
+              e,
+              c.defaultName(),
+              "the event has "
+                  + c.defaultName()
+                  + " "
+                  + (value instanceof Map<?, ?> headers ? headers.keySet() : value)
+                  + " but "
+                  + missing(config.columns.get(c), OutboxWriter.Builder.setting(c))
+                  + ": add the column (see docs/upgrading.md) or leave the "
+                  + c.defaultName()
+                  + " out");
+        }
       }
       if (binaryEventId && e.eventId() != null && !isUuid(e.eventId())) {
         throw EventCheck.refuse(
@@ -287,30 +277,34 @@ final class TableLayout {
    */
   int bind(PreparedStatement ps, int index, Row row) throws SQLException {
     int k = index;
-    if (binaryEventId) {
-      UUID id = UUID.fromString(row.eventId());
-      ps.setBytes(
-          k++,
-          ByteBuffer.allocate(16)
-              .putLong(id.getMostSignificantBits())
-              .putLong(id.getLeastSignificantBits())
-              .array());
-    } else {
-      text(ps, k++, row.eventId());
-    }
-    ps.setString(k++, row.aggregateType());
-    ps.setString(k++, row.aggregateId());
-    ps.setString(k++, row.eventType());
-    text(ps, k++, row.payload());
-    if (versionColumn != null) {
-      if (row.aggregateVersion() == null) {
-        ps.setNull(k++, Types.BIGINT);
-      } else {
-        ps.setLong(k++, row.aggregateVersion());
+    for (OutboxColumn c : written) {
+      Object value = row.values()[c.ordinal()];
+      switch (c.kind()) {
+        case EVENT_ID -> {
+          if (binaryEventId) {
+            UUID id = UUID.fromString((String) value);
+            ps.setBytes(
+                k,
+                ByteBuffer.allocate(16)
+                    .putLong(id.getMostSignificantBits())
+                    .putLong(id.getLeastSignificantBits())
+                    .array());
+          } else {
+            text(ps, k, (String) value);
+          }
+        }
+        case INTEGER -> {
+          if (value == null) {
+            ps.setNull(k, Types.BIGINT);
+          } else {
+            ps.setLong(k, (Long) value);
+          }
+        }
+        // Text the server may convert to the column's type (uuid, jsonb, json, text).
+        case PAYLOAD, JSON -> text(ps, k, (String) value);
+        case TEXT, PLAIN_TEXT -> ps.setString(k, (String) value);
       }
-    }
-    if (headersColumn != null) {
-      text(ps, k++, row.headersJson());
+      k++;
     }
     return k;
   }

@@ -2,9 +2,8 @@ package io.outboxrelay.idempotency.kafka;
 
 import io.outboxrelay.idempotency.EventRef;
 import io.outboxrelay.router.OutboxHeaders;
-import java.nio.ByteBuffer;
+import io.outboxrelay.router.Utf8;
 import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -181,13 +180,7 @@ public final class RecordEvents {
 
   private static String decode(byte[] bytes, String what) {
     try {
-      // A fresh decoder per call: decoders are stateful, and this class is shared by threads.
-      return StandardCharsets.UTF_8
-          .newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(bytes))
-          .toString();
+      return Utf8.decode(bytes);
     } catch (CharacterCodingException e) {
       throw new PoisonRecordException(
           "the record's "

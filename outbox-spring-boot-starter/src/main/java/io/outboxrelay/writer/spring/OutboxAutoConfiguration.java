@@ -1,8 +1,11 @@
 package io.outboxrelay.writer.spring;
 
+import io.outboxrelay.router.OutboxColumn;
 import io.outboxrelay.writer.OutboxWriter;
 import io.outboxrelay.writer.PayloadSerializer;
 import javax.sql.DataSource;
+import org.springframework.beans.BeanWrapper;
+import org.springframework.beans.BeanWrapperImpl;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -52,18 +55,19 @@ public class OutboxAutoConfiguration {
       OutboxWriterProperties properties,
       ObjectProvider<PayloadSerializer> serializers,
       ListableBeanFactory beans) {
-    OutboxWriterProperties.Columns columns = properties.getColumns();
     OutboxWriter.Builder builder =
         OutboxWriter.builder()
             .table(properties.getTable())
-            .eventIdColumn(columns.getEventId())
-            .aggregateTypeColumn(columns.getAggregateType())
-            .aggregateIdColumn(columns.getAggregateId())
-            .eventTypeColumn(columns.getEventType())
-            .payloadColumn(columns.getPayload())
-            .aggregateVersionColumn(optional(columns.getAggregateVersion()))
-            .headersColumn(optional(columns.getHeaders()))
             .traceContext(properties.isTraceContext());
+    // Each column the writer writes from its property outbox.writer.columns.<name>: the
+    // properties class holds them as literals for the metadata generator, the contract lists them.
+    BeanWrapper columns = new BeanWrapperImpl(properties.getColumns());
+    for (OutboxColumn column : OutboxColumn.values()) {
+      if (column.written()) {
+        String name = (String) columns.getPropertyValue(column.camelName());
+        builder.column(column, column.required() ? name : optional(name));
+      }
+    }
     if (properties.getDialect() != null) {
       builder.dialect(properties.getDialect());
     }

@@ -6,8 +6,11 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 /**
  * The auto-configured outbox writer's settings, under {@code outbox.writer}. The defaults are the
  * relay's table and column names, the router's {@code ColumnMapping} defaults. They are written out
- * here because Spring's configuration metadata generator takes defaults from literals only; {@code
- * OutboxWriterPropertiesTest} fails when they differ from the router's. Mutable, for binding only.
+ * here because Spring's configuration metadata generator takes defaults (and descriptions) from
+ * literals only: {@link Columns} has one property per column the writer writes ({@code
+ * OutboxColumn#written()}), named as the column's constant in camel case; {@code
+ * OutboxAutoConfiguration} reads them by those names, and {@code OutboxWriterPropertiesTest} fails
+ * when one is missing or its default differs from the router's. Mutable, for binding only.
  */
 @ConfigurationProperties(prefix = "outbox.writer")
 public class OutboxWriterProperties {

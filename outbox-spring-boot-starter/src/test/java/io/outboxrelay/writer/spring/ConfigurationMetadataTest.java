@@ -4,11 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.outboxrelay.router.OutboxColumn;
 import io.outboxrelay.writer.spring.metrics.OutboxMetricsAutoConfiguration;
 import io.outboxrelay.writer.spring.migration.OutboxMigrationsAutoConfiguration;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -35,23 +39,31 @@ class ConfigurationMetadataTest {
     // @IdempotentListener's keys are checked beside it.
     properties.keySet().removeIf(name -> name.startsWith("outbox.consumer."));
 
-    assertThat(properties)
-        .containsOnlyKeys(
-            "outbox.writer.enabled",
-            "outbox.writer.table",
-            "outbox.writer.trace-context",
-            "outbox.writer.serializer",
-            "outbox.writer.dialect",
-            "outbox.writer.columns.event-id",
-            "outbox.writer.columns.aggregate-type",
-            "outbox.writer.columns.aggregate-id",
-            "outbox.writer.columns.event-type",
-            "outbox.writer.columns.payload",
-            "outbox.writer.columns.aggregate-version",
-            "outbox.writer.columns.headers",
-            "outbox.migrations.enabled",
-            "outbox.migrations.outbox-table",
-            "outbox.migrations.processed-events");
+    List<String> keys =
+        new ArrayList<>(
+            List.of(
+                "outbox.writer.enabled",
+                "outbox.writer.table",
+                "outbox.writer.trace-context",
+                "outbox.writer.serializer",
+                "outbox.writer.dialect",
+                "outbox.migrations.enabled",
+                "outbox.migrations.outbox-table",
+                "outbox.migrations.processed-events"));
+    // outbox.writer.columns.<name>: one per column the writer writes, with its default.
+    for (OutboxColumn column : OutboxColumn.values()) {
+      if (column.written()) {
+        String key =
+            "outbox.writer.columns."
+                + column.camelName().replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
+        keys.add(key);
+        assertThat(properties.get(key)).as(key).isNotNull();
+        assertThat(properties.get(key).get("defaultValue").asText())
+            .isEqualTo(column.defaultName());
+      }
+    }
+    assertThat(keys).contains("outbox.writer.columns.event-id", "outbox.writer.columns.headers");
+    assertThat(properties).containsOnlyKeys(keys);
     assertThat(properties.values())
         .allSatisfy(p -> assertThat(p.path("description").asText()).isNotBlank());
     assertThat(properties.get("outbox.writer.table").get("defaultValue").asText())

@@ -4,8 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.outboxrelay.idempotency.spring.IdempotentListenerProperties;
 import io.outboxrelay.router.ColumnMapping;
+import io.outboxrelay.router.OutboxColumn;
 import io.outboxrelay.router.OutboxHeaders;
+import java.beans.PropertyDescriptor;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.BeanWrapper;
+import org.springframework.beans.BeanWrapperImpl;
 
 /**
  * The starter's defaults are the outbox contract's, defined by the router. They are literals in the
@@ -20,13 +26,28 @@ class OutboxWriterPropertiesTest {
     ColumnMapping contract = ColumnMapping.DEFAULT;
 
     assertThat(properties.getTable()).isEqualTo(ColumnMapping.DEFAULT_TABLE);
-    assertThat(columns.getEventId()).isEqualTo(contract.eventId());
-    assertThat(columns.getAggregateType()).isEqualTo(contract.aggregateType());
-    assertThat(columns.getAggregateId()).isEqualTo(contract.aggregateId());
-    assertThat(columns.getEventType()).isEqualTo(contract.eventType());
-    assertThat(columns.getPayload()).isEqualTo(contract.payload());
-    assertThat(columns.getAggregateVersion()).isEqualTo(contract.aggregateVersion());
-    assertThat(columns.getHeaders()).isEqualTo(contract.headers());
+    // One property per column the writer writes, named as OutboxAutoConfiguration reads it.
+    BeanWrapper bean = new BeanWrapperImpl(columns);
+    List<String> written = new ArrayList<>();
+    for (OutboxColumn column : OutboxColumn.values()) {
+      if (column.written()) {
+        written.add(column.camelName());
+        assertThat(bean.getPropertyValue(column.camelName()))
+            .as(column.name())
+            .isEqualTo(contract.column(column));
+      }
+    }
+    assertThat(bean.getPropertyDescriptors())
+        .extracting(PropertyDescriptor::getName)
+        .containsExactlyInAnyOrderElementsOf(concat(written, "class"));
+    assertThat(columns.getEventId()).isEqualTo("event_id");
+    assertThat(columns.getHeaders()).isEqualTo("headers");
+  }
+
+  private static List<String> concat(List<String> names, String name) {
+    List<String> all = new ArrayList<>(names);
+    all.add(name);
+    return all;
   }
 
   @Test

@@ -5,9 +5,11 @@ import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.source.HandoffRecords;
 import io.outboxrelay.relay.source.ModeOwnership;
 import io.outboxrelay.relay.source.OutboxColumns;
+import io.outboxrelay.relay.source.cdc.OffsetsDdl;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -95,16 +97,28 @@ final class Handoff {
    */
   ModeOwnership.TableState state(Connection c, Set<String> columns)
       throws SQLException, AdminException {
+    return readableState(c, config, columns, "which mode serves " + table);
+  }
+
+  /**
+   * The table's state, for a command that must know it.
+   *
+   * @param question what the command cannot tell without it, for the message
+   * @throws AdminException (exit 2) when the user may not read the hand-off or lease records
+   */
+  static ModeOwnership.TableState readableState(
+      Connection c, RelayConfig config, Set<String> columns, String question)
+      throws SQLException, AdminException {
     ModeOwnership.TableState state =
-        ModeOwnership.read(c, source, config.cdc().leaderTable(), columns);
+        ModeOwnership.read(c, config.source(), config.cdc().leaderTable(), columns);
     if (state.unreadable() != null) {
       throw AdminException.usage(
           "user '"
-              + source.user()
+              + config.source().user()
               + "' may not read "
               + state.unreadable()
-              + ", so the command cannot tell which mode serves "
-              + table
+              + ", so the command cannot tell "
+              + question
               + ": grant it as in config/mysql/relay-grants.sql; nothing was changed");
     }
     return state;
@@ -119,18 +133,66 @@ final class Handoff {
 
   /** Creates the hand-off record table when it is missing; exit 2 when the user may not. */
   void ensureRecordTable(Connection c) throws SQLException, AdminException {
+    ensureTable(
+        c,
+        source.database() + "." + HandoffRecords.TABLE,
+        "hand-offs are recorded",
+        () -> HandoffRecords.ensureTable(c, source));
+  }
+
+  /**
+   * Creates the offsets table where it is missing, where a CDC relay stores its position; exit 2
+   * when the user may not.
+   *
+   * @param table the offsets table, qualified or not
+   */
+  static void ensureOffsetsTable(Connection c, String table) throws SQLException, AdminException {
+    ensureTable(
+        c,
+        table,
+        "the CDC relay stores its position",
+        () -> {
+          try (Statement s = c.createStatement()) {
+            try {
+              s.executeQuery("SELECT 1 FROM " + table + " LIMIT 0").close();
+              return; // there (relay-storage.sql, or a relay ran): CREATE needs no grant
+            } catch (SQLException e) {
+              if (!io.outboxrelay.relay.failure.SqlErrors.isNoSuchTable(e)) {
+                throw e;
+              }
+            }
+            s.execute(OffsetsDdl.create(table));
+          }
+        });
+  }
+
+  /** Creating one of the relay's tables where it is missing. */
+  interface TableCreation {
+    void run() throws SQLException;
+  }
+
+  /**
+   * Creates one of the relay's tables where it is missing, and commits; exit 2 when the user may
+   * not.
+   *
+   * @param table the table, for the message
+   * @param purpose what it holds: {@code where <purpose>}
+   * @param creation what creates it where it is missing
+   */
+  static void ensureTable(Connection c, String table, String purpose, TableCreation creation)
+      throws SQLException, AdminException {
     try {
-      HandoffRecords.ensureTable(c, source);
+      creation.run();
       c.commit();
     } catch (SQLException e) {
       c.rollback();
       if (io.outboxrelay.relay.failure.SqlErrors.isSetupProblem(e)) {
         throw AdminException.usage(
             "cannot create "
-                + source.database()
-                + "."
-                + HandoffRecords.TABLE
-                + ", where hand-offs are recorded: "
+                + table
+                + ", where "
+                + purpose
+                + ": "
                 + Connections.oneLine(e)
                 + ". Create it with config/mysql/relay-storage.sql, or grant the relay's user"
                 + " CREATE; nothing was changed",

@@ -4,7 +4,6 @@ import io.outboxrelay.relay.config.RelayMode;
 import io.outboxrelay.relay.source.HandoffRecords;
 import io.outboxrelay.relay.source.ModeOwnership;
 import io.outboxrelay.relay.source.cdc.HandoffMarker;
-import io.outboxrelay.relay.source.cdc.OffsetsDdl;
 import io.outboxrelay.relay.source.cdc.leader.OffsetKey;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -152,32 +151,7 @@ final class HandoffToCdc {
    * start takes; exit 2 when the user may not.
    */
   private void ensureOffsetsTable(Connection c) throws SQLException, AdminException {
-    String table = h.source.database() + "." + h.config.cdc().offsetsTable();
-    try (Statement s = c.createStatement()) {
-      try {
-        s.executeQuery("SELECT 1 FROM " + table + " LIMIT 0").close();
-        return;
-      } catch (SQLException e) {
-        if (!io.outboxrelay.relay.failure.SqlErrors.isNoSuchTable(e)) {
-          throw e;
-        }
-      }
-      s.execute(OffsetsDdl.create(table));
-      c.commit();
-    } catch (SQLException e) {
-      c.rollback();
-      if (io.outboxrelay.relay.failure.SqlErrors.isSetupProblem(e)) {
-        throw AdminException.usage(
-            "cannot create "
-                + table
-                + ", where the CDC relay stores its position: "
-                + Connections.oneLine(e)
-                + ". Create it with config/mysql/relay-storage.sql, or grant the relay's user"
-                + " CREATE; nothing was changed",
-            e);
-      }
-      throw e;
-    }
+    Handoff.ensureOffsetsTable(c, h.source.database() + "." + h.config.cdc().offsetsTable());
   }
 
   private long count(Connection c, String statuses) throws SQLException {

@@ -14,7 +14,6 @@ import io.outboxrelay.relay.source.cdc.leader.OffsetKey;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -205,7 +204,7 @@ public final class PositionImport {
       out.println("dry run: nothing changed; add --yes to write the position");
       return;
     }
-    ensureOffsetsTable(c);
+    Handoff.ensureOffsetsTable(c, config.cdc().offsetsTable());
     if (!readers.isEmpty()) {
       readers = BinlogServer.readersStillConnected(c, config.cdc().offsetsTable(), source.user());
       if (!readers.isEmpty()) {
@@ -309,17 +308,7 @@ public final class PositionImport {
               + "; nothing was changed");
     }
     ModeOwnership.TableState state =
-        ModeOwnership.read(c, source, config.cdc().leaderTable(), columns.keySet());
-    if (state.unreadable() != null) {
-      throw AdminException.usage(
-          "user '"
-              + source.user()
-              + "' may not read "
-              + state.unreadable()
-              + ", so the command cannot tell whether a relay serves "
-              + table
-              + ": grant it as in config/mysql/relay-grants.sql; nothing was changed");
-    }
+        Handoff.readableState(c, config, columns.keySet(), "whether a relay serves " + table);
     refuse(ModeOwnership.cdcStartProblem(state));
     refuse(ModeOwnership.relayNameProblem(state, config.name(), config.cdc().leaderTable()));
     if (state.cdc().isPresent() && state.cdc().get().live()) {
@@ -403,39 +392,6 @@ public final class PositionImport {
         + " events and "
         + number(found.offset().get("row"))
         + " rows already published";
-  }
-
-  private void ensureOffsetsTable(Connection c) throws SQLException, AdminException {
-    try (Statement st = c.createStatement()) {
-      st.executeQuery("SELECT 1 FROM " + config.cdc().offsetsTable() + " LIMIT 0").close();
-      return; // there (config/mysql/relay-storage.sql, or a relay ran): CREATE needs no grant
-    } catch (SQLException e) {
-      c.rollback();
-      if (!SqlErrors.isNoSuchTable(e)) {
-        throw e;
-      }
-    }
-    try (Statement st = c.createStatement()) {
-      st.execute(
-          "CREATE TABLE IF NOT EXISTS "
-              + config.cdc().offsetsTable()
-              + " (id VARCHAR(36) NOT NULL, offset_key VARCHAR(1255), offset_val VARCHAR(1255),"
-              + " record_insert_ts TIMESTAMP NOT NULL, record_insert_seq INTEGER NOT NULL,"
-              + " PRIMARY KEY (id))");
-    } catch (SQLException e) {
-      c.rollback();
-      if (SqlErrors.isSetupProblem(e)) {
-        throw AdminException.usage(
-            "cannot create the offsets table "
-                + config.cdc().offsetsTable()
-                + ": "
-                + Connections.oneLine(e)
-                + ". Create it with config/mysql/relay-storage.sql, or grant the relay's user"
-                + " CREATE; nothing was changed",
-            e);
-      }
-      throw e;
-    }
   }
 
   private static void refuse(Optional<String> problem) throws AdminException {

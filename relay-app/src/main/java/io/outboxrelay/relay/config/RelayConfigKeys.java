@@ -7,10 +7,14 @@ import io.outboxrelay.relay.failure.Backoff;
 import io.outboxrelay.router.ColumnMapping;
 import io.outboxrelay.router.EventRouter;
 import io.outboxrelay.router.HeaderPlacement;
+import io.outboxrelay.router.OutboxColumn;
 import io.outboxrelay.router.OutboxHeaders;
 import io.outboxrelay.router.TopicTemplate;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -32,6 +36,9 @@ public final class RelayConfigKeys {
 
   /** Keys under this prefix go to the Kafka producer, without the prefix. */
   public static final String KAFKA_PRODUCER_PREFIX = "kafka.producer.";
+
+  /** The column settings: this prefix, then each {@link OutboxColumn#key()}. */
+  public static final String COLUMN_PREFIX = "source.column.";
 
   /** Keys under this prefix go to the embedded Debezium engine, without the prefix. */
   public static final String DEBEZIUM_PREFIX = "debezium.";
@@ -173,65 +180,24 @@ public final class RelayConfigKeys {
       " Optional: read when the table has the column (checked at start in polling mode, from each"
           + " row in CDC mode); when this key is set, the table must have it.";
 
-  public static final ConfigKey<String> COLUMN_EVENT_ID =
-      column(
-          "source.column.event.id",
-          ColumnMapping.DEFAULT.eventId(),
-          "Column holding the event id: the header id, on which consumers deduplicate (id in"
-              + " Debezium's outbox table).");
+  /**
+   * The column settings {@code source.column.<key>}: one per {@link OutboxColumn}, in its order,
+   * with the column's default name and description.
+   */
+  public static final Map<OutboxColumn, ConfigKey<String>> COLUMNS = columnKeys();
 
-  public static final ConfigKey<String> COLUMN_AGGREGATE_TYPE =
-      column(
-          "source.column.aggregate.type",
-          ColumnMapping.DEFAULT.aggregateType(),
-          "Column holding the aggregate type: ${aggregate_type} in router.topic.template and the"
-              + " header aggregate_type (aggregatetype in Debezium's outbox table).");
-
-  public static final ConfigKey<String> COLUMN_AGGREGATE_ID =
-      column(
-          "source.column.aggregate.id",
-          ColumnMapping.DEFAULT.aggregateId(),
-          "Column holding the aggregate id: the record key, and the header aggregate_id"
-              + " (aggregateid in Debezium's outbox table).");
-
-  public static final ConfigKey<String> COLUMN_EVENT_TYPE =
-      column(
-          "source.column.event.type",
-          ColumnMapping.DEFAULT.eventType(),
-          "Column holding the event type: ${event_type} in router.topic.template and the header"
-              + " event_type (type in Debezium's outbox table).");
-
-  public static final ConfigKey<String> COLUMN_PAYLOAD =
-      column(
-          "source.column.payload",
-          ColumnMapping.DEFAULT.payload(),
-          "Column holding the payload, published as the record value, its text's bytes.");
-
-  public static final ConfigKey<String> COLUMN_AGGREGATE_VERSION =
-      column(
-          "source.column.aggregate.version",
-          ColumnMapping.DEFAULT.aggregateVersion(),
-          "Column holding the version the event brings its aggregate to (an integer), published as"
-              + " the header aggregate_version."
-              + OPTIONAL_COLUMN);
-
-  public static final ConfigKey<String> COLUMN_HEADERS =
-      column(
-          "source.column.headers",
-          ColumnMapping.DEFAULT.headers(),
-          "Column holding the application headers: NULL, or a JSON object of string values"
-              + " published as headers after the relay's own, in member order (the contract:"
-              + " README, Application headers)."
-              + OPTIONAL_COLUMN);
-
-  public static final ConfigKey<String> COLUMN_TRACING_SPAN_CONTEXT =
-      column(
-          "source.column.tracing.span.context",
-          ColumnMapping.DEFAULT.traceContext(),
-          "Column holding the W3C trace context as java.util.Properties text, as Debezium's"
-              + " tracingspancontext: published as the headers traceparent and tracestate, first"
-              + " among the headers."
-              + OPTIONAL_COLUMN);
+  private static Map<OutboxColumn, ConfigKey<String>> columnKeys() {
+    Map<OutboxColumn, ConfigKey<String>> keys = new EnumMap<>(OutboxColumn.class);
+    for (OutboxColumn c : OutboxColumn.values()) {
+      keys.put(
+          c,
+          column(
+              COLUMN_PREFIX + c.key(),
+              c.defaultName(),
+              c.description() + (c.required() ? "" : OPTIONAL_COLUMN)));
+    }
+    return Collections.unmodifiableMap(keys);
+  }
 
   public static final ConfigKey<String> COLUMN_SEQUENCE =
       column(
@@ -241,6 +207,16 @@ public final class RelayConfigKeys {
               + " polling claims, retention and the operator commands go by it, and messages name"
               + " rows by it. It must be the primary key or the only column of a unique index. Debezium's outbox table has none: its migration adds relay_seq"
               + " (docs/migrating-from-debezium.md).");
+
+  /** The keys that name a column for one role: the sequence, then every column's. */
+  private static final List<ConfigKey<String>> ROLE_KEYS = roleKeys();
+
+  private static List<ConfigKey<String>> roleKeys() {
+    List<ConfigKey<String>> keys = new ArrayList<>();
+    keys.add(COLUMN_SEQUENCE);
+    keys.addAll(COLUMNS.values());
+    return List.copyOf(keys);
+  }
 
   /**
    * Each role has a column of its own: one column in two roles publishes wrong records without a
@@ -252,17 +228,7 @@ public final class RelayConfigKeys {
       CrossCheck.of(
           v -> {
             Map<String, List<String>> byColumn = new LinkedHashMap<>();
-            for (ConfigKey<String> key :
-                List.of(
-                    COLUMN_SEQUENCE,
-                    COLUMN_EVENT_ID,
-                    COLUMN_AGGREGATE_TYPE,
-                    COLUMN_AGGREGATE_ID,
-                    COLUMN_EVENT_TYPE,
-                    COLUMN_PAYLOAD,
-                    COLUMN_AGGREGATE_VERSION,
-                    COLUMN_HEADERS,
-                    COLUMN_TRACING_SPAN_CONTEXT)) {
+            for (ConfigKey<String> key : ROLE_KEYS) {
               byColumn
                   .computeIfAbsent(v.get(key).toLowerCase(Locale.ROOT), c -> new ArrayList<>())
                   .add(key.name());
@@ -287,15 +253,7 @@ public final class RelayConfigKeys {
                     + " consumers drop the later ones as duplicates; a sequence shared by rows"
                     + " marks them PUBLISHED together); set each key to its own column";
           },
-          COLUMN_SEQUENCE,
-          COLUMN_EVENT_ID,
-          COLUMN_AGGREGATE_TYPE,
-          COLUMN_AGGREGATE_ID,
-          COLUMN_EVENT_TYPE,
-          COLUMN_PAYLOAD,
-          COLUMN_AGGREGATE_VERSION,
-          COLUMN_HEADERS,
-          COLUMN_TRACING_SPAN_CONTEXT);
+          ROLE_KEYS.toArray(ConfigKey<?>[]::new));
 
   public static final ConfigKey<String> COLUMN_ADDITIONAL_PLACEMENT =
       define("source.column.additional.placement", ValueType.STRING)
@@ -978,7 +936,7 @@ public final class RelayConfigKeys {
 
   /** Every declared key, in documentation order. */
   public static final List<ConfigKey<?>> ALL =
-      List.of(
+      concat(
           MODE,
           RELAY_NAME,
           STATS_INTERVAL,
@@ -992,14 +950,7 @@ public final class RelayConfigKeys {
           SOURCE_PASSWORD,
           SOURCE_TABLE,
           SOURCE_CONNECT_TIMEOUT,
-          COLUMN_EVENT_ID,
-          COLUMN_AGGREGATE_TYPE,
-          COLUMN_AGGREGATE_ID,
-          COLUMN_EVENT_TYPE,
-          COLUMN_PAYLOAD,
-          COLUMN_AGGREGATE_VERSION,
-          COLUMN_HEADERS,
-          COLUMN_TRACING_SPAN_CONTEXT,
+          COLUMNS.values(),
           COLUMN_SEQUENCE,
           COLUMN_ADDITIONAL_PLACEMENT,
           TOPIC_TEMPLATE,
@@ -1057,6 +1008,19 @@ public final class RelayConfigKeys {
           CDC_RETENTION_NEEDS_MARIADB,
           CDC_BACKOFF_ORDER,
           LEADER_RENEWS_THRICE_PER_LEASE);
+
+  /** The keys in order, a collection standing for its elements in place. */
+  private static List<ConfigKey<?>> concat(Object... keysOrCollections) {
+    List<ConfigKey<?>> all = new ArrayList<>();
+    for (Object o : keysOrCollections) {
+      if (o instanceof Collection<?> keys) {
+        keys.forEach(k -> all.add((ConfigKey<?>) k));
+      } else {
+        all.add((ConfigKey<?>) o);
+      }
+    }
+    return List.copyOf(all);
+  }
 
   /**
    * Looks a key up by name.

@@ -2,8 +2,11 @@ package io.outboxrelay.relay.config;
 
 import io.outboxrelay.router.ColumnMapping;
 import io.outboxrelay.router.HeaderPlacement;
+import io.outboxrelay.router.OutboxColumn;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -53,28 +56,24 @@ public record SourceConfig(
         new Secret(v.get(RelayConfigKeys.SOURCE_PASSWORD)),
         v.get(RelayConfigKeys.SOURCE_TABLE),
         v.get(RelayConfigKeys.SOURCE_CONNECT_TIMEOUT),
-        new ColumnMapping(
-            v.get(RelayConfigKeys.COLUMN_EVENT_ID),
-            v.get(RelayConfigKeys.COLUMN_AGGREGATE_TYPE),
-            v.get(RelayConfigKeys.COLUMN_AGGREGATE_ID),
-            v.get(RelayConfigKeys.COLUMN_EVENT_TYPE),
-            v.get(RelayConfigKeys.COLUMN_PAYLOAD),
-            v.get(RelayConfigKeys.COLUMN_AGGREGATE_VERSION),
-            v.get(RelayConfigKeys.COLUMN_HEADERS),
-            v.get(RelayConfigKeys.COLUMN_TRACING_SPAN_CONTEXT),
-            HeaderPlacement.parseList(v.get(RelayConfigKeys.COLUMN_ADDITIONAL_PLACEMENT))),
+        columns(v),
         v.get(RelayConfigKeys.COLUMN_SEQUENCE),
         givenOptional(v));
+  }
+
+  /** The column of each {@link OutboxColumn}, from its key, and the placements. */
+  private static ColumnMapping columns(ConfigValues v) {
+    Map<OutboxColumn, String> names = new EnumMap<>(OutboxColumn.class);
+    RelayConfigKeys.COLUMNS.forEach((column, key) -> names.put(column, v.get(key)));
+    return ColumnMapping.of(
+        names, HeaderPlacement.parseList(v.get(RelayConfigKeys.COLUMN_ADDITIONAL_PLACEMENT)));
   }
 
   /** The optional columns whose key the file sets. */
   private static Set<String> givenOptional(ConfigValues v) {
     Set<String> given = new LinkedHashSet<>();
-    for (ConfigKey<String> key :
-        java.util.List.of(
-            RelayConfigKeys.COLUMN_AGGREGATE_VERSION,
-            RelayConfigKeys.COLUMN_HEADERS,
-            RelayConfigKeys.COLUMN_TRACING_SPAN_CONTEXT)) {
+    for (OutboxColumn column : OutboxColumn.optionalColumns()) {
+      ConfigKey<String> key = RelayConfigKeys.COLUMNS.get(column);
       if (v.isGiven(key)) {
         given.add(v.get(key));
       }

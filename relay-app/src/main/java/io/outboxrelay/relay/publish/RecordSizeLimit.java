@@ -77,6 +77,16 @@ public final class RecordSizeLimit {
    * @return the size in bytes
    */
   public static int serializedSize(RoutedRecord record) {
+    return AbstractRecords.estimateSizeInBytesUpperBound(
+        RecordBatch.CURRENT_MAGIC_VALUE,
+        CompressionType.NONE,
+        record.key(),
+        record.value(),
+        kafkaHeaders(record));
+  }
+
+  /** The record's headers as Kafka's, for the size computations. */
+  static Header[] kafkaHeaders(RoutedRecord record) {
     List<RecordHeader> headers = record.headers();
     Header[] kafkaHeaders = new Header[headers.size()];
     for (int i = 0; i < kafkaHeaders.length; i++) {
@@ -84,12 +94,7 @@ public final class RecordSizeLimit {
       kafkaHeaders[i] =
           new org.apache.kafka.common.header.internals.RecordHeader(h.name(), h.value());
     }
-    return AbstractRecords.estimateSizeInBytesUpperBound(
-        RecordBatch.CURRENT_MAGIC_VALUE,
-        CompressionType.NONE,
-        record.key(),
-        record.value(),
-        kafkaHeaders);
+    return kafkaHeaders;
   }
 
   /**

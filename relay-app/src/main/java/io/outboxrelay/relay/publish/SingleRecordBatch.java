@@ -1,9 +1,7 @@
 package io.outboxrelay.relay.publish;
 
-import io.outboxrelay.router.RecordHeader;
 import io.outboxrelay.router.RoutedRecord;
 import java.nio.ByteBuffer;
-import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.compress.Compression;
@@ -68,13 +66,7 @@ final class SingleRecordBatch {
    * @return the batch's size in bytes, header included
    */
   static int sizeOf(RoutedRecord record, Compression codec) {
-    List<RecordHeader> headers = record.headers();
-    Header[] kafkaHeaders = new Header[headers.size()];
-    for (int i = 0; i < kafkaHeaders.length; i++) {
-      RecordHeader h = headers.get(i);
-      kafkaHeaders[i] =
-          new org.apache.kafka.common.header.internals.RecordHeader(h.name(), h.value());
-    }
+    Header[] kafkaHeaders = RecordSizeLimit.kafkaHeaders(record);
     // The buffer grows when needed; compressed records rarely need more than a small start.
     MemoryRecordsBuilder builder =
         MemoryRecords.builder(

@@ -1,6 +1,7 @@
 package io.outboxrelay.relay.source;
 
 import io.outboxrelay.relay.config.RelayMode;
+import io.outboxrelay.router.OutboxColumn;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -99,6 +100,34 @@ public record ColumnTypes(
    */
   public String eventIdDdl(RelayMode mode) {
     return mode == RelayMode.CDC ? eventIdCdcDdl : eventIdDdl;
+  }
+
+  /**
+   * What fits a column of one kind, for {@link OutboxColumns#typeProblems}.
+   *
+   * @param accepted its base types
+   * @param kind what it must be, for messages: {@code text}, {@code an integer}
+   * @param ddl the type to suggest
+   */
+  public record Fit(Set<String> accepted, String kind, String ddl) {}
+
+  /**
+   * What fits a column of a kind in a mode (the event id's suggested type is the mode's).
+   *
+   * @param kind what the column holds
+   * @param mode the relay's mode
+   * @return its types, the word for them and the type to suggest
+   */
+  public Fit fit(OutboxColumn.Kind kind, RelayMode mode) {
+    return switch (kind) {
+      case EVENT_ID -> new Fit(eventId, "text", eventIdDdl(mode));
+      case TEXT -> new Fit(text, "text", textDdl);
+      case PAYLOAD -> new Fit(json, "text", payloadDdl);
+      // Published as decimal text, which only an integer column gives in both modes.
+      case INTEGER -> new Fit(integer, "an integer", versionDdl);
+      case JSON -> new Fit(json, "text or JSON", headersDdl);
+      case PLAIN_TEXT -> new Fit(plainText, "text", traceDdl);
+    };
   }
 
   private static Set<String> union(Set<String> a, Set<String> b) {

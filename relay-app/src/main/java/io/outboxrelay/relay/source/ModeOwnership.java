@@ -400,6 +400,37 @@ public final class ModeOwnership {
   }
 
   /**
+   * What polling's start and a hand-off to CDC both refuse first: a table handed to CDC, or one
+   * whose hand-off is unfinished.
+   *
+   * @param s the table's state
+   * @param handedToCdc the rest of the first refusal after {@code <table> was <hand-off>}, with
+   *     {@code %s} for the CDC relay's name
+   * @param afterFinishing the end of the second refusal, after "run ... again to finish it"
+   * @return the refusal, or empty
+   */
+  private static Optional<String> handedToCdcOrUnfinished(
+      TableState s, String handedToCdc, String afterFinishing) {
+    Optional<Handoff> h = s.handoff();
+    if (h.isPresent() && h.get().to() == RelayMode.CDC) {
+      return Optional.of(
+          s.table()
+              + " was "
+              + h.get().describe()
+              + handedToCdc.replace("%s", h.get().relayName()));
+    }
+    if (h.isPresent() && !h.get().finished()) {
+      return Optional.of(
+          s.table()
+              + " is being "
+              + h.get().describe()
+              + ": run 'outbox-relay handoff --to polling' again to finish it"
+              + afterFinishing);
+    }
+    return Optional.empty();
+  }
+
+  /**
    * Why a polling relay must not start on the table, or empty: the table was handed to CDC, a CDC
    * relay streams it, or a CDC relay served it and it was never handed to polling (the rows CDC
    * published are still {@code PENDING}).
@@ -408,25 +439,16 @@ public final class ModeOwnership {
    * @return one line saying what to do, or empty
    */
   public static Optional<String> pollingStartProblem(TableState s) {
+    Optional<String> handed =
+        handedToCdcOrUnfinished(
+            s,
+            " (CDC relay %s): polling relays would publish again what CDC publishes; to move it"
+                + " back, stop the CDC relays and run 'outbox-relay handoff --to polling'",
+            ", then start the polling relays");
+    if (handed.isPresent()) {
+      return handed;
+    }
     Optional<Handoff> h = s.handoff();
-    if (h.isPresent() && h.get().to() == RelayMode.CDC) {
-      return Optional.of(
-          s.table()
-              + " was "
-              + h.get().describe()
-              + " (CDC relay "
-              + h.get().relayName()
-              + "): polling relays would publish again what CDC publishes; to move it back, stop"
-              + " the CDC relays and run 'outbox-relay handoff --to polling'");
-    }
-    if (h.isPresent() && !h.get().finished()) {
-      return Optional.of(
-          s.table()
-              + " is being "
-              + h.get().describe()
-              + ": run 'outbox-relay handoff --to polling' again to finish it, then start the"
-              + " polling relays");
-    }
     Optional<CdcLease> cdc = s.cdc();
     if (cdc.isPresent() && cdc.get().live()) {
       return Optional.of(
@@ -466,25 +488,16 @@ public final class ModeOwnership {
    * @return one line, ending in "nothing was changed", or empty
    */
   public static Optional<String> handoffToCdcProblem(TableState s, String relayName) {
+    Optional<String> handed =
+        handedToCdcOrUnfinished(
+            s,
+            " already (CDC relay %s): a second hand-off would insert again rows CDC has published;"
+                + " nothing was changed",
+            " first; nothing was changed");
+    if (handed.isPresent()) {
+      return handed;
+    }
     Optional<Handoff> h = s.handoff();
-    if (h.isPresent() && h.get().to() == RelayMode.CDC) {
-      return Optional.of(
-          s.table()
-              + " was "
-              + h.get().describe()
-              + " already (CDC relay "
-              + h.get().relayName()
-              + "): a second hand-off would insert again rows CDC has published; nothing was"
-              + " changed");
-    }
-    if (h.isPresent() && !h.get().finished()) {
-      return Optional.of(
-          s.table()
-              + " is being "
-              + h.get().describe()
-              + ": run 'outbox-relay handoff --to polling' again to finish it first; nothing was"
-              + " changed");
-    }
     if (s.cdc().isPresent() && cdcServedSinceHandoff(s)) {
       return Optional.of(
           "CDC relay "

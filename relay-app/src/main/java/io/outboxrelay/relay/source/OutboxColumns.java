@@ -5,6 +5,7 @@ import io.outboxrelay.relay.config.RelayMode;
 import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.router.ColumnMapping;
 import io.outboxrelay.router.HeaderPlacement;
+import io.outboxrelay.router.OutboxColumn;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -42,62 +43,23 @@ public final class OutboxColumns {
   /** One column: its name (lower case), its base type and its full declared type. */
   public record Column(String name, String dataType, String declaredType) {}
 
-  /** What a column the relay reads holds. */
-  public enum Role {
-    /** The integer column that orders the rows (polling's claims, retention, operator commands). */
-    SEQUENCE("the row sequence"),
-    /** The event id. */
-    EVENT_ID("the event id"),
-    /** The aggregate type. */
-    AGGREGATE_TYPE("the aggregate type"),
-    /** The aggregate id. */
-    AGGREGATE_ID("the aggregate id"),
-    /** The event type. */
-    EVENT_TYPE("the event type"),
-    /** The payload. */
-    PAYLOAD("the payload"),
-    /** The optional aggregate version. */
-    AGGREGATE_VERSION("the aggregate version"),
-    /** The optional application headers. */
-    HEADERS("the application headers"),
-    /** The optional trace context. */
-    TRACE_CONTEXT("the trace context"),
-    /** A column placed as a header. */
-    PLACED("a header");
-
-    private final String what;
-
-    Role(String what) {
-      this.what = what;
-    }
-
-    /**
-     * What the column holds, for messages.
-     *
-     * @return e.g. {@code the aggregate type}
-     */
-    public String what() {
-      return what;
-    }
-  }
-
   /**
    * A column the relay reads in a mode.
    *
-   * @param role what it holds
+   * @param what what it holds, for messages: {@code the aggregate type}
    * @param key the configuration key that names it
    * @param column its name
    * @param required whether the table must have it (otherwise it is read when present)
+   * @param placed whether it is a column placed as a header
    */
-  public record Mapped(Role role, String key, String column, boolean required) {}
+  public record Mapped(String what, String key, String column, boolean required, boolean placed) {}
 
   private OutboxColumns() {}
 
   /**
    * The columns a mode reads, in the order of the keys: the sequence (required in polling mode; CDC
-   * reads it when present, for messages), the five required columns, the three optional ones
-   * (required when their key is set, see {@link SourceConfig#requiredOptionalColumns()}), then the
-   * placed columns.
+   * reads it when present, for messages), the required columns, the optional ones (required when
+   * their key is set, see {@link SourceConfig#requiredOptionalColumns()}), then the placed columns.
    *
    * @param source the source settings
    * @param mode the relay's mode
@@ -109,45 +71,29 @@ public final class OutboxColumns {
     List<Mapped> list = new ArrayList<>();
     list.add(
         new Mapped(
-            Role.SEQUENCE,
+            "the row sequence",
             RelayConfigKeys.COLUMN_SEQUENCE.name(),
             source.sequenceColumn(),
-            mode == RelayMode.POLLING));
-    list.add(new Mapped(Role.EVENT_ID, RelayConfigKeys.COLUMN_EVENT_ID.name(), m.eventId(), true));
-    list.add(
-        new Mapped(
-            Role.AGGREGATE_TYPE,
-            RelayConfigKeys.COLUMN_AGGREGATE_TYPE.name(),
-            m.aggregateType(),
-            true));
-    list.add(
-        new Mapped(
-            Role.AGGREGATE_ID, RelayConfigKeys.COLUMN_AGGREGATE_ID.name(), m.aggregateId(), true));
-    list.add(
-        new Mapped(Role.EVENT_TYPE, RelayConfigKeys.COLUMN_EVENT_TYPE.name(), m.eventType(), true));
-    list.add(new Mapped(Role.PAYLOAD, RelayConfigKeys.COLUMN_PAYLOAD.name(), m.payload(), true));
-    list.add(
-        new Mapped(
-            Role.AGGREGATE_VERSION,
-            RelayConfigKeys.COLUMN_AGGREGATE_VERSION.name(),
-            m.aggregateVersion(),
-            given.contains(m.aggregateVersion())));
-    list.add(
-        new Mapped(
-            Role.HEADERS,
-            RelayConfigKeys.COLUMN_HEADERS.name(),
-            m.headers(),
-            given.contains(m.headers())));
-    list.add(
-        new Mapped(
-            Role.TRACE_CONTEXT,
-            RelayConfigKeys.COLUMN_TRACING_SPAN_CONTEXT.name(),
-            m.traceContext(),
-            given.contains(m.traceContext())));
+            mode == RelayMode.POLLING,
+            false));
+    for (OutboxColumn c : OutboxColumn.values()) {
+      String column = m.column(c);
+      list.add(
+          new Mapped(
+              c.what(),
+              RelayConfigKeys.COLUMNS.get(c).name(),
+              column,
+              c.required() || given.contains(column),
+              false));
+    }
     for (HeaderPlacement p : m.placements()) {
       list.add(
           new Mapped(
-              Role.PLACED, RelayConfigKeys.COLUMN_ADDITIONAL_PLACEMENT.name(), p.column(), true));
+              "a header",
+              RelayConfigKeys.COLUMN_ADDITIONAL_PLACEMENT.name(),
+              p.column(),
+              true,
+              true));
     }
     return list;
   }
@@ -179,12 +125,12 @@ public final class OutboxColumns {
               + " ("
               + m.key()
               + ", "
-              + m.role().what()
+              + m.what()
               + "): create it as in "
               + ddl
-              + (m.role() == Role.PLACED
+              + (m.placed()
                   ? ", or remove it from " + m.key()
-                  : ", or set " + m.key() + " to the column that holds " + m.role().what()));
+                  : ", or set " + m.key() + " to the column that holds " + m.what()));
     }
     return problems;
   }
@@ -340,59 +286,23 @@ public final class OutboxColumns {
           ddl,
           problems);
     }
-    Column eventId = find(columns, mapping.eventId());
-    boolean uuidBytes =
-        mode == RelayMode.CDC && eventId != null && "binary(16)".equals(eventId.declaredType());
-    if (!uuidBytes) {
-      check(eventId, types.eventId(), "text", types.eventIdDdl(mode), table, ddl, problems);
+    for (OutboxColumn c : OutboxColumn.values()) {
+      Column column = find(columns, mapping.column(c));
+      boolean uuidBytes =
+          c.kind() == OutboxColumn.Kind.EVENT_ID
+              && mode == RelayMode.CDC
+              && column != null
+              && "binary(16)".equals(column.declaredType());
+      if (!uuidBytes) {
+        ColumnTypes.Fit fit = types.fit(c.kind(), mode);
+        check(column, fit.accepted(), fit.kind(), fit.ddl(), table, ddl, problems);
+      }
     }
-    for (String name :
-        List.of(mapping.aggregateType(), mapping.aggregateId(), mapping.eventType())) {
-      check(find(columns, name), types.text(), "text", types.textDdl(), table, ddl, problems);
-    }
-    check(
-        find(columns, mapping.payload()),
-        types.json(),
-        "text",
-        types.payloadDdl(),
-        table,
-        ddl,
-        problems);
-    // Optional; published as decimal text, which only an integer column gives in both modes.
-    check(
-        find(columns, mapping.aggregateVersion()),
-        types.integer(),
-        "an integer",
-        types.versionDdl(),
-        table,
-        ddl,
-        problems);
-    check(
-        find(columns, mapping.headers()),
-        types.json(),
-        "text or JSON",
-        types.headersDdl(),
-        table,
-        ddl,
-        problems);
-    check(
-        find(columns, mapping.traceContext()),
-        types.plainText(),
-        "text",
-        types.traceDdl(),
-        table,
-        ddl,
-        problems);
     for (HeaderPlacement p : mapping.placements()) {
       Column column = find(columns, p.column());
       if (column != null && !types.placeable().contains(column.dataType())) {
         problems.add(
-            "column "
-                + table
-                + "."
-                + column.name()
-                + " is "
-                + column.declaredType()
+            columnIs(table, column)
                 + ", which cannot be published as the header "
                 + p.header()
                 + ": place a text, integer or "
@@ -417,18 +327,18 @@ public final class OutboxColumns {
       return;
     }
     problems.add(
-        "column "
-            + table
-            + "."
-            + column.name()
-            + " is "
-            + column.declaredType()
+        columnIs(table, column)
             + ", which is not "
             + kind
             + ": make it "
             + expected
             + " as in "
             + ddl);
+  }
+
+  /** {@code column <table>.<name> is <declared type>}, for messages. */
+  private static String columnIs(String table, Column column) {
+    return "column " + table + "." + column.name() + " is " + column.declaredType();
   }
 
   private static String lower(String s) {

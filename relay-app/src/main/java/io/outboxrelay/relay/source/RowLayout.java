@@ -3,6 +3,7 @@ package io.outboxrelay.relay.source;
 import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.router.ColumnMapping;
 import io.outboxrelay.router.HeaderPlacement;
+import io.outboxrelay.router.OutboxColumn;
 import io.outboxrelay.router.OutboxEvent;
 import io.outboxrelay.router.RecordHeader;
 import io.outboxrelay.router.RoutingException;
@@ -12,6 +13,7 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 
@@ -25,28 +27,22 @@ import java.util.Map;
  */
 public final class RowLayout {
 
-  /** Positions of the fixed part of the select list. */
+  /** Positions of the fixed part of the select list: the sequence, then the required columns. */
   private static final int SEQUENCE = 1;
 
-  private static final int EVENT_ID = 2;
-  private static final int AGGREGATE_TYPE = 3;
-  private static final int AGGREGATE_ID = 4;
-  private static final int EVENT_TYPE = 5;
-  private static final int PAYLOAD = 6;
-  private static final int CREATED_AT = 7;
-  private static final int ATTEMPTS = 8;
-  private static final int NOW = 9;
+  private static final int FIRST_REQUIRED = 2;
+  private static final int CREATED_AT = FIRST_REQUIRED + OutboxColumn.requiredColumns().size();
+  private static final int ATTEMPTS = CREATED_AT + 1;
+  private static final int NOW = ATTEMPTS + 1;
 
   private final SqlDialect dialect;
   private final String sequence;
   private final ColumnMapping columns;
-  private final boolean versions;
-  private final boolean headers;
-  private final boolean traceContext;
+
+  /** The optional columns the table has, in {@link OutboxColumn} order, read after {@link #NOW}. */
+  private final List<OutboxColumn> optional;
+
   private final List<PlacedColumn> placed;
-  private final int versionAt;
-  private final int headersAt;
-  private final int traceAt;
   private final int placedAt;
   private final boolean createdAt;
   private final boolean attempts;
@@ -55,20 +51,7 @@ public final class RowLayout {
       SqlDialect dialect,
       String sequence,
       ColumnMapping columns,
-      boolean versions,
-      boolean headers,
-      boolean traceContext,
-      List<PlacedColumn> placed) {
-    this(dialect, sequence, columns, versions, headers, traceContext, placed, true, true);
-  }
-
-  private RowLayout(
-      SqlDialect dialect,
-      String sequence,
-      ColumnMapping columns,
-      boolean versions,
-      boolean headers,
-      boolean traceContext,
+      List<OutboxColumn> optional,
       List<PlacedColumn> placed,
       boolean createdAt,
       boolean attempts) {
@@ -77,15 +60,9 @@ public final class RowLayout {
     this.dialect = dialect;
     this.sequence = sequence;
     this.columns = columns;
-    this.versions = versions;
-    this.headers = headers;
-    this.traceContext = traceContext;
+    this.optional = List.copyOf(optional);
     this.placed = List.copyOf(placed);
-    int next = NOW + 1;
-    versionAt = versions ? next++ : -1;
-    headersAt = headers ? next++ : -1;
-    traceAt = traceContext ? next++ : -1;
-    placedAt = next;
+    this.placedAt = NOW + 1 + this.optional.size();
   }
 
   /**
@@ -103,14 +80,13 @@ public final class RowLayout {
     for (HeaderPlacement p : m.placements()) {
       placed.add(PlacedColumn.of(p, OutboxColumns.find(table, p.column()), dialect));
     }
-    return new RowLayout(
-        dialect,
-        source.sequenceColumn(),
-        m,
-        OutboxColumns.has(table, m.aggregateVersion()),
-        OutboxColumns.has(table, m.headers()),
-        OutboxColumns.has(table, m.traceContext()),
-        placed);
+    List<OutboxColumn> optional = new ArrayList<>();
+    for (OutboxColumn c : OutboxColumn.optionalColumns()) {
+      if (OutboxColumns.has(table, m.column(c))) {
+        optional.add(c);
+      }
+    }
+    return new RowLayout(dialect, source.sequenceColumn(), m, optional, placed, true, true);
   }
 
   /**
@@ -128,9 +104,7 @@ public final class RowLayout {
         claims.dialect,
         claims.sequence,
         claims.columns,
-        claims.versions,
-        claims.headers,
-        claims.traceContext,
+        claims.optional,
         claims.placed,
         OutboxColumns.has(table, "created_at"),
         OutboxColumns.has(table, "attempts"));
@@ -169,36 +143,29 @@ public final class RowLayout {
    * @return the list
    */
   public String selectList() {
-    StringBuilder sb =
-        new StringBuilder()
-            .append("e.")
-            .append(sequence)
-            .append(", ")
-            .append(dialect.text("e." + columns.eventId()))
-            .append(", e.")
-            .append(columns.aggregateType())
-            .append(", e.")
-            .append(columns.aggregateId())
-            .append(", e.")
-            .append(columns.eventType())
-            .append(", ")
-            .append(dialect.text("e." + columns.payload()))
-            .append(createdAt ? ", e.created_at" : ", NULL")
-            .append(attempts ? ", e.attempts, " : ", 0, ")
-            .append(dialect.now());
-    if (versions) {
-      sb.append(", e.").append(columns.aggregateVersion());
+    StringBuilder sb = new StringBuilder().append("e.").append(sequence);
+    for (OutboxColumn c : OutboxColumn.requiredColumns()) {
+      sb.append(", ").append(select(c));
     }
-    if (headers) {
-      sb.append(", ").append(dialect.text("e." + columns.headers()));
-    }
-    if (traceContext) {
-      sb.append(", e.").append(columns.traceContext());
+    sb.append(createdAt ? ", e.created_at" : ", NULL")
+        .append(attempts ? ", e.attempts, " : ", 0, ")
+        .append(dialect.now());
+    for (OutboxColumn c : optional) {
+      sb.append(", ").append(select(c));
     }
     for (PlacedColumn p : placed) {
       sb.append(", ").append(p.select("e", dialect));
     }
     return sb.toString();
+  }
+
+  /** A column as the claim selects it: what may be of a non-text type, as text. */
+  private String select(OutboxColumn c) {
+    String column = "e." + columns.column(c);
+    return switch (c.kind()) {
+      case EVENT_ID, PAYLOAD, JSON -> dialect.text(column);
+      case TEXT, INTEGER, PLAIN_TEXT -> column;
+    };
   }
 
   /**
@@ -211,12 +178,22 @@ public final class RowLayout {
    * @throws SQLException when a value cannot be read
    */
   public Row readRow(ResultSet rs) throws SQLException {
-    String payload = rs.getString(PAYLOAD);
+    Map<OutboxColumn, Object> values = new EnumMap<>(OutboxColumn.class);
+    String nullColumn = null;
+    int at = FIRST_REQUIRED;
+    for (OutboxColumn c : OutboxColumn.requiredColumns()) {
+      Object value = value(c, rs, at++);
+      if (value == null && c != OutboxColumn.PAYLOAD) {
+        // A row without one of the values every event has is poison, not a failed claim.
+        nullColumn = nullColumn == null ? columns.column(c) : nullColumn;
+        value = "";
+      }
+      values.put(c, value);
+    }
     Timestamp created = rs.getTimestamp(CREATED_AT);
-    Long version = null;
-    if (versions) {
-      long v = rs.getLong(versionAt);
-      version = rs.wasNull() ? null : v;
+    at = NOW + 1;
+    for (OutboxColumn c : optional) {
+      values.put(c, value(c, rs, at++));
     }
     List<RecordHeader> placedHeaders = List.of();
     if (!placed.isEmpty()) {
@@ -230,27 +207,34 @@ public final class RowLayout {
       }
     }
     long seq = rs.getLong(SEQUENCE);
-    String eventId = rs.getString(EVENT_ID);
-    String aggregateType = rs.getString(AGGREGATE_TYPE);
-    String aggregateId = rs.getString(AGGREGATE_ID);
-    String eventType = rs.getString(EVENT_TYPE);
-    RoutingException malformed = malformed(seq, eventId, aggregateType, aggregateId, eventType);
     return new Row(
-        new OutboxEvent(
-            seq,
-            orEmpty(eventId),
-            orEmpty(aggregateType),
-            orEmpty(aggregateId),
-            orEmpty(eventType),
-            payload == null ? null : payload.getBytes(StandardCharsets.UTF_8),
-            created == null ? null : created.toInstant(),
-            version,
-            headers ? rs.getString(headersAt) : null,
-            traceContext ? rs.getString(traceAt) : null,
-            placedHeaders),
+        OutboxEvent.of(seq, created == null ? null : created.toInstant(), values, placedHeaders),
         rs.getInt(ATTEMPTS) + 1,
         rs.getTimestamp(NOW).toInstant(),
-        malformed);
+        nullColumn == null
+            ? null
+            : new RoutingException(
+                "outbox row "
+                    + sequence
+                    + "="
+                    + seq
+                    + " has a NULL "
+                    + nullColumn
+                    + ": every event needs one; make the column NOT NULL"));
+  }
+
+  /** A column's value as {@link OutboxEvent#of} takes it. */
+  private static Object value(OutboxColumn c, ResultSet rs, int at) throws SQLException {
+    switch (c.kind()) {
+      case PAYLOAD:
+        String payload = rs.getString(at);
+        return payload == null ? null : payload.getBytes(StandardCharsets.UTF_8);
+      case INTEGER:
+        long v = rs.getLong(at);
+        return rs.wasNull() ? null : v;
+      default:
+        return rs.getString(at);
+    }
   }
 
   /**
@@ -264,47 +248,19 @@ public final class RowLayout {
   public record Row(
       OutboxEvent event, int attempt, Instant databaseTime, RoutingException malformed) {}
 
-  /** A row without one of the values every event has is poison, not a failed claim. */
-  private RoutingException malformed(
-      long seq, String eventId, String aggregateType, String aggregateId, String eventType) {
-    String column =
-        eventId == null
-            ? columns.eventId()
-            : aggregateType == null
-                ? columns.aggregateType()
-                : aggregateId == null
-                    ? columns.aggregateId()
-                    : eventType == null ? columns.eventType() : null;
-    return column == null
-        ? null
-        : new RoutingException(
-            "outbox row "
-                + sequence
-                + "="
-                + seq
-                + " has a NULL "
-                + column
-                + ": every event needs one; make the column NOT NULL");
-  }
-
-  private static String orEmpty(String s) {
-    return s == null ? "" : s;
-  }
-
   /**
    * What claims read beyond the required columns, for the start's log line.
    *
-   * @return e.g. {@code aggregate versions from aggregate_version, no headers column}
+   * @return e.g. {@code aggregate version from aggregate_version, no headers column}
    */
   public String describe() {
     List<String> parts = new ArrayList<>();
-    parts.add(
-        versions
-            ? "aggregate versions from " + columns.aggregateVersion()
-            : "no aggregate_version column");
-    parts.add(headers ? "application headers from " + columns.headers() : "no headers column");
-    if (traceContext) {
-      parts.add("trace context from " + columns.traceContext());
+    for (OutboxColumn c : OutboxColumn.optionalColumns()) {
+      if (optional.contains(c)) {
+        parts.add(c.what().replaceFirst("^the ", "") + " from " + columns.column(c));
+      } else if (c.written()) {
+        parts.add("no " + columns.column(c) + " column");
+      }
     }
     placed.forEach(p -> parts.add(p.toString()));
     return String.join(", ", parts);

@@ -5,9 +5,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -23,7 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Thread-safe: the accessors may be called while it writes.
  */
-public final class LongTransactionWriter implements AutoCloseable {
+public final class LongTransactionWriter extends WriterThreads {
 
   private final SourceDatabase db;
   private final Ledger ledger;
@@ -32,12 +30,7 @@ public final class LongTransactionWriter implements AutoCloseable {
   private final int perSecond;
   private final Duration minHold;
   private final Duration maxHold;
-  private final List<Thread> workers = new ArrayList<>();
-  private final Map<String, Long> commitMillis = new ConcurrentHashMap<>();
-  private final AtomicLong failures = new AtomicLong();
   private final AtomicLong transactions = new AtomicLong();
-  private volatile boolean stopping;
-  private volatile Throwable failure;
 
   private LongTransactionWriter(
       SourceDatabase db,
@@ -78,13 +71,7 @@ public final class LongTransactionWriter implements AutoCloseable {
       Duration maxHold) {
     LongTransactionWriter w =
         new LongTransactionWriter(db, ledger, aggregateType, lanes, perSecond, minHold, maxHold);
-    for (int lane = 0; lane < lanes; lane++) {
-      int id = lane;
-      Thread thread = new Thread(() -> w.run(id), "long-tx-writer-" + lane);
-      thread.setDaemon(true);
-      w.workers.add(thread);
-      thread.start();
-    }
+    w.startThreads(lanes, "long-tx-writer", w::run);
     return w;
   }
 
@@ -135,44 +122,8 @@ public final class LongTransactionWriter implements AutoCloseable {
     }
   }
 
-  /** Commit time (wall clock, ms) of each committed event, by event id. */
-  public Map<String, Long> commitMillis() {
-    return commitMillis;
-  }
-
   /** Transactions committed so far. */
   public long transactions() {
     return transactions.get();
-  }
-
-  /** Transactions that failed and were rolled back so far. */
-  public long failures() {
-    return failures.get();
-  }
-
-  /**
-   * Stops writing: each lane commits its open transaction, then ends.
-   *
-   * @param timeout how long to wait
-   * @throws IllegalStateException when a lane failed or did not stop in time
-   */
-  public void stop(Duration timeout) throws InterruptedException {
-    stopping = true;
-    long deadline = System.nanoTime() + timeout.toNanos();
-    for (Thread t : workers) {
-      t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
-      if (t.isAlive()) {
-        throw new IllegalStateException(t.getName() + " did not stop within " + timeout);
-      }
-    }
-    if (failure != null) {
-      throw new IllegalStateException("the writer failed", failure);
-    }
-  }
-
-  @Override
-  public void close() {
-    stopping = true;
-    workers.forEach(Thread::interrupt);
   }
 }

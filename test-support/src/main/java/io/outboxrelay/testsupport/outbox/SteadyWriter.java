@@ -4,12 +4,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -26,7 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Thread-safe: the accessors may be called while it writes.
  */
-public final class SteadyWriter implements AutoCloseable {
+public final class SteadyWriter extends WriterThreads {
 
   private final SourceDatabase db;
   private final Ledger ledger;
@@ -34,12 +31,7 @@ public final class SteadyWriter implements AutoCloseable {
   private final int aggregates;
   private final int threads;
   private final String aggregateType;
-  private final List<Thread> workers = new ArrayList<>();
-  private final Map<String, Long> commitMillis = new ConcurrentHashMap<>();
-  private final AtomicLong failures = new AtomicLong();
   private final AtomicLong lastCommitMillis = new AtomicLong();
-  private volatile boolean stopping;
-  private volatile Throwable failure;
 
   private SteadyWriter(
       SourceDatabase db,
@@ -75,13 +67,7 @@ public final class SteadyWriter implements AutoCloseable {
       int aggregates,
       int threads) {
     SteadyWriter w = new SteadyWriter(db, ledger, aggregateType, perSecond, aggregates, threads);
-    for (int t = 0; t < threads; t++) {
-      int share = t;
-      Thread thread = new Thread(() -> w.run(share), "steady-writer-" + t);
-      thread.setDaemon(true);
-      w.workers.add(thread);
-      thread.start();
-    }
+    w.startThreads(threads, "steady-writer", w::run);
     return w;
   }
 
@@ -203,44 +189,8 @@ public final class SteadyWriter implements AutoCloseable {
     }
   }
 
-  /** Commit time (wall clock, ms) of each event whose commit was acknowledged, by event id. */
-  public Map<String, Long> commitMillis() {
-    return commitMillis;
-  }
-
   /** Wall-clock time (ms) of the last acknowledged commit, 0 before the first. */
   public long lastCommitMillis() {
     return lastCommitMillis.get();
-  }
-
-  /** Failed statements, commits and connection attempts so far. */
-  public long failures() {
-    return failures.get();
-  }
-
-  /**
-   * Stops writing, resolves the uncertain commits and waits for the threads.
-   *
-   * @param timeout how long to wait
-   * @throws IllegalStateException when a thread failed or did not stop in time
-   */
-  public void stop(Duration timeout) throws InterruptedException {
-    stopping = true;
-    long deadline = System.nanoTime() + timeout.toNanos();
-    for (Thread t : workers) {
-      t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
-      if (t.isAlive()) {
-        throw new IllegalStateException(t.getName() + " did not stop within " + timeout);
-      }
-    }
-    if (failure != null) {
-      throw new IllegalStateException("the writer failed", failure);
-    }
-  }
-
-  @Override
-  public void close() {
-    stopping = true;
-    workers.forEach(Thread::interrupt);
   }
 }

@@ -1,18 +1,10 @@
 package io.outboxrelay.bench;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * Reads topics whose record timestamps are the broker's append time (see {@link
@@ -72,36 +64,23 @@ final class LatencyReader {
    */
   static Samples readSamples(
       String bootstrap, List<String> topics, Map<String, Long> commitMillis) {
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
     double[] values = new double[commitMillis.size()];
     long[] commits = new long[commitMillis.size()];
-    int n = 0;
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
-      List<TopicPartition> partitions = new ArrayList<>();
-      for (String t : topics) {
-        consumer
-            .partitionsFor(t)
-            .forEach(i -> partitions.add(new TopicPartition(t, i.partition())));
-      }
-      consumer.assign(partitions);
-      consumer.seekToBeginning(partitions);
-      Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-      while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-          Header id = r.headers().lastHeader("id");
-          Long committed =
-              id == null ? null : commitMillis.get(new String(id.value(), StandardCharsets.UTF_8));
+    int[] found = {0};
+    TopicRecords.readAll(
+        bootstrap,
+        topics,
+        r -> {
+          String id = TopicRecords.id(r);
+          Long committed = id == null ? null : commitMillis.get(id);
+          int n = found[0];
           if (committed != null && n < values.length) {
             commits[n] = committed;
-            values[n++] = r.timestamp() - committed;
+            values[n] = r.timestamp() - committed;
+            found[0]++;
           }
-        }
-      }
-    }
+        });
+    int n = found[0];
     return new Samples(Arrays.copyOf(commits, n), Arrays.copyOf(values, n));
   }
 

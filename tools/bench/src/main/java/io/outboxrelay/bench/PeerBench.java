@@ -109,7 +109,7 @@ final class PeerBench {
           long t0 = System.nanoTime();
           commits = SteadyLoad.run(db, rate, duration);
           steadySeconds = (System.nanoTime() - t0) / 1e9;
-          awaitCount(counter, topics, 1L + backlog.size() + commits.size(), Duration.ofSeconds(60));
+          counter.awaitCount(topics, 1L + backlog.size() + commits.size(), Duration.ofSeconds(60));
           steadyCpu = ProcessStats.cpuSeconds(pid) - cpu0;
           expected.addAll(commits.keySet());
         }
@@ -153,7 +153,7 @@ final class PeerBench {
       try (Connection c = db.app()) {
         RawOutboxInserts.writeTransaction(c, List.of(event));
       }
-      if (!awaitCount(counter, topics, 1, Duration.ofSeconds(120))) {
+      if (!counter.awaitCount(topics, 1, Duration.ofSeconds(120))) {
         throw new IllegalStateException(
             name + " did not publish its first event within 120 s: see its log");
       }
@@ -185,19 +185,5 @@ final class PeerBench {
     }
     LOG.warn("the drain did not complete: {} of {} records", counter.count(topics), expected);
     return new double[] {atFirst, Double.NaN};
-  }
-
-  /** Waits until the topics hold {@code expected} records; false after {@code timeout}. */
-  private static boolean awaitCount(
-      TopicCounter counter, List<String> topics, long expected, Duration timeout)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (counter.count(topics) < expected) {
-      if (System.nanoTime() > deadline) {
-        return false;
-      }
-      Thread.sleep(10);
-    }
-    return true;
   }
 }

@@ -84,14 +84,7 @@ final class PollingSetup implements AutoCloseable {
    * @return false if they did not within {@code timeout}
    */
   boolean awaitPublished(long expected, Duration timeout) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (counter.count(topics) < expected) {
-      if (System.nanoTime() > deadline) {
-        return false;
-      }
-      Thread.sleep(10);
-    }
-    return true;
+    return counter.awaitCount(topics, expected, timeout);
   }
 
   /** Starts the relay as a child process and waits for its ready line. */

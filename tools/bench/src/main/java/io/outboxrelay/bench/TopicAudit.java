@@ -6,20 +6,14 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * What a pipeline published, read back from its topics (from the beginning to their end when read):
@@ -91,48 +85,32 @@ record TopicAudit(
       Set<String> expected,
       Map<String, Row> rows,
       Map<String, Long> commitMillis) {
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
     Map<String, Integer> seen = new HashMap<>(expected.size() * 2);
     List<Double> latencies = new ArrayList<>(commitMillis.size());
     List<String> headers = new ArrayList<>();
-    long records = 0;
-    long unexpected = 0;
-    long differing = 0;
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
-      List<TopicPartition> partitions = new ArrayList<>();
-      for (String t : topics) {
-        consumer
-            .partitionsFor(t)
-            .forEach(i -> partitions.add(new TopicPartition(t, i.partition())));
-      }
-      consumer.assign(partitions);
-      consumer.seekToBeginning(partitions);
-      Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-      while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-          if (records++ == 0) {
+    long[] counts = new long[3]; // records, unexpected, differing
+    TopicRecords.readAll(
+        bootstrap,
+        topics,
+        r -> {
+          if (counts[0]++ == 0) {
             r.headers().forEach(h -> headers.add(h.key()));
           }
-          Header idHeader = r.headers().lastHeader("id");
-          String id =
-              idHeader == null ? null : new String(idHeader.value(), StandardCharsets.UTF_8);
+          String id = TopicRecords.id(r);
           if (id == null || !expected.contains(id)) {
-            unexpected++;
-            continue;
+            counts[1]++;
+            return;
           }
           if (differs(r, topicPrefix, rows.get(id))) {
-            differing++;
+            counts[2]++;
           }
           if (seen.merge(id, 1, Integer::sum) == 1 && commitMillis.containsKey(id)) {
             latencies.add((double) (r.timestamp() - commitMillis.get(id)));
           }
-        }
-      }
-    }
+        });
+    long records = counts[0];
+    long unexpected = counts[1];
+    long differing = counts[2];
     long duplicates = seen.values().stream().mapToLong(n -> n - 1).sum();
     return new TopicAudit(
         records,

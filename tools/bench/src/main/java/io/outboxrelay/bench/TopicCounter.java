@@ -1,5 +1,6 @@
 package io.outboxrelay.bench;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,6 +49,23 @@ final class TopicCounter implements AutoCloseable {
     while (count(topics) < expected) {
       Thread.sleep(10);
     }
+  }
+
+  /**
+   * Waits until the topics hold at least {@code expected} records, polling every 10 ms.
+   *
+   * @return false when they did not within {@code timeout}
+   */
+  boolean awaitCount(List<String> topics, long expected, Duration timeout)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (count(topics) < expected) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      Thread.sleep(10);
+    }
+    return true;
   }
 
   /**

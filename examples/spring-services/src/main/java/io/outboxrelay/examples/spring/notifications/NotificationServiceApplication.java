@@ -1,13 +1,10 @@
 package io.outboxrelay.examples.spring.notifications;
 
-import io.opentelemetry.api.OpenTelemetry;
-import io.opentelemetry.sdk.OpenTelemetrySdk;
-import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
-import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import io.outboxrelay.examples.spring.InMemoryTracing;
 import io.outboxrelay.idempotency.kafka.PoisonRecordException;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.data.jpa.repository.config.EnableJpaRepositories;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
@@ -24,6 +21,7 @@ import org.springframework.util.backoff.FixedBackOff;
  */
 @SpringBootApplication
 @EnableJpaRepositories
+@Import(InMemoryTracing.class)
 public class NotificationServiceApplication {
 
   /** How often a failing record is tried before it is dead-lettered. */
@@ -43,29 +41,5 @@ public class NotificationServiceApplication {
             new DeadLetterPublishingRecoverer(template), new FixedBackOff(100L, ATTEMPTS - 1));
     handler.addNotRetryableExceptions(PoisonRecordException.class);
     return handler;
-  }
-
-  /**
-   * Where the service's spans end up.
-   *
-   * @return the exporter
-   */
-  @Bean
-  public InMemorySpanExporter notificationSpans() {
-    return InMemorySpanExporter.create();
-  }
-
-  /**
-   * The service's OpenTelemetry, which the idempotent listener finds as a bean.
-   *
-   * @param spans the exporter
-   * @return the SDK
-   */
-  @Bean
-  public OpenTelemetry openTelemetry(InMemorySpanExporter spans) {
-    return OpenTelemetrySdk.builder()
-        .setTracerProvider(
-            SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(spans)).build())
-        .build();
   }
 }

@@ -1,12 +1,8 @@
 package io.outboxrelay.examples.spring.orders;
 
-import io.opentelemetry.api.OpenTelemetry;
-import io.opentelemetry.sdk.OpenTelemetrySdk;
-import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
-import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import io.outboxrelay.examples.spring.InMemoryTracing;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
-import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.data.jpa.repository.config.EnableJpaRepositories;
 
 /**
@@ -18,29 +14,5 @@ import org.springframework.data.jpa.repository.config.EnableJpaRepositories;
  */
 @SpringBootApplication
 @EnableJpaRepositories
-public class OrderServiceApplication {
-
-  /**
-   * Where the service's spans end up.
-   *
-   * @return the exporter
-   */
-  @Bean
-  public InMemorySpanExporter orderSpans() {
-    return InMemorySpanExporter.create();
-  }
-
-  /**
-   * The service's OpenTelemetry.
-   *
-   * @param spans the exporter
-   * @return the SDK
-   */
-  @Bean
-  public OpenTelemetry openTelemetry(InMemorySpanExporter spans) {
-    return OpenTelemetrySdk.builder()
-        .setTracerProvider(
-            SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(spans)).build())
-        .build();
-  }
-}
+@Import(InMemoryTracing.class)
+public class OrderServiceApplication {}
