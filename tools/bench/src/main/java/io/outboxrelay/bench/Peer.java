@@ -16,7 +16,9 @@ enum Peer {
     @Override
     Prepared prepare(BenchEnv env, PeerOptions options, PeerSource source) {
       String setup =
-          "the relay's distribution, -Xmx"
+          "the relay's distribution, CDC on "
+              + source.label()
+              + ", -Xmx"
               + env.relayEnv().getOrDefault("OUTBOX_RELAY_HEAP", "256m")
               + " and its launcher's JVM options"
               + (env.relaySettings().isEmpty()

@@ -20,15 +20,15 @@ import org.slf4j.LoggerFactory;
  * The peers group (and the pg-cdc group): the relay beside what a user would run instead, each on
  * its own fresh outbox database of the {@link PeerSource}'s server (the shared MariaDB, or a
  * private PostgreSQL) and its own topics (three partitions, {@code LogAppendTime}), with the same
- * backlog rows and the same steady load. Per pipeline and round: the first start records the log
- * position (the binlog's, or a new replication slot's) (one event written and published proves it),
- * the pipeline is stopped, the backlog written, the pipeline started again and timed from its
- * process start to the broker's append of the backlog's first and last event; then a steady load at
- * a fixed rate for its latency. The pipeline JVM's CPU and peak RSS come from /proc. Every event is
- * then looked up by id on the topics and compared with its row: a pipeline that lost one, or
- * published one otherwise, has no figures. Rounds alternate the pipelines' order. A pipeline that
- * cannot run here (its distribution could not be downloaded, no Java runtime it needs is installed)
- * is named with the reason, and the others run.
+ * backlog rows and the same steady load. Per pipeline and round: the first start records where the
+ * log ends (the binlog's position, or a new replication slot's; one event written and published
+ * proves it), the pipeline is stopped, the backlog written, the pipeline started again and timed
+ * from its process start to the broker's append of the backlog's first and last event; then a
+ * steady load at a fixed rate for its latency. The pipeline JVM's CPU and peak RSS come from /proc.
+ * Every event is then looked up by id on the topics and compared with its row: a pipeline that lost
+ * one, or published one otherwise, has no figures. Rounds alternate the pipelines' order. A
+ * pipeline that cannot run here (its distribution could not be downloaded, no Java runtime it needs
+ * is installed) is named with the reason, and the others run.
  */
 final class PeerBench {
 
