@@ -43,11 +43,15 @@ import java.util.Set;
  * once into {@code ~/.cache/outbox-relay-bench}) on the Java runtime {@code --server-java} (else
  * one of 21 or newer found in /usr/lib/jvm) with {@code -Xmx} {@code --server-heap} (1g) and its
  * {@code application.properties} entries changed by {@code --server-set}, and prints them side by
- * side. The relay is the distribution mvn package builds, or the one named by the environment
- * variable {@code OUTBOX_RELAY_DIST} (an {@code outbox-relay} directory: a saved older build, to
- * run old against new). The exactly-once group ({@link GuaranteeBench}) runs the relay with each
- * {@code --guarantees} (both by default) {@code --guarantee-rounds} times (4), alternated: a drain
- * of {@code --events}, then {@code --rate} for {@code --seconds}, read by a {@code read_committed}
+ * side. The pg-cdc group ({@link PgCdcBench}) does the same on a private PostgreSQL for the relay's
+ * CDC there and Debezium Server's PostgreSQL connector ({@code --peers}, the two by default), with
+ * a smoke run's backlog and load unless {@code --events} and {@code --seconds} are given ({@link
+ * PgCdcBench#DEFAULT_EVENTS}, {@link PgCdcBench#DEFAULT_SECONDS}), and checks its targets. The
+ * relay is the distribution mvn package builds, or the one named by the environment variable {@code
+ * OUTBOX_RELAY_DIST} (an {@code outbox-relay} directory: a saved older build, to run old against
+ * new). The exactly-once group ({@link GuaranteeBench}) runs the relay with each {@code
+ * --guarantees} (both by default) {@code --guarantee-rounds} times (4), alternated: a drain of
+ * {@code --events}, then {@code --rate} for {@code --seconds}, read by a {@code read_committed}
  * consumer; then {@code --guarantee-fault-runs} fault runs per guarantee (1; 0: none) at {@code
  * --recovery-rate} with {@code --recovery-seconds} of load around each fault ({@link
  * GuaranteeFaultRun}), and prints a table of its own ({@link GuaranteeTable}). The pinned-xmin
@@ -72,6 +76,7 @@ public final class Bench {
           "recovery",
           "writer",
           "peers",
+          "pg-cdc",
           "switch",
           "exactly-once",
           "pinned-xmin");
@@ -93,6 +98,9 @@ public final class Bench {
           + "peers: --peers relay,connect,server --peer-rounds N (2) --connect-heap SIZE"
           + " --connect-set KEY=VALUE --server-version V --server-java JDK --server-heap SIZE"
           + " --server-set KEY=VALUE\n"
+          + "pg-cdc (PostgreSQL): --events N (2000 for this group unless given) --seconds S (5"
+          + " unless given) --rate R --peers relay,server --peer-rounds N and the server options"
+          + " of peers\n"
           + "switch: --switch-flush-ms 1000,10000,60000 --switch-rate R (200) --switch-seconds S"
           + " (10)\n"
           + "exactly-once: --guarantees at-least-once,exactly-once --guarantee-rounds N (4)"
@@ -140,6 +148,8 @@ public final class Bench {
     Path work = Files.createTempDirectory("outbox-bench");
     ResultTable table = new ResultTable();
     PeerTable peers = new PeerTable();
+    PeerTable pgCdc =
+        new PeerTable("PostgreSQL CDC (pg-cdc): the relay beside Debezium Server, same rows");
     GuaranteeTable guarantees = new GuaranteeTable();
     PinnedXminTable pinnedXmin = new PinnedXminTable();
     boolean kafkaNeeded = !WITHOUT_KAFKA.containsAll(o.only);
@@ -157,8 +167,22 @@ public final class Bench {
         Quiet.await(mariaDb, "peers");
         System.err.println(
             "peers: " + o.peers.stream().map(Peer::label).toList() + " on the same rows...");
-        new PeerBench(env, o.peerOptions())
+        new PeerBench(env, o.peerOptions(), new MariaDbPeerSource(mariaDb))
             .run(peers, o.peers, o.peerRounds, o.events, o.rate, Duration.ofSeconds(o.seconds));
+      }
+      if (o.only.contains("pg-cdc")) {
+        System.err.println(
+            "pg-cdc: "
+                + o.pgCdcPeers().stream().map(Peer::label).toList()
+                + " on a private PostgreSQL, same rows...");
+        new PgCdcBench(env, o.peerOptions())
+            .run(
+                pgCdc,
+                o.pgCdcPeers(),
+                o.peerRounds,
+                o.pgCdcEvents(),
+                o.rate,
+                Duration.ofSeconds(o.pgCdcSeconds()));
       }
       if (o.only.contains("switch")) {
         System.err.println("switch: Kafka Connect to the relay with position import...");
@@ -191,7 +215,7 @@ public final class Bench {
                 o.vacuumStandIn);
       }
     }
-    print(table, peers, guarantees, pinnedXmin, work, kafkaNeeded);
+    print(table, List.of(peers, pgCdc), guarantees, pinnedXmin, work, kafkaNeeded);
   }
 
   /** The throughput groups: the raw producer, CDC, polling, claim strategies. */
@@ -273,7 +297,7 @@ public final class Bench {
 
   private static void print(
       ResultTable table,
-      PeerTable peers,
+      List<PeerTable> peerTables,
       GuaranteeTable guarantees,
       PinnedXminTable pinnedXmin,
       Path work,
@@ -286,8 +310,10 @@ public final class Bench {
     if (!table.isEmpty()) {
       System.out.println(table.render());
     }
-    if (!peers.isEmpty()) {
-      System.out.println(peers.render());
+    for (PeerTable peers : peerTables) {
+      if (!peers.isEmpty()) {
+        System.out.println(peers.render());
+      }
     }
     if (!guarantees.isEmpty()) {
       System.out.println(guarantees.render());

@@ -18,6 +18,7 @@ final class BenchOptions {
 
   Set<String> only = Set.copyOf(Bench.GROUPS);
   int events = 100_000;
+  boolean eventsGiven;
   List<Integer> drainWorkers = PollingDrainBench.WORKERS;
   int claimEvents = 20_000;
   int consumerEvents = 10_000;
@@ -26,6 +27,7 @@ final class BenchOptions {
   int rate = 2_000;
   boolean rateGiven;
   int seconds = 30;
+  boolean secondsGiven;
   List<RecoveryBench.Fault> recoveryFaults = RecoveryBench.faults();
   int recoveryRate = 1_000;
   int recoverySeconds = 20;
@@ -37,6 +39,7 @@ final class BenchOptions {
   int headers;
   String rowImage = "FULL";
   List<Peer> peers = Peer.ALL;
+  boolean peersGiven;
   int peerRounds = 2;
   String connectHeap = "1g";
   List<Long> switchFlushMs = List.of(1_000L, 10_000L, 60_000L);
@@ -63,6 +66,23 @@ final class BenchOptions {
   /** The pinned-xmin group's rate: {@code --rate} when given, else its own default. */
   int pinnedXminRate() {
     return rateGiven ? rate : PinnedXminBench.DEFAULT_RATE;
+  }
+
+  /** The pg-cdc group's backlog: {@code --events} when given, else a smoke run's. */
+  int pgCdcEvents() {
+    return eventsGiven ? events : PgCdcBench.DEFAULT_EVENTS;
+  }
+
+  /**
+   * The pg-cdc group's seconds of steady load: {@code --seconds} when given, else a smoke run's.
+   */
+  int pgCdcSeconds() {
+    return secondsGiven ? seconds : PgCdcBench.DEFAULT_SECONDS;
+  }
+
+  /** The pg-cdc group's pipelines: {@code --peers} when given, else the relay and the server. */
+  List<Peer> pgCdcPeers() {
+    return peersGiven ? peers : PgCdcBench.DEFAULT_PEERS;
   }
 
   /** The peers group's settings of the pipelines beside the relay. */
@@ -100,7 +120,10 @@ final class BenchOptions {
     }
     switch (option) {
       case "--only" -> only = Set.of(value.split(","));
-      case "--events" -> events = Integer.parseInt(value);
+      case "--events" -> {
+        events = positive(option, value);
+        eventsGiven = true;
+      }
       case "--drain-workers" ->
           drainWorkers = Arrays.stream(value.split(",")).map(Integer::valueOf).toList();
       case "--claim-events" -> claimEvents = Integer.parseInt(value);
@@ -111,7 +134,10 @@ final class BenchOptions {
         rate = Integer.parseInt(value);
         rateGiven = true;
       }
-      case "--seconds" -> seconds = Integer.parseInt(value);
+      case "--seconds" -> {
+        seconds = Integer.parseInt(value);
+        secondsGiven = true;
+      }
       case "--recovery-faults" -> recoveryFaults = faults(value);
       case "--recovery-rate" -> recoveryRate = Integer.parseInt(value);
       case "--recovery-seconds" -> recoverySeconds = Integer.parseInt(value);
@@ -122,7 +148,10 @@ final class BenchOptions {
       case "--big-transaction" -> bigTransaction = Integer.parseInt(value);
       case "--headers" -> headers = nonNegative(option, value);
       case "--binlog-row-image" -> rowImage = value.toUpperCase(Locale.ROOT);
-      case "--peers" -> peers = Peer.named(value);
+      case "--peers" -> {
+        peers = Peer.named(value);
+        peersGiven = true;
+      }
       case "--peer-rounds" -> peerRounds = Integer.parseInt(value);
       case "--connect-heap" -> connectHeap = value;
       case "--connect-set" -> put(connectSettings, value);

@@ -14,20 +14,29 @@ import java.util.TreeMap;
 enum Peer {
   RELAY("relay", "outbox-relay (CDC)") {
     @Override
-    Prepared prepare(BenchEnv env, PeerOptions options) {
+    Prepared prepare(BenchEnv env, PeerOptions options, PeerSource source) {
       String setup =
-          "the relay's distribution, -Xmx"
+          "the relay's distribution, CDC on "
+              + source.label()
+              + ", -Xmx"
               + env.relayEnv().getOrDefault("OUTBOX_RELAY_HEAP", "256m")
               + " and its launcher's JVM options"
               + (env.relaySettings().isEmpty()
                   ? ""
                   : "; settings " + new TreeMap<>(env.relaySettings()));
-      return new Prepared(setup, (db, name, prefix) -> new RelayPipeline(env, db, name, prefix));
+      return new Prepared(
+          setup, (db, name, prefix) -> new RelayPipeline(env, source, db, name, prefix));
     }
   },
   CONNECT("connect", "Kafka Connect + Debezium EventRouter") {
     @Override
-    Prepared prepare(BenchEnv env, PeerOptions options) {
+    Prepared prepare(BenchEnv env, PeerOptions options, PeerSource source)
+        throws PeerUnavailableException {
+      if (!source.hasConnectPlugin()) {
+        throw new PeerUnavailableException(
+            "the bench builds Kafka Connect's plugin for MariaDB only (tools/bench/peers), not for "
+                + source.label());
+      }
       String setup =
           "Kafka Connect 4.1.1 standalone worker, Debezium MariaDB connector and EventRouter"
               + " 3.5.0.Final, -Xmx"
@@ -43,7 +52,8 @@ enum Peer {
   },
   SERVER("server", "Debezium Server + EventRouter") {
     @Override
-    Prepared prepare(BenchEnv env, PeerOptions options) throws PeerUnavailableException {
+    Prepared prepare(BenchEnv env, PeerOptions options, PeerSource source)
+        throws PeerUnavailableException {
       String version = options.serverVersion();
       JavaRuntimes.Jdk java =
           JavaRuntimes.atLeast(
@@ -54,7 +64,9 @@ enum Peer {
       String setup =
           "Debezium Server "
               + version
-              + " (its MariaDB connector, EventRouter and Kafka sink), Java "
+              + " (its "
+              + source.debeziumConnector()
+              + ", EventRouter and Kafka sink), Java "
               + java.version()
               + ", -Xmx"
               + options.serverHeap()
@@ -64,7 +76,7 @@ enum Peer {
       return new Prepared(
           setup,
           (db, name, prefix) ->
-              new ServerPipeline(env, distribution, java, db, name, prefix, options));
+              new ServerPipeline(env, source, distribution, java, db, name, prefix, options));
     }
   };
 
@@ -102,11 +114,12 @@ enum Peer {
 
   /**
    * Gets what the pipeline needs beyond the build (Debezium Server's distribution and a Java
-   * runtime for it).
+   * runtime for it) to run on {@code source}'s databases.
    *
    * @throws PeerUnavailableException when it cannot run here, saying why and what to do
    */
-  abstract Prepared prepare(BenchEnv env, PeerOptions options) throws PeerUnavailableException;
+  abstract Prepared prepare(BenchEnv env, PeerOptions options, PeerSource source)
+      throws PeerUnavailableException;
 
   /**
    * @param ids e.g. {@code relay,connect}

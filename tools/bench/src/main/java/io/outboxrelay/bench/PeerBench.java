@@ -17,17 +17,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The peers group: the relay beside what a user would run instead, each on its own fresh outbox
- * database of the shared MariaDB and its own topics (three partitions, {@code LogAppendTime}), with
- * the same backlog rows and the same steady load. Per pipeline and round: the first start records
- * the binlog position (one event written and published proves it), the pipeline is stopped, the
- * backlog written, the pipeline started again and timed from its process start to the broker's
- * append of the backlog's first and last event; then a steady load at a fixed rate for its latency.
- * The pipeline JVM's CPU and peak RSS come from /proc. Every event is then looked up by id on the
- * topics and compared with its row: a pipeline that lost one, or published one otherwise, has no
- * figures. Rounds alternate the pipelines' order. A pipeline that cannot run here (its distribution
- * could not be downloaded, no Java runtime it needs is installed) is named with the reason, and the
- * others run.
+ * The peers group (and the pg-cdc group): the relay beside what a user would run instead, each on
+ * its own fresh outbox database of the {@link PeerSource}'s server (the shared MariaDB, or a
+ * private PostgreSQL) and its own topics (three partitions, {@code LogAppendTime}), with the same
+ * backlog rows and the same steady load. Per pipeline and round: the first start records where the
+ * log ends (the binlog's position, or a new replication slot's; one event written and published
+ * proves it), the pipeline is stopped, the backlog written, the pipeline started again and timed
+ * from its process start to the broker's append of the backlog's first and last event; then a
+ * steady load at a fixed rate for its latency. The pipeline JVM's CPU and peak RSS come from /proc.
+ * Every event is then looked up by id on the topics and compared with its row: a pipeline that lost
+ * one, or published one otherwise, has no figures. Rounds alternate the pipelines' order. A
+ * pipeline that cannot run here (its distribution could not be downloaded, no Java runtime it needs
+ * is installed) is named with the reason, and the others run.
  */
 final class PeerBench {
 
@@ -35,10 +36,12 @@ final class PeerBench {
 
   private final BenchEnv env;
   private final PeerOptions options;
+  private final PeerSource source;
 
-  PeerBench(BenchEnv env, PeerOptions options) {
+  PeerBench(BenchEnv env, PeerOptions options, PeerSource source) {
     this.env = env;
     this.options = options;
+    this.source = source;
   }
 
   void run(PeerTable table, List<Peer> peers, int rounds, int events, int rate, Duration duration)
@@ -48,7 +51,7 @@ final class PeerBench {
     Map<Peer, Peer.Prepared> prepared = new LinkedHashMap<>();
     for (Peer peer : peers) {
       try {
-        prepared.put(peer, peer.prepare(env, options));
+        prepared.put(peer, peer.prepare(env, options, source));
         table.setup(peer, prepared.get(peer).setup());
       } catch (PeerUnavailableException e) {
         System.err.println(
@@ -62,7 +65,7 @@ final class PeerBench {
         Collections.reverse(order);
       }
       for (Peer peer : order) {
-        Quiet.await(env.mariaDb(), "peers: " + peer.id() + ", round " + round);
+        source.awaitQuiet("peers: " + peer.id() + ", round " + round);
         PeerResult result = runOne(peer, prepared.get(peer), round, backlog, rate, duration);
         LOG.info("{} round {}: {}", peer.id(), round, result.audit().describe());
         table.add(result);
@@ -81,7 +84,7 @@ final class PeerBench {
     String name = "peer-" + peer.id() + "-" + Long.toHexString(System.nanoTime() & 0xffff);
     String prefix = RelaySettings.topicPrefix(name);
     List<String> topics = BenchEvents.AGGREGATE_TYPES.stream().map(t -> prefix + t).toList();
-    try (OutboxDatabase db = OutboxDatabase.on(env.mariaDb());
+    try (OutboxDatabase db = source.newDatabase();
         TopicCounter counter = new TopicCounter(env.bootstrapServers())) {
       counter.createLogAppendTimeTopics(topics, 3);
       Pipeline pipeline = prepared.factory().create(db, name, prefix);
@@ -90,7 +93,7 @@ final class PeerBench {
 
       Backlog.write(db, backlog);
       backlog.forEach(e -> expected.add(e.eventId()));
-      Quiet.await(env.mariaDb(), "the " + peer.id() + " drain");
+      source.awaitQuiet("the " + peer.id() + " drain");
       long startedMillis = System.currentTimeMillis();
       Pipeline.Started started = pipeline.start(name + "-r" + round);
       try {
@@ -138,7 +141,7 @@ final class PeerBench {
   }
 
   /**
-   * The pipeline's first start: it records where the binlog ends, publishes one event written after
+   * The pipeline's first start: it records where the log ends, publishes one event written after
    * that, and stores its position when stopped.
    *
    * @return the event's id

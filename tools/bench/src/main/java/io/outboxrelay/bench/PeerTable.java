@@ -23,9 +23,23 @@ final class PeerTable {
   private final Map<Peer, List<PeerResult>> results = new LinkedHashMap<>();
   private final Map<Peer, String> setups = new LinkedHashMap<>();
   private final Map<Peer, String> unavailable = new LinkedHashMap<>();
+  private final List<String> notes = new ArrayList<>();
+  private final String title;
   private int backlog;
   private int rate;
   private long seconds;
+
+  /** A table without a title line (the peers group's). */
+  PeerTable() {
+    this(null);
+  }
+
+  /**
+   * @param title a line printed above the table, or {@code null} for none
+   */
+  PeerTable(String title) {
+    this.title = title;
+  }
 
   /** The load every pipeline gets, for the row labels. */
   void conditions(int backlog, int rate, long seconds) {
@@ -43,6 +57,46 @@ final class PeerTable {
   /** A pipeline that could not run, and why, for the lines under the table. */
   void unavailable(Peer peer, String reason) {
     unavailable.put(peer, reason);
+  }
+
+  /** A line printed under the table after the pipelines' lines (a target and how it went). */
+  void note(String line) {
+    notes.add(line);
+  }
+
+  /**
+   * The median of a figure over a pipeline's complete rounds (those whose audit found every event
+   * as its row says).
+   *
+   * @return the median, or {@code NaN} when no complete round has the figure
+   */
+  double median(Peer peer, ToDoubleFunction<PeerResult> figure) {
+    double[] v = values(results.getOrDefault(peer, List.of()), figure);
+    if (v.length == 0) {
+      return Double.NaN;
+    }
+    Arrays.sort(v);
+    int mid = v.length / 2;
+    return v.length % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+  }
+
+  /**
+   * The highest value of a figure over a pipeline's complete rounds.
+   *
+   * @return the highest, or {@code NaN} when no complete round has the figure
+   */
+  double max(Peer peer, ToDoubleFunction<PeerResult> figure) {
+    return Arrays.stream(values(results.getOrDefault(peer, List.of()), figure))
+        .max()
+        .orElse(Double.NaN);
+  }
+
+  private static double[] values(List<PeerResult> rounds, ToDoubleFunction<PeerResult> figure) {
+    return rounds.stream()
+        .filter(r -> r.audit().complete())
+        .mapToDouble(figure)
+        .filter(v -> !Double.isNaN(v))
+        .toArray();
   }
 
   void add(PeerResult result) {
@@ -90,7 +144,8 @@ final class PeerTable {
 
   String render() {
     List<Peer> peers = new ArrayList<>(results.keySet());
-    StringBuilder sb = new StringBuilder("| figure |");
+    StringBuilder sb = new StringBuilder(title == null ? "" : title + "\n\n");
+    sb.append("| figure |");
     peers.forEach(p -> sb.append(' ').append(p.label()).append(" |"));
     sb.append("\n|---|").append("---|".repeat(peers.size())).append('\n');
     for (Row row : rows()) {
@@ -104,6 +159,7 @@ final class PeerTable {
     unavailable.forEach(
         (peer, reason) ->
             sb.append("- ").append(peer.label()).append(": not run, ").append(reason).append('\n'));
+    notes.forEach(n -> sb.append("- ").append(n).append('\n'));
     return sb.toString();
   }
 
@@ -118,12 +174,7 @@ final class PeerTable {
 
   /** Each complete round's value; from four rounds on, the median and the range. */
   private static String cell(List<PeerResult> rounds, Row row) {
-    double[] values =
-        rounds.stream()
-            .filter(r -> r.audit().complete())
-            .mapToDouble(row.value())
-            .filter(v -> !Double.isNaN(v))
-            .toArray();
+    double[] values = values(rounds, row.value());
     String f = row.format();
     if (values.length == 0) {
       return "-";

@@ -7,18 +7,21 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 /**
- * The relay in CDC mode, from its distribution, with the benchmark's relay options ({@code
- * --relay-heap}, {@code --relay-set}...; its heap is 256 MB unless set).
+ * The relay in CDC mode, from its distribution, with what it needs on the run's database ({@link
+ * PeerSource#relaySettings}) and the benchmark's relay options ({@code --relay-heap}, {@code
+ * --relay-set}...; its heap is 256 MB unless set).
  */
 final class RelayPipeline implements Pipeline {
 
   private final BenchEnv env;
   private final Path config;
 
-  RelayPipeline(BenchEnv env, OutboxDatabase db, String name, String topicPrefix) {
+  RelayPipeline(
+      BenchEnv env, PeerSource source, OutboxDatabase db, String name, String topicPrefix) {
     this.env = env;
     RelaySettings settings =
-        RelaySettings.cdc(db, env.bootstrapServers(), name)
+        source
+            .relaySettings(db, env.bootstrapServers(), name)
             .with("router.topic.template", topicPrefix + "${aggregate_type}")
             .with("relay.stats.interval", "10s");
     this.config = env.writeConfig(settings, name);

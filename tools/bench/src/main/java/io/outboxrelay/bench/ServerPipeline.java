@@ -3,7 +3,6 @@ package io.outboxrelay.bench;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.stack.ChildProcess;
 import io.outboxrelay.testsupport.stack.FreePorts;
-import io.outboxrelay.testsupport.stack.KafkaConnectWorker;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -16,14 +15,15 @@ import java.util.TreeMap;
 
 /**
  * Debezium Server (a child JVM of its own distribution, {@link ServerDistribution}) with Debezium's
- * MariaDB connector, the outbox {@code EventRouter} and its Kafka sink, configured as a user would
- * in {@code config/application.properties}: the connector and the router as the Kafka Connect
- * pipeline has them ({@link DebeziumSettings}), the router's key, value and headers as their UTF-8
- * bytes, offsets and schema history in files of the pipeline's directory. Debezium Server's,
- * Debezium's and the producer's defaults otherwise (among them Debezium's {@code poll.interval.ms},
- * 500 ms, {@code max.batch.size}, 2,048, and the offsets flushed every 60 s and at a stop), unless
- * {@code --server-set} changes a property; the JVM runs with the heap given to the benchmark and
- * the JVM's defaults otherwise, as the server's {@code run.sh} starts it.
+ * connector for the run's database ({@link PeerSource}: MariaDB, or PostgreSQL with {@code
+ * pgoutput}), the outbox {@code EventRouter} and its Kafka sink, configured as a user would in
+ * {@code config/application.properties}: the connector and the router as the Kafka Connect pipeline
+ * has them ({@link DebeziumSettings}), the router's key, value and headers as their UTF-8 bytes,
+ * offsets (and on MariaDB the schema history) in files of the pipeline's directory. Debezium
+ * Server's, Debezium's and the producer's defaults otherwise (among them Debezium's {@code
+ * poll.interval.ms}, 500 ms, {@code max.batch.size}, 2,048, and the offsets flushed every 60 s and
+ * at a stop), unless {@code --server-set} changes a property; the JVM runs with the heap given to
+ * the benchmark and the JVM's defaults otherwise, as the server's {@code run.sh} starts it.
  */
 final class ServerPipeline implements Pipeline {
 
@@ -36,9 +36,11 @@ final class ServerPipeline implements Pipeline {
   private final JavaRuntimes.Jdk java;
   private final String heap;
   private final Map<String, String> properties;
+  private final String capturingLine;
 
   ServerPipeline(
       BenchEnv env,
+      PeerSource source,
       ServerDistribution distribution,
       JavaRuntimes.Jdk java,
       OutboxDatabase db,
@@ -50,14 +52,23 @@ final class ServerPipeline implements Pipeline {
     this.distribution = distribution;
     this.java = java;
     this.heap = options.serverHeap();
+    this.capturingLine = source.debeziumCapturingLine();
     this.properties =
-        properties(db, name, topicPrefix, env.bootstrapServers(), dir, options.serverSettings());
+        properties(
+            source.debeziumSettings(db, name, dir),
+            topicPrefix,
+            env.bootstrapServers(),
+            dir,
+            options.serverSettings());
   }
 
-  /** The server's {@code application.properties}, but for its HTTP port. */
+  /**
+   * The server's {@code application.properties}, but for its HTTP port.
+   *
+   * @param connector the connector's settings, without the {@code debezium.source.} prefix
+   */
   static Map<String, String> properties(
-      OutboxDatabase db,
-      String name,
+      Map<String, String> connector,
       String topicPrefix,
       String bootstrap,
       Path dir,
@@ -75,17 +86,11 @@ final class ServerPipeline implements Pipeline {
     p.put("debezium.format.value", "simplestring");
     p.put("debezium.format.header", "clientprovided");
     p.put("debezium.format.header.class", "org.apache.kafka.connect.storage.StringConverter");
-    DebeziumSettings.putAll(p, "debezium.source.", DebeziumSettings.mariaDbConnector(db, name));
+    DebeziumSettings.putAll(p, "debezium.source.", connector);
     p.put(
         "debezium.source.offset.storage",
         "org.apache.kafka.connect.storage.FileOffsetBackingStore");
     p.put("debezium.source.offset.storage.file.filename", dir.resolve("offsets.dat").toString());
-    p.put(
-        "debezium.source.schema.history.internal",
-        "io.debezium.storage.file.history.FileSchemaHistory");
-    p.put(
-        "debezium.source.schema.history.internal.file.filename",
-        dir.resolve("schema-history.dat").toString());
     p.put("debezium.transforms", "outbox");
     DebeziumSettings.putAll(
         p, "debezium.transforms.outbox.", DebeziumSettings.eventRouter(topicPrefix));
@@ -122,7 +127,7 @@ final class ServerPipeline implements Pipeline {
 
       @Override
       public void awaitCapturing() {
-        server.awaitLogLine(KafkaConnectWorker.BINLOG_CONNECTED, Duration.ofSeconds(120));
+        server.awaitLogLine(capturingLine, Duration.ofSeconds(120));
       }
 
       @Override
