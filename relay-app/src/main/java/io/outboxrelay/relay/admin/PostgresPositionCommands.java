@@ -362,21 +362,9 @@ public final class PostgresPositionCommands {
       return;
     }
     ensureOffsetsTable(c);
-    stored = storedRow(c, true);
-    if (stored.isPresent()) {
-      c.rollback();
-      throw AdminException.usage(
-          "a position of relay "
-              + config.name()
-              + " was stored while the command ran: a relay is running; nothing was changed");
-    }
-    Map<String, Object> offset = new LinkedHashMap<>(found.offset());
-    offset.remove("snapshot");
-    offset.remove("last_snapshot_record");
-    OffsetsRow.writeOffset(
-        c, config.cdc().offsetsTable(), config.name(), Optional.empty(), json(offset));
-    // Copied in this transaction, before the commit: a failed commit leaves a slot without a
-    // position, which the next import refuses and the relay streams from (no loss).
+    c.rollback();
+    // PostgreSQL creates a slot only in a transaction without a transaction id: first the copy,
+    // then the position; should the position not be stored, the copy is dropped again.
     try (PreparedStatement ps =
         c.prepareStatement("SELECT pg_copy_logical_replication_slot(?, ?, false, 'pgoutput')")) {
       ps.setString(1, connectorSlot);
@@ -384,6 +372,25 @@ public final class PostgresPositionCommands {
       ps.executeQuery().close();
     }
     c.commit();
+    try {
+      stored = storedRow(c, true);
+      if (stored.isPresent()) {
+        throw AdminException.usage(
+            "a position of relay "
+                + config.name()
+                + " was stored while the command ran: a relay is running; nothing was changed");
+      }
+      Map<String, Object> offset = new LinkedHashMap<>(found.offset());
+      offset.remove("snapshot");
+      offset.remove("last_snapshot_record");
+      OffsetsRow.writeOffset(
+          c, config.cdc().offsetsTable(), config.name(), Optional.empty(), json(offset));
+      c.commit();
+    } catch (SQLException | AdminException | RuntimeException e) {
+      c.rollback();
+      dropCopiedSlot(c);
+      throw e;
+    }
     LOG.info(
         "operator {} imported the position {} of connector {} ({}) and a copy of replication slot"
             + " {} as the position and slot of relay {} on {}",
@@ -469,6 +476,19 @@ public final class PostgresPositionCommands {
               + " a publication was created without it";
     }
     return refusal;
+  }
+
+  private void dropCopiedSlot(Connection c) {
+    try (PreparedStatement ps = c.prepareStatement("SELECT pg_drop_replication_slot(?)")) {
+      ps.setString(1, slot);
+      ps.executeQuery().close();
+      c.commit();
+    } catch (SQLException e) {
+      LOG.warn(
+          "cannot drop replication slot {} made by the import: {}; drop it by hand",
+          slot,
+          Connections.oneLine(e));
+    }
   }
 
   private static String json(Map<String, Object> offset) {
