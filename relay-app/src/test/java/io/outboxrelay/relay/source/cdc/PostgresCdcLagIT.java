@@ -3,7 +3,6 @@ package io.outboxrelay.relay.source.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.relay.testing.InProcessRelays;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
@@ -42,7 +41,7 @@ class PostgresCdcLagIT {
   @TempDir Path dir;
   private OutboxDatabase db;
   private TestTopics topics;
-  private final InProcessRelays relays = new InProcessRelays();
+  private final List<RelayProcess> processes = new java.util.ArrayList<>();
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -54,7 +53,7 @@ class PostgresCdcLagIT {
 
   @AfterEach
   void tearDown() {
-    relays.close();
+    processes.forEach(RelayProcess::close);
     db.close();
   }
 
@@ -77,7 +76,18 @@ class PostgresCdcLagIT {
     try (leader) {
       leader.awaitReady();
       int port = FreePorts.findFreePort();
-      relays.start(settings().with("http.port", String.valueOf(port)));
+      RelayProcess standby =
+          RelayProcess.start(
+              "relay-b",
+              dir,
+              "run",
+              "--config",
+              settings()
+                  .with("http.port", String.valueOf(port))
+                  .writeTo(dir.resolve("b.properties"))
+                  .toString());
+      processes.add(standby);
+      standby.process().awaitLogLine(".*\\] standby \\(holder.*", Duration.ofSeconds(90));
       Ledger ledger = topics.newLedger().semanticPayloads();
       RawOutboxInserts.write(db, ledger, List.of(TestEvent.of("order", "o-1", 1)));
       topics.readAll(ledger, Duration.ofSeconds(60));

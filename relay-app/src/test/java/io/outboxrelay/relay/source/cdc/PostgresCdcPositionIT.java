@@ -255,7 +255,9 @@ class PostgresCdcPositionIT {
           .contains("confirmed")
           .contains("would skip what lies between")
           .contains("nothing was changed");
-      assertThat(query("SELECT COUNT(*) FROM outbox_relay_offsets")).isEqualTo("0");
+      assertThat(query("SELECT to_regclass('outbox_relay_offsets') IS NULL"))
+          .as("nothing stored: the relay never ran, and its offsets table was not created")
+          .isEqualTo("true");
 
       Path file = offsetsFile(offset);
       assertThat(importing(0, file, connectorSlot, false).out()).contains("dry run");
