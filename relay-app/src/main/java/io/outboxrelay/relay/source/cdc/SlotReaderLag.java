@@ -2,28 +2,21 @@ package io.outboxrelay.relay.source.cdc;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.outboxrelay.relay.config.SourceFlavor;
-import io.outboxrelay.relay.source.SqlDialect;
-import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.OptionalDouble;
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
 
 /**
- * How far a CDC relay on PostgreSQL is behind the server, in seconds: {@code
- * outbox_relay_oldest_unpublished_age_seconds}, measured as on MariaDB.
- *
- * <p>On the leader: 0 when its walsender has sent everything the server has written ({@code
- * pg_stat_replication.sent_lsn} at {@code pg_current_wal_lsn()}), else Debezium's {@code
- * MilliSecondsBehindSource}, the time from the commit of the last event read to its reading. On a
- * standby, or a leader whose reader is reconnecting: from the committed position, 0 when nothing
- * was written past it, else the age of its last event ({@code ts_usec}) by the database clock; this
- * includes what the leader published after its last commit (at most {@code cdc.commit.interval} of
- * events) and, on a quiet outbox, up to a heartbeat interval. Stateless.
+ * {@code outbox_relay_oldest_unpublished_age_seconds} of a CDC relay on PostgreSQL, leader and
+ * standby alike, from the committed position (what Kafka acknowledged and the relay stored) by the
+ * database clock: 0 when the server has written nothing past it, else the age of its last event
+ * ({@code ts_usec}). Heartbeats move the position while the outbox is quiet, so there it stays
+ * below about {@code cdc.heartbeat.interval} plus {@code cdc.commit.interval}; with Kafka down, or
+ * the reader behind, or no leader publishing, it grows. (Debezium's {@code
+ * MilliSecondsBehindSource}, MariaDB's measure, is not used: on PostgreSQL the heartbeat messages
+ * carry the last transaction's commit time, so it grows on a quiet outbox.) Stateless.
  */
 final class SlotReaderLag {
 
@@ -42,22 +35,6 @@ final class SlotReaderLag {
    */
   static OptionalDouble seconds(Connection c, String relayName, String offsetsTable)
       throws SQLException {
-    String slot = PostgresReplication.slotName(relayName);
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT (pg_current_wal_lsn() - r.sent_lsn)::bigint FROM pg_replication_slots s JOIN"
-                + " pg_stat_replication r ON r.pid = s.active_pid WHERE s.slot_name = ?")) {
-      ps.setString(1, slot);
-      try (ResultSet rs = ps.executeQuery()) {
-        Long millisBehind = millisBehindSource(relayName);
-        if (rs.next() && millisBehind != null) {
-          long behind = rs.getLong(1);
-          if (!rs.wasNull()) {
-            return OptionalDouble.of(behind <= 0 ? 0 : Math.max(0, millisBehind) / 1e3);
-          }
-        }
-      }
-    }
     return fromCommittedPosition(c, relayName, offsetsTable);
   }
 
@@ -117,27 +94,5 @@ final class SlotReaderLag {
       }
     }
     return found;
-  }
-
-  /** Debezium's streaming {@code MilliSecondsBehindSource} of this relay's engine, or null. */
-  private static Long millisBehindSource(String relayName) {
-    MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-    try {
-      for (ObjectName name :
-          server.queryNames(
-              new ObjectName(
-                  "debezium."
-                      + SqlDialect.of(SourceFlavor.POSTGRESQL).connectorType()
-                      + ":type=connector-metrics,context=streaming,server="
-                      + relayName
-                      + ",*"),
-              null)) {
-        Object v = server.getAttribute(name, "MilliSecondsBehindSource");
-        return v instanceof Number n ? n.longValue() : 0L;
-      }
-    } catch (Exception e) {
-      // not registered (yet)
-    }
-    return null;
   }
 }

@@ -64,7 +64,7 @@ class PostgresCdcLagIT {
   }
 
   @Test
-  void isZeroOnACaughtUpLeaderAndGrowsWhileNobodyPublishes() throws Exception {
+  void staysSmallWhileTheLeaderKeepsUpAndGrowsWhileNobodyPublishes() throws Exception {
     // The leader, a process of its own so that it can be frozen.
     RelayProcess leader =
         RelayProcess.start(
@@ -116,10 +116,11 @@ class PostgresCdcLagIT {
       Ledger.Result result = ledger.check(topics.readAll(ledger, Duration.ofSeconds(90)));
       assertThat(result.lost()).as(result.summary()).isZero();
       assertThat(result.outOfOrder()).as(result.summary()).isZero();
-      // The standby leads now and has read everything: 0 once the writer stopped.
+      // The standby leads now and has published everything: once the writer stopped, its
+      // committed position follows the heartbeats (every 500 ms, committed every 100 ms).
       await()
           .atMost(Duration.ofSeconds(40))
-          .untilAsserted(() -> assertThat(age(port)).isEqualTo(0.0));
+          .untilAsserted(() -> assertThat(age(port)).isNotNull().isLessThan(2.0));
       leader.process().resume();
     }
   }
