@@ -5,6 +5,7 @@ import io.outboxrelay.relay.admin.ConnectOffsets;
 import io.outboxrelay.relay.admin.Operator;
 import io.outboxrelay.relay.admin.PositionCommands;
 import io.outboxrelay.relay.admin.PositionImport;
+import io.outboxrelay.relay.admin.PostgresPositionCommands;
 import io.outboxrelay.relay.config.RelayConfig;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -24,6 +25,11 @@ import picocli.CommandLine.Option;
     })
 final class PositionCommand extends CommandGroup {
 
+  /** Whether the configuration is CDC on PostgreSQL (a slot and an LSN, not a binlog). */
+  static boolean postgres(RelayConfig config) {
+    return config.cdc() != null && !config.source().flavor().readsBinlog();
+  }
+
   /** {@code position show}. */
   @Command(
       name = "show",
@@ -37,7 +43,16 @@ final class PositionCommand extends CommandGroup {
     boolean json;
 
     @Override
+    boolean knowsPostgresCdc() {
+      return true;
+    }
+
+    @Override
     void run(RelayConfig config, PrintWriter out) throws AdminException {
+      if (postgres(config)) {
+        new PostgresPositionCommands(config, out, Operator.current()).show(json);
+        return;
+      }
       new PositionCommands(config, out, Operator.current()).show(json);
     }
   }
@@ -72,7 +87,16 @@ final class PositionCommand extends CommandGroup {
     }
 
     @Override
+    boolean knowsPostgresCdc() {
+      return true;
+    }
+
+    @Override
     void run(RelayConfig config, PrintWriter out) throws AdminException {
+      if (postgres(config)) {
+        new PostgresPositionCommands(config, out, Operator.current()).resetToCurrent(yes);
+        return;
+      }
       new PositionCommands(config, out, Operator.current()).resetToCurrent(yes);
     }
   }
@@ -123,8 +147,21 @@ final class PositionCommand extends CommandGroup {
                 + " relay's kafka.producer security settings apply.")
     String bootstrapServers;
 
+    @Option(
+        names = "--slot",
+        paramLabel = "<name>",
+        description =
+            "PostgreSQL: the connector's replication slot (its slot.name; default debezium),"
+                + " copied as the relay's slot.")
+    String slot;
+
     @Option(names = "--yes", description = "Write it; without it nothing changes.")
     boolean yes;
+
+    @Override
+    boolean knowsPostgresCdc() {
+      return true;
+    }
 
     @Override
     void checkArguments() throws AdminException {
@@ -140,7 +177,10 @@ final class PositionCommand extends CommandGroup {
 
     @Override
     void run(RelayConfig config, PrintWriter out) throws AdminException {
-      PositionImport command = new PositionImport(config, out, Operator.current());
+      boolean postgres = postgres(config);
+      if (slot != null && !postgres) {
+        throw AdminException.usage("--slot is for CDC on PostgreSQL");
+      }
       ConnectOffsets.Found found =
           topic != null
               ? ConnectOffsets.fromTopic(
@@ -152,7 +192,12 @@ final class PositionCommand extends CommandGroup {
                   topic,
                   connector)
               : ConnectOffsets.fromFile(file, connector);
-      command.run(found, yes);
+      if (postgres) {
+        new PostgresPositionCommands(config, out, Operator.current())
+            .importOffset(found, slot != null ? slot : "debezium", yes);
+        return;
+      }
+      new PositionImport(config, out, Operator.current()).run(found, yes);
     }
   }
 }

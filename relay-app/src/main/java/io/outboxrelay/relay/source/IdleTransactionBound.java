@@ -21,7 +21,8 @@ import java.time.Duration;
  *       idle_in_transaction_session_timeout}.
  *   <li>{@link #urlParameter}, for the connections Debezium's position store opens from a URL:
  *       MariaDB {@code idle_write_transaction_timeout}, which leaves a library's read-only
- *       transaction alone.
+ *       transaction alone; PostgreSQL {@code idle_in_transaction_session_timeout} (the driver's
+ *       {@code options}).
  * </ul>
  *
  * <p>MySQL has no such setting: there a frozen process holds its rows until it wakes. Stateless.
@@ -63,9 +64,9 @@ public final class IdleTransactionBound {
    *
    * @param dialect the database
    * @param lease the lease whose takeover the bound must not hold back
-   * @return {@code &sessionVariables=...} to append to a URL that has parameters already, or an
-   *     empty string where there is no such setting (MySQL) or the database has no binlog
-   *     (PostgreSQL)
+   * @return {@code &sessionVariables=...} (MariaDB) or {@code &options=...} (PostgreSQL) to append
+   *     to a URL that has parameters already, or an empty string where there is no such setting
+   *     (MySQL)
    */
   public static String urlParameter(SqlDialect dialect, Duration lease) {
     return dialect.idleWriteTransactionUrlParameter(seconds(lease));

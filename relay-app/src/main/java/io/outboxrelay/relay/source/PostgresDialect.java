@@ -199,9 +199,15 @@ final class PostgresDialect implements SqlDialect {
     return "SET idle_in_transaction_session_timeout = " + seconds * 1000;
   }
 
+  /**
+   * {@code idle_in_transaction_session_timeout} through the driver's {@code options} (URL-encoded
+   * {@code -c name=value}): the CDC position store's transaction locks the relay's offset rows and
+   * the leadership row, and a leader frozen in it (SIGSTOP, a long pause) would otherwise hold a
+   * new leader's position commits, and with them its publishing, until it woke.
+   */
   @Override
   public String idleWriteTransactionUrlParameter(long seconds) {
-    return "";
+    return "&options=-c%20idle_in_transaction_session_timeout%3D" + seconds * 1000;
   }
 
   @Override

@@ -252,7 +252,12 @@ public final class CdcSource implements OutboxSource {
     r.streaming()
         .whenComplete(
             (ok, error) -> {
-              if (error != null && started) {
+              if (error != null
+                  && started
+                  && !(!SqlDialect.of(config.source().flavor()).hasBinlog()
+                      && lostReplicationConnection(error))) {
+                // (A PostgreSQL connection lost while starting: the engine's completion starts
+                // a new term instead, see onEngineCompletion.)
                 fail(
                     error instanceof RelayFailure rf
                         ? rf
@@ -345,6 +350,24 @@ public final class CdcSource implements OutboxSource {
       return;
     }
     LeaderElection e = election;
+    if (e != null
+        && started
+        && error != null
+        && !SqlDialect.of(config.source().flavor()).hasBinlog()
+        && lostReplicationConnection(error)) {
+      // PostgreSQL stopped or restarted (or the connection broke): the connector gives up its
+      // replication stream. A new term streams again from the committed position once the
+      // database answers; until then the leadership renewals report the outage.
+      LOG.warn(
+          "[{}] the connection of {} to {} was lost ({}); streaming again from the committed"
+              + " position once the database answers",
+          config.logContext(),
+          PostgresReplication.describeSlot(config.name()),
+          config.source().describe(),
+          ErrorClassifier.describe(error));
+      e.abdicate("the replication connection was lost");
+      return;
+    }
     if (e != null && started && error != null && ErrorClassifier.isServerIdTaken(error)) {
       // A reader of this relay.name and server id that leads in another leases table is a replica
       // configured with another cdc.leader.table: retaking would go on for ever, both publishing.
@@ -365,6 +388,31 @@ public final class CdcSource implements OutboxSource {
       return;
     }
     fail(failureFrom(message, error));
+  }
+
+  /**
+   * Whether a PostgreSQL engine failed because its connection to the server was lost: a connection
+   * error (SQLSTATE class 08), the server shutting down or starting ({@code 57P01}-{@code 57P03}),
+   * or the driver's words for a replication stream that broke.
+   */
+  static boolean lostReplicationConnection(Throwable error) {
+    Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    for (Throwable t = error; t != null && seen.add(t); t = t.getCause()) {
+      if (t instanceof SQLException sql && sql.getSQLState() != null) {
+        String state = sql.getSQLState();
+        if (state.startsWith("08") || state.matches("57P0[123]")) {
+          return true;
+        }
+      }
+      String m = t.getMessage();
+      if (m != null
+          && (m.contains("Database connection failed when")
+              || m.contains("An I/O error occurred while sending to the backend")
+              || m.contains("This connection has been closed"))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

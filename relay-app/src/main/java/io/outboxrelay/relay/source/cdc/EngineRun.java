@@ -94,6 +94,11 @@ final class EngineRun {
                   streaming.complete(null); // stopped, or no longer leader
                   return;
                 }
+                if (!dialect.hasBinlog()) {
+                  // A deposed leader's replication connection may still hold the slot.
+                  PostgresSlotTakeover.takeOver(
+                      config, tenure.epoch(), () -> !stopRequested && tenure.mayPublish());
+                }
                 if (!dialect.hasBinlog() && PostgresFirstStart.needed(config, properties)) {
                   if (!new PostgresFirstStart(config, holder, tenure.epoch()).run(consumer)) {
                     streaming.complete(null); // stopped, or no longer leader: nothing to stream

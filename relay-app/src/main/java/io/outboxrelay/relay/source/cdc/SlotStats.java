@@ -98,6 +98,8 @@ public final class SlotStats implements AutoCloseable {
           }
         }
       }
+      SlotReaderLag.seconds(connection, relayName, offsetsTable)
+          .ifPresent(gauges::oldestUnpublishedAge);
       health.up(RelayHealth.Dependency.DATABASE, REPORTER);
     } catch (SQLException e) {
       if (ErrorClassifier.classify(e) != Disposition.STOP) {
