@@ -511,8 +511,9 @@ public final class RelayConfigKeys {
           .doc(
               "The position is committed after a batch once cdc.batch.size events were"
                   + " acknowledged since the last commit or this much time has passed, so small"
-                  + " batches at low rates share one commit. A crash re-publishes at most that"
-                  + " many events; a graceful stop always commits. 0ms commits after every batch.")
+                  + " batches at low rates share one commit. A crash re-publishes those events and the"
+                  + " batch being sent (about two batches at most); a graceful stop always commits."
+                  + " 0ms commits after every batch.")
           .build();
 
   public static final ConfigKey<Duration> CDC_HEARTBEAT_INTERVAL =

@@ -8,8 +8,9 @@ import java.time.Duration;
  * acknowledged since the last commit, or {@code interval} has passed. Under load every batch
  * commits (a full batch reaches {@code maxEvents}); at low rates small batches share one commit,
  * which keeps a durable database round trip off most batches' path. After a crash the events
- * published since the last commit are published again: at most {@code maxEvents} or one interval's
- * worth, whichever is reached first. A graceful stop always commits. Immutable and thread-safe.
+ * published since the last commit are published again: those acknowledged since it (fewer than
+ * {@code maxEvents}, or one interval's worth) and the batch that was being sent, so at most about
+ * two batches. A graceful stop always commits. Immutable and thread-safe.
  */
 final class PositionCommitPolicy implements OffsetCommitPolicy {
 

@@ -98,7 +98,7 @@ class CdcFaultIT {
   }
 
   @Test
-  void losesNothingWhenTheRelayIsKilledMidStreamAndDuplicatesAtMostOneBatch() throws Exception {
+  void losesNothingWhenTheRelayIsKilledMidStreamAndDuplicatesAtMostTwoBatches() throws Exception {
     String bootstrap = LocalStack.shared().kafka().bootstrapServers();
     Path config =
         RelaySettings.cdc(db, bootstrap, name)
@@ -122,7 +122,9 @@ class CdcFaultIT {
     // At-least-once: what was acknowledged after the last committed position is sent again,
     // and a position is committed once a batch's worth of events (cdc.batch.size) was
     // acknowledged since the last commit, or sooner (cdc.commit.interval).
-    assertThat(result.duplicates()).as(result.summary()).isLessThanOrEqualTo(BATCH);
+    // Published again: what Kafka acknowledged since the last position commit (less than a batch,
+    // or what one commit interval gathered) and the batch whose sends the kill interrupted.
+    assertThat(result.duplicates()).as(result.summary()).isLessThanOrEqualTo(2 * BATCH);
     restarted.process().terminate();
     assertThat(restarted.waitFor(Duration.ofSeconds(60))).isZero();
   }

@@ -101,7 +101,7 @@ class PostgresCdcFaultIT {
   }
 
   @Test
-  void losesNothingWhenTheRelayIsKilledUnderASteadyWriterAndDuplicatesAtMostOneBatch()
+  void losesNothingWhenTheRelayIsKilledUnderASteadyWriterAndDuplicatesAtMostTwoBatches()
       throws Exception {
     String bootstrap = LocalStack.shared().kafka().bootstrapServers();
     Path config =
@@ -124,7 +124,9 @@ class PostgresCdcFaultIT {
     assertThat(result.lost()).as(result.summary()).isZero();
     assertThat(result.outOfOrder()).as(result.summary()).isZero();
     assertThat(result.mismatches()).as(result.summary()).isEmpty();
-    assertThat(result.duplicates()).as(result.summary()).isLessThanOrEqualTo(BATCH);
+    // Published again: what Kafka acknowledged since the last position commit (less than a batch,
+    // or what one commit interval gathered) and the batch whose sends the kill interrupted.
+    assertThat(result.duplicates()).as(result.summary()).isLessThanOrEqualTo(2 * BATCH);
     restarted.process().terminate();
     assertThat(restarted.waitFor(Duration.ofSeconds(60))).isZero();
   }
