@@ -115,12 +115,15 @@ final class SlotHandoffToPolling {
     // The snapshot, and a WAL position past every commit it sees.
     c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
     String snapshot = single(c, "SELECT pg_current_wal_insert_lsn()::text");
+    // Idle while the slot is read, holding a snapshot and no lock: the bound comes back after.
+    setIdleBound(c, 0);
     long txId = offset.hasNonNull("txId") ? offset.get("txId").asLong() : -1;
     long processed = offset.hasNonNull("lsn_proc") ? offset.get("lsn_proc").asLong() : -1;
     Unpublished u = unpublished(slot, slotName, snapshot, position, txId, processed);
     String fallback = u.fallback();
     Set<Long> unpublished = u.ids();
     long transactions = u.transactions();
+    setIdleBound(c, 2 * HandoffToCdc.LOCK_WAIT_SECONDS);
     long[] seenAndMarked = HandoffToPolling.mark(h, c, cutoff, fallback, unpublished);
     c.commit();
     c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
@@ -204,6 +207,12 @@ final class SlotHandoffToPolling {
           Set.of(),
           0,
           "replication slot " + slotName + " cannot give its changes: " + r.unreadable());
+    }
+  }
+
+  private void setIdleBound(Connection c, int seconds) throws SQLException {
+    try (Statement st = c.createStatement()) {
+      st.execute(h.dialect.idleTransactionTimeout(seconds));
     }
   }
 

@@ -4,6 +4,7 @@ import io.outboxrelay.relay.config.CdcConfig;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.RelayMode;
 import io.outboxrelay.relay.config.SourceConfig;
+import io.outboxrelay.relay.source.HandoffRecords;
 import io.outboxrelay.relay.source.ModeOwnership;
 import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.SqlDialect;
@@ -160,7 +161,7 @@ final class PostgresPreflight {
     } catch (SQLException e) {
       stored = null; // unreadable: the check of the offsets table says what to grant
     }
-    if (PostgresReplication.isPosition(stored)) {
+    if (PostgresReplication.isPosition(stored) && !handedToPolling(c, config.source())) {
       problems.add(
           "replication slot "
               + slot
@@ -185,6 +186,18 @@ final class PostgresPreflight {
               + max
               + " are taken; raise max_replication_slots (restart needed) or drop an unused slot"
               + " (pg_replication_slots)");
+    }
+  }
+
+  /**
+   * Whether the table's latest hand-off gave it to polling, which drops the slot: the ownership
+   * check then says what to do.
+   */
+  private static boolean handedToPolling(Connection c, SourceConfig source) {
+    try {
+      return HandoffRecords.latest(c, source).map(h -> h.to() == RelayMode.POLLING).orElse(false);
+    } catch (SQLException e) {
+      return false; // unreadable: the ownership check warns
     }
   }
 
