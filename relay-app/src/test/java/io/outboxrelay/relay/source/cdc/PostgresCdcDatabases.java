@@ -45,8 +45,8 @@ final class PostgresCdcDatabases {
    * A database set up by an operator as {@code config/postgresql/relay-grants.sql} says: the relay
    * user has {@code REPLICATION}, {@code SELECT} on the outbox table and its position and
    * leadership tables and {@code SELECT} on the hand-off records, created from {@code
-   * config/postgresql/relay-storage.sql}, and the
-   * publication of {@code relayName} exists; the relay creates nothing but its slot.
+   * config/postgresql/relay-storage.sql}, and the publication of {@code relayName} exists; the
+   * relay creates nothing but its slot.
    *
    * @param server the server
    * @param relayName the relay's name
