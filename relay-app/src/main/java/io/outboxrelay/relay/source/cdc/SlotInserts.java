@@ -68,13 +68,7 @@ public final class SlotInserts {
   public static Result read(Connection c, RelayConfig config, long from, long txId, long processed)
       throws SQLException {
     SourceConfig source = config.source();
-    String table = source.table().toLowerCase(Locale.ROOT);
-    String sequence = source.sequenceColumn().toLowerCase(Locale.ROOT);
-    Map<Integer, Integer> idColumnOf = new HashMap<>(); // relation id -> sequence column index
-    Set<Long> ids = new HashSet<>();
-    long transactions = 0;
-    boolean published = true;
-    boolean current = false; // the transaction txId
+    Decoder decoder = new Decoder(source.table(), source.sequenceColumn(), from, txId, processed);
     boolean autoCommit = c.getAutoCommit();
     c.setAutoCommit(false); // a cursor: the slot may hold much
     try (PreparedStatement ps =
@@ -87,36 +81,7 @@ public final class SlotInserts {
       ps.setString(2, PostgresReplication.publicationName(config.name()));
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          long lsn = rs.getLong(1);
-          ByteBuffer b = ByteBuffer.wrap(rs.getBytes(2));
-          char type = (char) b.get();
-          switch (type) {
-            case 'B' -> {
-              long finalLsn = b.getLong();
-              b.getLong(); // commit time
-              current = (b.getInt() & 0xFFFFFFFFL) == txId;
-              published = Long.compareUnsigned(finalLsn, from) < 0;
-              if (!published) {
-                transactions++;
-              }
-            }
-            case 'R' -> relation(b, table, sequence, idColumnOf);
-            case 'I' -> {
-              int relation = b.getInt();
-              Integer idColumn = idColumnOf.get(relation);
-              boolean seen = current && lsn <= processed; // LSNs stay below 2^63
-              if (idColumn != null && !published && !seen) {
-                b.get(); // 'N': the new row
-                Long id = column(b, idColumn);
-                if (id != null) {
-                  ids.add(id);
-                }
-              }
-            }
-            default -> {
-              // commits, types, origins, messages: nothing to read
-            }
-          }
+          decoder.accept(rs.getLong(1), rs.getBytes(2));
         }
       }
       c.commit();
@@ -133,7 +98,87 @@ public final class SlotInserts {
     } finally {
       c.setAutoCommit(autoCommit);
     }
-    return new Result(ids, transactions, null);
+    return new Result(decoder.ids(), decoder.transactions(), null);
+  }
+
+  /**
+   * Reads {@code pgoutput} protocol 1 messages in the order the slot gives them and keeps the ids
+   * of the outbox rows inserted after the position. Not thread-safe.
+   */
+  static final class Decoder {
+
+    private final String table;
+    private final String sequence;
+    private final long from;
+    private final long txId;
+    private final long processed;
+    private final Map<Integer, Integer> idColumnOf = new HashMap<>(); // relation -> column index
+    private final Set<Long> ids = new HashSet<>();
+    private long transactions;
+    private boolean published = true;
+    private boolean current; // in the transaction txId
+
+    /**
+     * A decoder.
+     *
+     * @param table the outbox table's name
+     * @param sequence its sequence column
+     * @param from the LSN before which transactions committed were published
+     * @param txId the transaction the position is in, or -1
+     * @param processed the LSN of the last published insert of {@code txId}, or -1
+     */
+    Decoder(String table, String sequence, long from, long txId, long processed) {
+      this.table = table.toLowerCase(Locale.ROOT);
+      this.sequence = sequence.toLowerCase(Locale.ROOT);
+      this.from = from;
+      this.txId = txId;
+      this.processed = processed;
+    }
+
+    /**
+     * Reads one message.
+     *
+     * @param lsn the LSN the slot gives the message (an insert's own WAL record)
+     * @param data the message
+     */
+    void accept(long lsn, byte[] data) {
+      ByteBuffer b = ByteBuffer.wrap(data);
+      char type = (char) b.get();
+      switch (type) {
+        case 'B' -> {
+          long finalLsn = b.getLong();
+          b.getLong(); // commit time
+          current = (b.getInt() & 0xFFFFFFFFL) == txId;
+          published = Long.compareUnsigned(finalLsn, from) < 0;
+          if (!published) {
+            transactions++;
+          }
+        }
+        case 'R' -> relation(b, table, sequence, idColumnOf);
+        case 'I' -> {
+          Integer idColumn = idColumnOf.get(b.getInt());
+          boolean seen = current && lsn <= processed; // LSNs stay below 2^63
+          if (idColumn != null && !published && !seen) {
+            b.get(); // 'N': the new row
+            Long id = column(b, idColumn);
+            if (id != null) {
+              ids.add(id);
+            }
+          }
+        }
+        default -> {
+          // commits, types, origins, messages: nothing to read
+        }
+      }
+    }
+
+    Set<Long> ids() {
+      return ids;
+    }
+
+    long transactions() {
+      return transactions;
+    }
   }
 
   /** A relation message: remembers where the sequence column is when it is the outbox table. */

@@ -162,10 +162,7 @@ class PostgresHandoffIT {
     // To polling: long transactions are open across it.
     Cli.Result toPolling = Cli.expect(0, "handoff", "--config", config, "--to", "polling");
     LOG.info("handoff --to polling: {}", toPolling);
-    assertThat(toPolling.out())
-        .contains("to polling")
-        .contains("rows in")
-        .contains("dropped replication slot " + slot);
+    assertThat(toPolling.out()).contains("to polling").contains("dropped replication slot " + slot);
     assertThat(slotStatus(slot)).isEqualTo("gone");
     // A CDC relay now refuses the table: polling's.
     RelayProcess refusedCdc = run("cdc-refused", config);
