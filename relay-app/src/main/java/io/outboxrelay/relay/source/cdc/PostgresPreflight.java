@@ -87,6 +87,8 @@ final class PostgresPreflight {
     checkStorageTable(c, source, cdc.offsetsTable(), "SELECT, INSERT, DELETE", problems);
     checkStorageTable(c, source, cdc.leaderTable(), "SELECT, INSERT, UPDATE", problems);
     if (schema.isPresent()) {
+      BinlogPreflight.checkRetentionColumns(
+          source, cdc, OutboxColumns.read(c, source).keySet(), problems);
       checkOwnership(c, config, problems, warnings);
     }
     if (problems.isEmpty() && createPublication) {

@@ -286,6 +286,62 @@ class PostgresHandoffIT {
   }
 
   @Test
+  void retentionNeverDeletesARowBeforeItsPublicationIsConfirmedThroughAKill() throws Exception {
+    TestTopics topics = TestTopics.fresh(LocalStack.shared().kafka().bootstrapServers(), "pgret");
+    config(topics);
+    String config =
+        RelaySettings.cdc(db, topics.bootstrap(), topics.name())
+            .without("cdc.server.id")
+            .with("cdc.startup.timeout", "30s")
+            .with("cdc.heartbeat.interval", "500ms")
+            .with("cdc.retention", "1s")
+            .with("cdc.retention.interval", "1s")
+            .with("cdc.retention.batch.size", "50")
+            .writeTo(dir.resolve("retention.properties"))
+            .toString();
+    TopicReader reader = topics.reader();
+    Ledger ledger = topics.newLedger().semanticPayloads();
+    RelayProcess first = run("cdc-1", config);
+    first.awaitReady();
+    startWriters(ledger);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> writer.commitMillis().size() - db.outboxRows() > 300);
+    first.process().kill();
+    first.waitFor(Duration.ofSeconds(30));
+    // Nothing publishes or deletes now: every committed event gone from the table is in Kafka.
+    Set<String> committed = new HashSet<>(writer.commitMillis().keySet());
+    committed.addAll(longWriter.commitMillis().keySet());
+    Set<String> inKafka = published(reader.readAll(Duration.ofSeconds(3)));
+    Set<String> inTable = new HashSet<>();
+    try (Connection c = db.app();
+        java.sql.ResultSet rs =
+            c.createStatement().executeQuery("SELECT event_id::text FROM outbox_events")) {
+      while (rs.next()) {
+        inTable.add(rs.getString(1));
+      }
+    }
+    List<String> deletedUnpublished =
+        committed.stream().filter(id -> !inTable.contains(id) && !inKafka.contains(id)).toList();
+    LOG.info(
+        "after the kill: {} committed, {} in the table, {} published",
+        committed.size(),
+        inTable.size(),
+        inKafka.size());
+    assertThat(committed.size() - inTable.size()).as("rows retention deleted").isGreaterThan(300);
+    assertThat(deletedUnpublished).as("rows deleted before they were published").isEmpty();
+
+    RelayProcess second = run("cdc-2", config);
+    second.awaitReady();
+    stopWriters();
+    Ledger.Result result = ledger.check(drain(reader, ledger));
+    stop(second);
+    LOG.info("{}: {}", topics.name(), result.summary());
+    assertThat(result.lost()).as(result.summary()).isZero();
+    assertThat(result.outOfOrder()).as(result.summary()).isZero();
+  }
+
+  @Test
   void aSlotDroppedWhileTheRelayStreamsStopsItWithOneErrorInsteadOfStreamingFromANewSlot()
       throws Exception {
     TestTopics topics = TestTopics.fresh(LocalStack.shared().kafka().bootstrapServers(), "pgdrop");
