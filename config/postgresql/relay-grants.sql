@@ -7,6 +7,9 @@ CREATE ROLE outbox_relay LOGIN PASSWORD 'change-me';
 GRANT SELECT, UPDATE ON outbox_events TO outbox_relay;
 -- Only with polling.retention (deletes old PUBLISHED rows):
 GRANT DELETE ON outbox_events TO outbox_relay;
+-- Where CDC relays and hand-offs leave their traces (config/postgresql/relay-storage.sql), which
+-- polling reads at start to refuse a table CDC serves:
+--   GRANT SELECT ON outbox_relay_leases, outbox_relay_handoffs TO outbox_relay;
 
 -- The relay in CDC mode instead (wal_level=logical; docs/postgresql.md). It streams through a
 -- replication slot and a publication named outbox_relay_<relay.name> (lower case, '.' and '-' as
@@ -17,5 +20,10 @@ GRANT DELETE ON outbox_events TO outbox_relay;
 -- and its position and leadership tables (config/postgresql/relay-storage.sql):
 --   GRANT SELECT, INSERT, DELETE ON outbox_relay_offsets TO outbox_relay;
 --   GRANT SELECT, INSERT, UPDATE ON outbox_relay_leases TO outbox_relay;
+--   GRANT SELECT ON outbox_relay_handoffs TO outbox_relay;
 -- The relay creates the publication itself when it owns the table and has CREATE on the database,
 -- and the two tables when it has CREATE on the schema; Debezium creates the slot.
+-- outbox-relay handoff (CDC <-> polling) besides: it marks rows, records the hand-off and drops
+-- the slot after a hand-off to polling (the relay's own slot: REPLICATION suffices):
+--   GRANT SELECT, UPDATE ON outbox_events TO outbox_relay;
+--   GRANT SELECT, INSERT, UPDATE ON outbox_relay_handoffs TO outbox_relay;

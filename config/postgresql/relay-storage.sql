@@ -22,3 +22,17 @@ CREATE TABLE outbox_relay_leases (
   renewed_at        timestamptz   NOT NULL DEFAULT clock_timestamp(),
   PRIMARY KEY (resource)
 );
+
+-- The record of the table's hand-offs between CDC and polling (outbox-relay handoff): which mode
+-- the table was last handed to, when, by whom, for which CDC relay.name, and whether it finished.
+-- Relays of either mode read it at start; the command creates it when its user may.
+CREATE TABLE outbox_relay_handoffs (
+  resource          varchar(255)  NOT NULL,
+  handed_at         timestamptz   NOT NULL,
+  to_mode           varchar(16)   NOT NULL,
+  relay_name        varchar(255)  NOT NULL,
+  operator          varchar(255)  NOT NULL,
+  finished_at       timestamptz   NULL,
+  summary           varchar(1000) NULL,
+  PRIMARY KEY (resource, handed_at)
+);

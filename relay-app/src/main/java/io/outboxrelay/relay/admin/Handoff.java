@@ -5,6 +5,7 @@ import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.source.HandoffRecords;
 import io.outboxrelay.relay.source.ModeOwnership;
 import io.outboxrelay.relay.source.OutboxColumns;
+import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.relay.source.cdc.OffsetsDdl;
 import java.io.PrintWriter;
 import java.sql.Connection;
@@ -24,7 +25,7 @@ import java.util.Set;
  */
 final class Handoff {
 
-  /** What the command needs of the relay's user, for messages. */
+  /** What the command needs of the relay's user on MariaDB, for messages. */
   static final String NEEDS =
       "handoff needs, for source.user: SELECT, INSERT, UPDATE, DELETE on the outbox table, SELECT,"
           + " INSERT, DELETE on the offsets table, SELECT on the schema history and lease tables,"
@@ -33,6 +34,13 @@ final class Handoff {
           + ", REPLICATION SLAVE and BINLOG MONITOR (see"
           + " config/mysql/relay-grants.sql)";
 
+  /** What the command needs of the relay's user on PostgreSQL, for messages. */
+  static final String NEEDS_POSTGRES =
+      "handoff needs, for source.user: SELECT, UPDATE on the outbox table, SELECT, INSERT, DELETE"
+          + " on the offsets table, SELECT on the lease table, SELECT, INSERT, UPDATE on "
+          + HandoffRecords.TABLE
+          + " and the REPLICATION attribute (see config/postgresql/relay-grants.sql)";
+
   /** Rows read or changed per statement. */
   static final int BATCH = 1000;
 
@@ -40,9 +48,13 @@ final class Handoff {
   final SourceConfig source;
   final PrintWriter out;
   final Operator operator;
+  final SqlDialect dialect;
 
   /** The outbox table, {@code database.table}. */
   final String table;
+
+  /** The outbox table as statements name it. */
+  final String sqlTable;
 
   Handoff(RelayConfig config, PrintWriter out, Operator operator) {
     this.config = config;
@@ -50,6 +62,8 @@ final class Handoff {
     this.out = out;
     this.operator = operator;
     this.table = HandoffRecords.resourceOf(source);
+    this.dialect = SqlDialect.of(source.flavor());
+    this.sqlTable = dialect.qualifiedTable(source);
   }
 
   /**
@@ -59,7 +73,8 @@ final class Handoff {
    * @throws AdminException as the work throws, or when the database fails (exit 1)
    */
   void run(Connections.Work<Void> work) throws AdminException {
-    Connections.run(source, "the hand-off of " + table, NEEDS, work);
+    Connections.run(
+        source, "the hand-off of " + table, dialect.hasBinlog() ? NEEDS : NEEDS_POSTGRES, work);
     out.flush();
   }
 
@@ -84,8 +99,9 @@ final class Handoff {
           table
               + " has no column "
               + String.join(", ", missing)
-              + ": polling mode needs its columns and indexes (config/mysql/outbox-schema.sql)"
-              + " before a hand-off; nothing was changed");
+              + ": polling mode needs its columns and indexes ("
+              + dialect.outboxSchemaFile()
+              + ") before a hand-off; nothing was changed");
     }
     return columns;
   }
@@ -119,7 +135,9 @@ final class Handoff {
               + state.unreadable()
               + ", so the command cannot tell "
               + question
-              + ": grant it as in config/mysql/relay-grants.sql; nothing was changed");
+              + ": grant it as in "
+              + SqlDialect.of(config.source().flavor()).configDirectory()
+              + "/relay-grants.sql; nothing was changed");
     }
     return state;
   }
@@ -135,7 +153,8 @@ final class Handoff {
   void ensureRecordTable(Connection c) throws SQLException, AdminException {
     ensureTable(
         c,
-        source.database() + "." + HandoffRecords.TABLE,
+        dialect,
+        HandoffRecords.table(source),
         "hand-offs are recorded",
         () -> HandoffRecords.ensureTable(c, source));
   }
@@ -144,11 +163,14 @@ final class Handoff {
    * Creates the offsets table where it is missing, where a CDC relay stores its position; exit 2
    * when the user may not.
    *
+   * @param dialect the source's dialect
    * @param table the offsets table, qualified or not
    */
-  static void ensureOffsetsTable(Connection c, String table) throws SQLException, AdminException {
+  static void ensureOffsetsTable(Connection c, SqlDialect dialect, String table)
+      throws SQLException, AdminException {
     ensureTable(
         c,
+        dialect,
         table,
         "the CDC relay stores its position",
         () -> {
@@ -157,9 +179,10 @@ final class Handoff {
               s.executeQuery("SELECT 1 FROM " + table + " LIMIT 0").close();
               return; // there (relay-storage.sql, or a relay ran): CREATE needs no grant
             } catch (SQLException e) {
-              if (!io.outboxrelay.relay.failure.SqlErrors.isNoSuchTable(e)) {
+              if (!io.outboxrelay.relay.failure.SqlErrors.isMissingTable(e)) {
                 throw e;
               }
+              dialect.afterFailedStatement(c);
             }
             s.execute(OffsetsDdl.create(table));
           }
@@ -175,11 +198,13 @@ final class Handoff {
    * Creates one of the relay's tables where it is missing, and commits; exit 2 when the user may
    * not.
    *
+   * @param dialect the source's dialect
    * @param table the table, for the message
    * @param purpose what it holds: {@code where <purpose>}
    * @param creation what creates it where it is missing
    */
-  static void ensureTable(Connection c, String table, String purpose, TableCreation creation)
+  static void ensureTable(
+      Connection c, SqlDialect dialect, String table, String purpose, TableCreation creation)
       throws SQLException, AdminException {
     try {
       creation.run();
@@ -194,7 +219,9 @@ final class Handoff {
                 + purpose
                 + ": "
                 + Connections.oneLine(e)
-                + ". Create it with config/mysql/relay-storage.sql, or grant the relay's user"
+                + ". Create it with "
+                + dialect.configDirectory()
+                + "/relay-storage.sql, or grant the relay's user"
                 + " CREATE; nothing was changed",
             e);
       }

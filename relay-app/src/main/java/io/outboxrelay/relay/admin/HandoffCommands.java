@@ -8,12 +8,13 @@ import java.util.Locale;
 
 /**
  * {@code outbox-relay handoff --to polling | --to cdc}: moves an outbox table from one mode to the
- * other with every event published once, while the application keeps writing. MariaDB only. The two
- * directions are {@link HandoffToPolling} and {@link HandoffToCdc}; both refuse, changing nothing,
- * while a relay of the table may still run ({@link RelayPresence}) or when the table is not in the
- * mode they hand from ({@link io.outboxrelay.relay.source.ModeOwnership}), and both record the
- * hand-off ({@link io.outboxrelay.relay.source.HandoffRecords}). Not thread-safe; one instance per
- * command.
+ * other with every event published once, while the application keeps writing, on MariaDB and
+ * PostgreSQL. The two directions are {@link HandoffToPolling} (by binlog position) or {@link
+ * SlotHandoffToPolling} (by replication slot), and {@link HandoffToCdc}; both refuse, changing
+ * nothing, while a relay of the table may still run ({@link RelayPresence}) or when the table is
+ * not in the mode they hand from ({@link io.outboxrelay.relay.source.ModeOwnership}), and both
+ * record the hand-off ({@link io.outboxrelay.relay.source.HandoffRecords}). Not thread-safe; one
+ * instance per command.
  */
 public final class HandoffCommands {
 
@@ -25,8 +26,8 @@ public final class HandoffCommands {
    * @param config the relay's configuration, with its CDC settings ({@code --mode cdc})
    * @param out where the answer goes
    * @param operator who runs the command
-   * @throws AdminException (exit 2) when the configuration has no CDC settings or the source is not
-   *     MariaDB
+   * @throws AdminException (exit 2) when the configuration has no CDC settings or the source is
+   *     MySQL
    */
   public HandoffCommands(RelayConfig config, PrintWriter out, Operator operator)
       throws AdminException {
@@ -35,9 +36,11 @@ public final class HandoffCommands {
           "handoff needs the CDC settings (offsets, schema history and lease tables): run it with"
               + " the CDC relay's configuration, or add --mode cdc");
     }
-    if (!SqlDialect.of(config.source().flavor()).snapshotsAtBinlogPosition()) {
+    SqlDialect dialect = SqlDialect.of(config.source().flavor());
+    if (dialect.hasBinlog() && !dialect.snapshotsAtBinlogPosition()) {
       throw AdminException.usage(
-          "handoff needs MariaDB: it takes a consistent snapshot with its binlog position"
+          "handoff needs MariaDB or PostgreSQL: it takes a consistent snapshot with its binlog"
+              + " position"
               + " (binlog_snapshot_file/binlog_snapshot_position), which "
               + config.source().flavor().name().toLowerCase(Locale.ROOT)
               + " does not offer; nothing was changed");
@@ -53,7 +56,11 @@ public final class HandoffCommands {
    *     the database fails (exit 1)
    */
   public void toPolling(Duration openTransactions) throws AdminException {
-    new HandoffToPolling(handoff).run(openTransactions);
+    if (handoff.dialect.hasBinlog()) {
+      new HandoffToPolling(handoff).run(openTransactions);
+    } else {
+      new SlotHandoffToPolling(handoff).run(openTransactions);
+    }
   }
 
   /**

@@ -59,7 +59,7 @@ final class HandoffToCdc {
   }
 
   private void handOver(Connection c) throws SQLException, AdminException {
-    bound(c);
+    bound(c, h.dialect);
     java.util.Set<String> columns = h.requirePollingColumns(c);
     RelayPresence.requireNone(c, h.config, "handing the table to CDC");
     ModeOwnership.TableState state = h.state(c, columns);
@@ -69,7 +69,7 @@ final class HandoffToCdc {
     long unpublished = count(c, "('PENDING', 'PROCESSING')");
     long dead = count(c, "('DEAD', 'SKIPPED')");
     c.commit();
-    String offsets = h.source.database() + "." + h.config.cdc().offsetsTable();
+    String offsets = h.dialect.relayTable(h.source, h.config.cdc().offsetsTable());
     replacePositionWithMarker(c, offsets);
     HandoffRecords.begin(
         c,
@@ -81,7 +81,8 @@ final class HandoffToCdc {
         "stored position replaced by a hand-off marker: the relay's next start publishes the rows"
             + " polling left unpublished ("
             + unpublished
-            + " now) from a consistent snapshot, then streams from its binlog position");
+            + " now) from a consistent snapshot, then streams from "
+            + (h.dialect.hasBinlog() ? "its binlog position" : "a new replication slot"));
     c.commit();
     LOG.info(
         "operator {} handed {} from polling to CDC relay {}: {} unpublished rows now; its next"
@@ -98,8 +99,11 @@ final class HandoffToCdc {
             + " publishes, when it starts, the rows polling had not published ("
             + unpublished
             + " now, and any the application commits until then) in id order from a consistent"
-            + " snapshot of the table, then streams from the snapshot's binlog position; the"
-            + " application was not held; start the CDC relay now (outbox-relay run)");
+            + " snapshot of the table, then streams from "
+            + (h.dialect.hasBinlog()
+                ? "the snapshot's binlog position"
+                : "the replication slot it makes with that snapshot")
+            + "; the application was not held; start the CDC relay now (outbox-relay run)");
     if (dead > 0) {
       h.out.println(
           "note: " + dead + " DEAD or SKIPPED rows stay as they are; CDC does not publish them");
@@ -114,9 +118,9 @@ final class HandoffToCdc {
     OffsetKey.deleteRows(c, offsets, h.config.name());
     String now;
     try (Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT CAST(UTC_TIMESTAMP(6) AS CHAR)")) {
+        ResultSet rs = st.executeQuery("SELECT " + h.dialect.zonedTimeText(h.dialect.now()))) {
       rs.next();
-      now = rs.getString(1).replace(' ', 'T') + "Z";
+      now = h.dialect.zonedTime(rs.getString(1)).toString();
     }
     try (PreparedStatement insert =
         c.prepareStatement(
@@ -135,14 +139,21 @@ final class HandoffToCdc {
    * Bounds the session: no statement waits long for a lock, and the server ends the session if this
    * client stops inside a transaction.
    */
-  private static void bound(Connection c) throws SQLException {
+  static void bound(Connection c, io.outboxrelay.relay.source.SqlDialect dialect)
+      throws SQLException {
     try (Statement s = c.createStatement()) {
-      s.execute("SET SESSION lock_wait_timeout = " + LOCK_WAIT_SECONDS);
-      s.execute("SET SESSION innodb_lock_wait_timeout = " + LOCK_WAIT_SECONDS);
-      s.execute("SET SESSION idle_transaction_timeout = " + 2 * LOCK_WAIT_SECONDS);
+      for (String bound : dialect.lockWaitBounds(LOCK_WAIT_SECONDS)) {
+        s.execute(bound);
+      }
+      String idle = dialect.idleTransactionTimeout(2 * LOCK_WAIT_SECONDS);
+      if (idle != null) {
+        s.execute(idle);
+      }
     } catch (SQLException e) {
-      LOG.debug(
-          "session bounds not all set (MySQL has no idle_transaction_timeout): {}", e.toString());
+      LOG.debug("session bounds not all set: {}", e.toString());
+    }
+    if (!c.getAutoCommit()) {
+      c.commit(); // PostgreSQL's SET is transactional
     }
   }
 
@@ -151,12 +162,14 @@ final class HandoffToCdc {
    * start takes; exit 2 when the user may not.
    */
   private void ensureOffsetsTable(Connection c) throws SQLException, AdminException {
-    Handoff.ensureOffsetsTable(c, h.source.database() + "." + h.config.cdc().offsetsTable());
+    Handoff.ensureOffsetsTable(
+        c, h.dialect, h.dialect.relayTable(h.source, h.config.cdc().offsetsTable()));
   }
 
   private long count(Connection c, String statuses) throws SQLException {
     try (PreparedStatement ps =
-            c.prepareStatement("SELECT COUNT(*) FROM " + h.table + " WHERE status IN " + statuses);
+            c.prepareStatement(
+                "SELECT COUNT(*) FROM " + h.sqlTable + " WHERE status IN " + statuses);
         ResultSet rs = ps.executeQuery()) {
       rs.next();
       return rs.getLong(1);

@@ -3,7 +3,6 @@ package io.outboxrelay.relay.admin;
 import io.outboxrelay.relay.config.RelayMode;
 import io.outboxrelay.relay.source.HandoffRecords;
 import io.outboxrelay.relay.source.ModeOwnership;
-import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.relay.source.cdc.BinlogSnapshot;
 import io.outboxrelay.relay.source.cdc.KafkaPosition;
 import java.io.IOException;
@@ -270,14 +269,27 @@ final class HandoffToPolling {
    */
   private long[] mark(Connection c, Instant cutoff, String fallback, Set<Long> unpublished)
       throws SQLException, AdminException {
+    return mark(h, c, cutoff, fallback, unpublished);
+  }
+
+  /**
+   * Marks the published rows the open snapshot on {@code c} sees, as {@link #mark(Connection,
+   * Instant, String, Set)} does, for either database: without a fallback every row but the {@code
+   * unpublished} ones, with one the rows created before {@code cutoff}.
+   *
+   * @return {@code [rows seen, rows marked]}
+   */
+  static long[] mark(
+      Handoff h, Connection c, Instant cutoff, String fallback, Set<Long> unpublished)
+      throws SQLException, AdminException {
     long seen = 0;
     long marked = 0;
     try (Connection w = Connections.open(h.source)) {
       w.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-      bound(w, "idle_transaction_timeout");
+      HandoffToCdc.bound(w, h.dialect);
       long after = 0;
       while (true) {
-        List<long[]> window = pendingRows(c, cutoff, after);
+        List<long[]> window = pendingRows(h, c, cutoff, after);
         if (window.isEmpty()) {
           break;
         }
@@ -290,7 +302,7 @@ final class HandoffToPolling {
           }
         }
         for (int i = 0; i < mark.size(); i += Handoff.BATCH) {
-          marked += markPublished(w, mark.subList(i, Math.min(mark.size(), i + Handoff.BATCH)));
+          marked += markPublished(h, w, mark.subList(i, Math.min(mark.size(), i + Handoff.BATCH)));
         }
       }
     }
@@ -301,14 +313,17 @@ final class HandoffToPolling {
    * The next window of rows {@code PENDING} in the open snapshot, after id {@code after}: {@code
    * [id, created before cutoff ? 1 : 0]}.
    */
-  private List<long[]> pendingRows(Connection c, Instant cutoff, long after) throws SQLException {
+  private static List<long[]> pendingRows(Handoff h, Connection c, Instant cutoff, long after)
+      throws SQLException {
     List<long[]> rows = new ArrayList<>();
     try (PreparedStatement ps =
         c.prepareStatement(
             "SELECT "
                 + h.source.sequenceColumn()
-                + ", created_at < FROM_UNIXTIME(?) FROM "
-                + h.table
+                + ", created_at < "
+                + h.dialect.fromEpochSeconds()
+                + " FROM "
+                + h.sqlTable
                 + " WHERE status = 'PENDING' AND "
                 + h.source.sequenceColumn()
                 + " > ? ORDER BY "
@@ -326,16 +341,17 @@ final class HandoffToPolling {
     return rows;
   }
 
-  private int markPublished(Connection c, List<Long> ids) throws SQLException {
+  private static int markPublished(Handoff h, Connection c, List<Long> ids) throws SQLException {
     int n =
-        SqlDialect.of(h.source.flavor())
-            .executeForIds(
-                c,
-                "UPDATE "
-                    + h.table
-                    + " SET status = 'PUBLISHED', published_at = NOW(6) WHERE status = 'PENDING' AND ",
-                h.source.sequenceColumn(),
-                ids);
+        h.dialect.executeForIds(
+            c,
+            "UPDATE "
+                + h.sqlTable
+                + " SET status = 'PUBLISHED', published_at = "
+                + h.dialect.now()
+                + " WHERE status = 'PENDING' AND ",
+            h.source.sequenceColumn(),
+            ids);
     c.commit();
     return n;
   }

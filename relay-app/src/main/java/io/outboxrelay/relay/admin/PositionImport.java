@@ -204,7 +204,7 @@ public final class PositionImport {
       out.println("dry run: nothing changed; add --yes to write the position");
       return;
     }
-    Handoff.ensureOffsetsTable(c, config.cdc().offsetsTable());
+    Handoff.ensureOffsetsTable(c, SqlDialect.of(source.flavor()), config.cdc().offsetsTable());
     if (!readers.isEmpty()) {
       readers = BinlogServer.readersStillConnected(c, config.cdc().offsetsTable(), source.user());
       if (!readers.isEmpty()) {

@@ -2,6 +2,7 @@ package io.outboxrelay.relay.admin;
 
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.failure.SqlErrors;
+import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.relay.source.cdc.leader.LeadershipStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -15,9 +16,10 @@ import java.util.List;
  * Whether a relay of the table still runs, for the hand-off: a CDC relay's lease that has not run
  * out, or any connection of the relay's user other than the command's own (a polling worker keeps
  * its connection for as long as it runs; a CDC relay, leader or standby, keeps its leadership and
- * binlog connections). The relay's user is its own (see {@code config/mysql/relay-grants.sql}), so
- * another session of it is a relay, or another operator command. Binlog readers that are gone are
- * first made to let go ({@link BinlogServer#wakeReaders}). Stateless.
+ * binlog or replication connections). The relay's user is its own (see {@code relay-grants.sql} in
+ * {@code config/mysql} and {@code config/postgresql}), so another session of it is a relay, or
+ * another operator command. Binlog readers that are gone are first made to let go ({@link
+ * BinlogServer#wakeReaders}). Stateless.
  */
 final class RelayPresence {
 
@@ -39,7 +41,7 @@ final class RelayPresence {
           lease + ": stop every CDC relay of this table before " + what + "; nothing was changed");
     }
     long deadline = System.nanoTime() + BinlogServer.GONE_WITHIN.toNanos();
-    List<String> sessions = sessions(c, config.source().user());
+    List<String> sessions = sessions(c, config);
     while (!sessions.isEmpty() && System.nanoTime() < deadline) {
       if (sessions.stream().anyMatch(s -> s.contains("Binlog Dump"))) {
         BinlogServer.wakeReaders(c, config.cdc().offsetsTable());
@@ -50,7 +52,7 @@ final class RelayPresence {
         Thread.currentThread().interrupt();
         break;
       }
-      sessions = sessions(c, config.source().user());
+      sessions = sessions(c, config);
     }
     if (!sessions.isEmpty()) {
       throw AdminException.usage(
@@ -68,9 +70,12 @@ final class RelayPresence {
   }
 
   private static String liveLease(Connection c, RelayConfig config) throws SQLException {
+    SqlDialect dialect = SqlDialect.of(config.source().flavor());
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT holder, TIMESTAMPDIFF(MICROSECOND, NOW(6), expires_at) FROM "
+            "SELECT holder, "
+                + dialect.microsUntil("expires_at")
+                + " FROM "
                 + config.cdc().leaderTable()
                 + " WHERE resource = ?")) {
       ps.setString(1, LeadershipStore.resourceOf(config.source()));
@@ -86,7 +91,7 @@ final class RelayPresence {
         }
       }
     } catch (SQLException e) {
-      if (!SqlErrors.isNoSuchTable(e)) {
+      if (!SqlErrors.isMissingTable(e)) {
         throw e;
       }
       // no leases table: no CDC relay ever ran with this configuration
@@ -96,12 +101,11 @@ final class RelayPresence {
     return null;
   }
 
-  private static List<String> sessions(Connection c, String user) throws SQLException {
+  private static List<String> sessions(Connection c, RelayConfig config) throws SQLException {
+    String user = config.source().user();
     List<String> found = new ArrayList<>();
     try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT ID, HOST, COMMAND, TIME FROM information_schema.PROCESSLIST WHERE USER = ? AND"
-                + " ID <> CONNECTION_ID()")) {
+        c.prepareStatement(SqlDialect.of(config.source().flavor()).otherSessionsQuery())) {
       ps.setString(1, user);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {

@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
       "Hand the outbox table from CDC to polling, or back, with every event published once while"
           + " the application keeps writing (MariaDB). Stop every relay of the table first; the"
           + " command refuses while one runs. --to polling marks what CDC published as PUBLISHED"
-          + " (by binlog position); --to cdc clears the CDC relay's position, so that its next start"
+          + " (by binlog position, or by replication slot on PostgreSQL); --to cdc clears the CDC relay's position, so that its next start"
           + " publishes what polling has not published from a consistent snapshot. Neither"
           + " holds the application's writes back."
     })
@@ -39,9 +39,10 @@ final class HandoffCommand extends AdminCommand {
       defaultValue = "10m",
       description =
           "Only when the binlog from the CDC position is gone (purged) or holds statement-based"
-              + " changes of the table: the longest an application transaction stays open, e.g."
-              + " 10m (default) or 2h. Rows created that long before the position's last event"
-              + " count as published.")
+              + " changes of the table, or the PostgreSQL replication slot was invalidated or"
+              + " dropped: the longest an application transaction stays open, e.g. 10m (default)"
+              + " or 2h. Rows created that long before the position's last event count as"
+              + " published.")
   String openTransactions;
 
   private Duration margin;
@@ -57,6 +58,11 @@ final class HandoffCommand extends AdminCommand {
     } catch (IllegalArgumentException e) {
       throw AdminException.usage(e.getMessage() + " (a duration such as 10m or 2h)");
     }
+  }
+
+  @Override
+  boolean knowsPostgresCdc() {
+    return true;
   }
 
   @Override

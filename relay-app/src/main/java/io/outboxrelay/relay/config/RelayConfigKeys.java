@@ -666,8 +666,8 @@ public final class RelayConfigKeys {
           .check(Checks.between(Duration.ZERO, Duration.ofDays(3650)))
           .doc(
               "Delete outbox rows created longer ago than this (database clock) once they are"
-                  + " certainly published: seen in a consistent snapshot whose binlog position the"
-                  + " committed position has reached. Only the leader deletes, oldest id first, in"
+                  + " certainly published: seen in a consistent snapshot whose binlog position (WAL"
+                  + " position on PostgreSQL) the committed position has reached. Only the leader deletes, oldest id first, in"
                   + " small batches. 0ms keeps every row. Needs DELETE on the outbox table.")
           .build();
 
@@ -689,7 +689,7 @@ public final class RelayConfigKeys {
 
   /**
    * What CDC on PostgreSQL does not do yet, refused at start rather than silently not done:
-   * retention and exactly-once.
+   * exactly-once.
    */
   static final CrossCheck POSTGRESQL_CDC_NOT_YET =
       CrossCheck.of(
@@ -698,9 +698,6 @@ public final class RelayConfigKeys {
                   return null;
                 }
                 List<String> unsupported = new java.util.ArrayList<>();
-                if (!v.get(CDC_RETENTION).isZero()) {
-                  unsupported.add("set " + CDC_RETENTION.name() + "=0ms (no CDC retention yet)");
-                }
                 if (v.get(DELIVERY_GUARANTEE) == DeliveryGuarantee.EXACTLY_ONCE) {
                   unsupported.add(
                       "set " + DELIVERY_GUARANTEE.name() + "=at-least-once (no exactly-once yet)");
@@ -713,7 +710,6 @@ public final class RelayConfigKeys {
                         + String.join("; ", unsupported);
               },
               SOURCE_FLAVOR,
-              CDC_RETENTION,
               DELIVERY_GUARANTEE)
           .onlyIn(RelayMode.CDC);
 

@@ -185,6 +185,28 @@ public final class SqlErrors {
   }
 
   /**
+   * Whether either database said that a table does not exist: MariaDB/MySQL's SQLState 42S02 or
+   * PostgreSQL's 42P01.
+   *
+   * @param e the failure
+   * @return true for a missing table
+   */
+  public static boolean isMissingTable(SQLException e) {
+    return isNoSuchTable(e) || isUndefinedTable(e);
+  }
+
+  /**
+   * Whether either database refused to let the user read a table: MariaDB/MySQL's errors 1142 and
+   * 1044, or PostgreSQL's SQLState 42501.
+   *
+   * @param e the failure
+   * @return true for a missing grant on a table
+   */
+  public static boolean isTableDenied(SQLException e) {
+    return isTableOrDatabaseDenied(e) || INSUFFICIENT_PRIVILEGE.equals(e.getSQLState());
+  }
+
+  /**
    * Whether MariaDB/MySQL said that a table does not exist (SQLState 42S02; error 1146 carries it).
    *
    * @param e the failure

@@ -17,22 +17,42 @@ import java.util.Optional;
  * the database clock), by whom and for which CDC {@code relay.name}, and whether the hand-off
  * finished. It is what tells a table that polling serves from one that CDC serves: relays refuse to
  * start in the mode the table was not handed to, and {@code handoff} refuses a direction that would
- * publish or mark rows a second time. A table without records was never handed over. MariaDB and
- * MySQL only (PostgreSQL has no CDC mode). Stateless.
+ * publish or mark rows a second time. A table without records was never handed over. Its statements
+ * and DDL come from the source's {@link SqlDialect}. Stateless.
  */
 public final class HandoffRecords {
 
   /** The table, in {@code source.database}, next to the relay's other tables. */
   public static final String TABLE = "outbox_relay_handoffs";
 
-  /** Its DDL, as in {@code config/mysql/relay-storage.sql}. */
-  public static final String DDL =
-      "CREATE TABLE IF NOT EXISTS "
-          + TABLE
-          + " (resource VARCHAR(255) NOT NULL, handed_at TIMESTAMP(6) NOT NULL, to_mode"
-          + " VARCHAR(16) NOT NULL, relay_name VARCHAR(255) NOT NULL, operator VARCHAR(255) NOT"
-          + " NULL, finished_at TIMESTAMP(6) NULL, summary VARCHAR(1000) NULL, PRIMARY KEY"
-          + " (resource, handed_at))";
+  /**
+   * Its DDL, as in {@code config/mysql/relay-storage.sql} and {@code
+   * config/postgresql/relay-storage.sql}.
+   *
+   * @param dialect the source's dialect
+   * @param table the table as the statement names it
+   * @return {@code CREATE TABLE IF NOT EXISTS ...}
+   */
+  public static String ddl(SqlDialect dialect, String table) {
+    return "CREATE TABLE IF NOT EXISTS "
+        + table
+        + " (resource VARCHAR(255) NOT NULL, handed_at "
+        + dialect.timeColumn(false)
+        + ", to_mode VARCHAR(16) NOT NULL, relay_name VARCHAR(255) NOT NULL, operator"
+        + " VARCHAR(255) NOT NULL, finished_at "
+        + dialect.timeColumn(true)
+        + ", summary VARCHAR(1000) NULL, PRIMARY KEY (resource, handed_at))";
+  }
+
+  /**
+   * The record table as statements and messages name it.
+   *
+   * @param source where the outbox table is
+   * @return e.g. {@code app.outbox_relay_handoffs}
+   */
+  public static String table(SourceConfig source) {
+    return SqlDialect.of(source.flavor()).relayTable(source, TABLE);
+  }
 
   /**
    * One hand-off.
@@ -95,7 +115,8 @@ public final class HandoffRecords {
   /**
    * The table's latest hand-off.
    *
-   * @param c a connection to the source database (its transaction is left open)
+   * @param c a connection to the source database (its transaction is left open, except where a
+   *     missing record table ended it: {@link SqlDialect#afterFailedStatement})
    * @param source where the outbox table is
    * @return the latest hand-off, or empty when the table was never handed over (or the record table
    *     does not exist)
@@ -103,13 +124,13 @@ public final class HandoffRecords {
    *     grant
    */
   public static Optional<Handoff> latest(Connection c, SourceConfig source) throws SQLException {
+    SqlDialect dialect = SqlDialect.of(source.flavor());
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT to_mode, relay_name, operator, handed_at, finished_at IS NOT NULL,"
-                + " TIMESTAMPDIFF(MICROSECOND, handed_at, NOW(6)) FROM "
-                + source.database()
-                + "."
-                + TABLE
+            "SELECT to_mode, relay_name, operator, handed_at, finished_at IS NOT NULL, "
+                + dialect.microsSince("handed_at")
+                + " FROM "
+                + table(source)
                 + " WHERE resource = ? ORDER BY handed_at DESC LIMIT 1")) {
       ps.setString(1, resourceOf(source));
       try (ResultSet rs = ps.executeQuery()) {
@@ -126,7 +147,8 @@ public final class HandoffRecords {
                 Math.max(0, rs.getLong(6))));
       }
     } catch (SQLException e) {
-      if (SqlErrors.isNoSuchTable(e)) {
+      if (SqlErrors.isMissingTable(e)) {
+        dialect.afterFailedStatement(c);
         return Optional.empty();
       }
       throw e;
@@ -141,18 +163,20 @@ public final class HandoffRecords {
    * @throws SQLException when it cannot be created (e.g. no CREATE grant)
    */
   public static void ensureTable(Connection c, SourceConfig source) throws SQLException {
-    String table = source.database() + "." + TABLE;
+    SqlDialect dialect = SqlDialect.of(source.flavor());
+    String table = table(source);
     try (Statement s = c.createStatement()) {
       try {
         // CREATE TABLE IF NOT EXISTS needs the CREATE grant even when the table is there.
         s.executeQuery("SELECT 1 FROM " + table + " LIMIT 0").close();
         return;
       } catch (SQLException e) {
-        if (!SqlErrors.isNoSuchTable(e)) {
+        if (!SqlErrors.isMissingTable(e)) {
           throw e;
         }
+        dialect.afterFailedStatement(c);
       }
-      s.execute(DDL.replace(TABLE, table));
+      s.execute(ddl(dialect, table));
     }
   }
 
@@ -178,8 +202,9 @@ public final class HandoffRecords {
       boolean finished,
       String summary)
       throws SQLException {
+    SqlDialect dialect = SqlDialect.of(source.flavor());
     String now;
-    try (PreparedStatement ps = c.prepareStatement("SELECT NOW(6)");
+    try (PreparedStatement ps = c.prepareStatement("SELECT " + dialect.now());
         ResultSet rs = ps.executeQuery()) {
       rs.next();
       now = rs.getString(1);
@@ -187,12 +212,12 @@ public final class HandoffRecords {
     try (PreparedStatement ps =
         c.prepareStatement(
             "INSERT INTO "
-                + source.database()
-                + "."
-                + TABLE
+                + table(source)
                 + " (resource, handed_at, to_mode, relay_name, operator, finished_at, summary)"
-                + " VALUES (?, ?, ?, ?, ?, "
-                + (finished ? "?" : "NULL")
+                + " VALUES (?, "
+                + dialect.timeParameter()
+                + ", ?, ?, ?, "
+                + (finished ? dialect.timeParameter() : "NULL")
                 + ", ?)")) {
       int i = 1;
       ps.setString(i++, resourceOf(source));
@@ -223,10 +248,11 @@ public final class HandoffRecords {
     try (PreparedStatement ps =
         c.prepareStatement(
             "UPDATE "
-                + source.database()
-                + "."
-                + TABLE
-                + " SET finished_at = NOW(6), summary = ? WHERE resource = ? AND handed_at = ?")) {
+                + table(source)
+                + " SET finished_at = "
+                + SqlDialect.of(source.flavor()).now()
+                + ", summary = ? WHERE resource = ? AND handed_at = "
+                + SqlDialect.of(source.flavor()).timeParameter())) {
       ps.setString(1, truncate(summary));
       ps.setString(2, resourceOf(source));
       ps.setString(3, handedAt);

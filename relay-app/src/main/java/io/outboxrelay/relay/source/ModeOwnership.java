@@ -139,7 +139,7 @@ public final class ModeOwnership {
    * Reads the table's state. What cannot be read for a missing grant is named in {@link
    * TableState#unreadable()}; a missing table counts as no record.
    *
-   * @param c a connection as the relay's user (MariaDB/MySQL); its transaction is rolled back
+   * @param c a connection as the relay's user; its transaction is rolled back
    * @param source where the outbox table is
    * @param leaseTable the CDC leases table
    * @param columns the outbox table's columns (lower case)
@@ -150,18 +150,22 @@ public final class ModeOwnership {
       Connection c, SourceConfig source, String leaseTable, Set<String> columns)
       throws SQLException {
     String table = HandoffRecords.resourceOf(source);
+    SqlDialect dialect = SqlDialect.of(source.flavor());
+    String outbox = dialect.qualifiedTable(source);
     String unreadable = null;
     Optional<Handoff> handoff = Optional.empty();
     Optional<CdcLease> cdc = Optional.empty();
     try {
       handoff = HandoffRecords.latest(c, source);
     } catch (SQLException e) {
-      unreadable = deniedOrThrow(e, source.database() + "." + HandoffRecords.TABLE);
+      unreadable = deniedOrThrow(e, HandoffRecords.table(source));
+      dialect.afterFailedStatement(c);
     }
     try {
       cdc = lease(c, source, leaseTable);
     } catch (SQLException e) {
-      unreadable = deniedOrThrow(e, source.database() + "." + leaseTable);
+      unreadable = deniedOrThrow(e, dialect.relayTable(source, leaseTable));
+      dialect.afterFailedStatement(c);
     }
     long leasedNow = 0;
     Long publishedAge = null;
@@ -169,10 +173,13 @@ public final class ModeOwnership {
       try (PreparedStatement ps =
               c.prepareStatement(
                   "SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM "
-                      + table
-                      + " WHERE status = 'PROCESSING' AND processing_until > NOW(6) LIMIT 1000)"
-                      + " leased), (SELECT TIMESTAMPDIFF(MICROSECOND, published_at, NOW(6)) FROM "
-                      + table
+                      + outbox
+                      + " WHERE status = 'PROCESSING' AND processing_until > "
+                      + dialect.now()
+                      + " LIMIT 1000) leased), (SELECT "
+                      + dialect.microsSince("published_at")
+                      + " FROM "
+                      + outbox
                       + " WHERE status = 'PUBLISHED' ORDER BY "
                       + source.sequenceColumn()
                       + " DESC LIMIT 1)");
@@ -191,7 +198,7 @@ public final class ModeOwnership {
       try (PreparedStatement ps =
               c.prepareStatement(
                   "SELECT status, COUNT(*) FROM (SELECT status FROM "
-                      + table
+                      + outbox
                       + " WHERE status <> 'PENDING' LIMIT "
                       + MARKS_COUNTED
                       + ") m GROUP BY status");
@@ -205,7 +212,7 @@ public final class ModeOwnership {
         try (PreparedStatement ps =
                 c.prepareStatement(
                     "SELECT 1 FROM "
-                        + table
+                        + outbox
                         + " WHERE status = 'PENDING' AND attempts > 0 LIMIT 1");
             ResultSet rs = ps.executeQuery()) {
           retried = rs.next();
@@ -221,7 +228,7 @@ public final class ModeOwnership {
    * Whether a CDC relay of this name stored a position in the offsets table (a missing table counts
    * as none).
    *
-   * @param c a connection to the source database (MariaDB/MySQL); its transaction is rolled back
+   * @param c a connection to the source database; its transaction is rolled back
    * @param source where the relay's tables are
    * @param offsetsTable {@code cdc.offsets.table}
    * @param relayName {@code relay.name}
@@ -232,8 +239,10 @@ public final class ModeOwnership {
       Connection c, SourceConfig source, String offsetsTable, String relayName)
       throws SQLException {
     // Debezium's key: ["<relay.name>",{"server":"<relay.name>"}]; a row per relay of the database.
+    SqlDialect dialect = SqlDialect.of(source.flavor());
     try (PreparedStatement ps =
-            c.prepareStatement("SELECT offset_key FROM " + source.database() + "." + offsetsTable);
+            c.prepareStatement(
+                "SELECT offset_key FROM " + dialect.relayTable(source, offsetsTable));
         ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
         if (keyOf(rs.getString(1), relayName)) {
@@ -242,7 +251,7 @@ public final class ModeOwnership {
       }
       return false;
     } catch (SQLException e) {
-      if (SqlErrors.isNoSuchTable(e)) {
+      if (SqlErrors.isMissingTable(e)) {
         return false;
       }
       throw e;
@@ -266,13 +275,15 @@ public final class ModeOwnership {
 
   private static Optional<CdcLease> lease(Connection c, SourceConfig source, String leaseTable)
       throws SQLException {
+    SqlDialect dialect = SqlDialect.of(source.flavor());
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT holder, relay_name, expires_at > NOW(6), TIMESTAMPDIFF(MICROSECOND,"
-                + " renewed_at, NOW(6)) FROM "
-                + source.database()
-                + "."
-                + leaseTable
+            "SELECT holder, relay_name, expires_at > "
+                + dialect.now()
+                + ", "
+                + dialect.microsSince("renewed_at")
+                + " FROM "
+                + dialect.relayTable(source, leaseTable)
                 + " WHERE resource = ?")) {
       ps.setString(1, HandoffRecords.resourceOf(source));
       try (ResultSet rs = ps.executeQuery()) {
@@ -284,7 +295,8 @@ public final class ModeOwnership {
                 rs.getString(1), rs.getString(2), rs.getBoolean(3), Math.max(0, rs.getLong(4))));
       }
     } catch (SQLException e) {
-      if (SqlErrors.isNoSuchTable(e)) {
+      if (SqlErrors.isMissingTable(e)) {
+        dialect.afterFailedStatement(c);
         return Optional.empty();
       }
       throw e;
@@ -292,7 +304,7 @@ public final class ModeOwnership {
   }
 
   private static String deniedOrThrow(SQLException e, String table) throws SQLException {
-    if (SqlErrors.isTableOrDatabaseDenied(e)) {
+    if (SqlErrors.isTableDenied(e)) {
       return table;
     }
     throw e;

@@ -148,6 +148,39 @@ sealed class MySqlDialect implements SqlDialect permits MariaDbDialect {
   }
 
   @Override
+  public String fromEpochSeconds() {
+    return "FROM_UNIXTIME(?)";
+  }
+
+  @Override
+  public String relayTable(SourceConfig source, String table) {
+    return source.database() + "." + table;
+  }
+
+  @Override
+  public String timeParameter() {
+    return "?";
+  }
+
+  @Override
+  public String timeColumn(boolean nullable) {
+    return nullable ? "TIMESTAMP(6) NULL" : "TIMESTAMP(6) NOT NULL";
+  }
+
+  @Override
+  public List<String> lockWaitBounds(int seconds) {
+    return List.of(
+        "SET SESSION lock_wait_timeout = " + seconds,
+        "SET SESSION innodb_lock_wait_timeout = " + seconds);
+  }
+
+  @Override
+  public String otherSessionsQuery() {
+    return "SELECT ID, HOST, COMMAND, TIME FROM information_schema.PROCESSLIST WHERE USER = ? AND"
+        + " ID <> CONNECTION_ID()";
+  }
+
+  @Override
   public String catalog(SourceConfig source) {
     return source.database();
   }

@@ -151,6 +151,47 @@ final class PostgresDialect implements SqlDialect {
   }
 
   @Override
+  public void afterFailedStatement(Connection c) throws SQLException {
+    if (!c.getAutoCommit()) {
+      c.rollback();
+    }
+  }
+
+  @Override
+  public String fromEpochSeconds() {
+    return "to_timestamp(?)";
+  }
+
+  @Override
+  public String relayTable(SourceConfig source, String table) {
+    return table;
+  }
+
+  @Override
+  public String timeParameter() {
+    return "CAST(? AS timestamptz)";
+  }
+
+  @Override
+  public String timeColumn(boolean nullable) {
+    return nullable ? "timestamptz NULL" : "timestamptz NOT NULL";
+  }
+
+  @Override
+  public List<String> lockWaitBounds(int seconds) {
+    return List.of("SET lock_timeout = " + seconds * 1000);
+  }
+
+  /** Replication connections (a CDC relay's walsender) are sessions of the user too. */
+  @Override
+  public String otherSessionsQuery() {
+    return "SELECT pid, COALESCE(client_addr::text, 'local'), backend_type || COALESCE(' ' ||"
+        + " state, ''), CAST(EXTRACT(EPOCH FROM (clock_timestamp() - COALESCE(state_change,"
+        + " backend_start))) AS bigint) FROM pg_stat_activity WHERE usename = ? AND pid <>"
+        + " pg_backend_pid()";
+  }
+
+  @Override
   public String catalog(SourceConfig source) {
     return null;
   }

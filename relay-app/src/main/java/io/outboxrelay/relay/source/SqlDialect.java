@@ -111,6 +111,66 @@ public sealed interface SqlDialect permits MySqlDialect, PostgresDialect {
   String microsUntil(String column);
 
   /**
+   * The whole microseconds from a time column to {@link #now()} (positive once it has passed).
+   *
+   * @param column the column
+   * @return the select expression, a {@code BIGINT}
+   */
+  default String microsSince(String column) {
+    return "(-" + microsUntil(column) + ")";
+  }
+
+  /**
+   * A point in time bound as whole seconds since the epoch ({@code setLong}), as a time value.
+   *
+   * @return {@code FROM_UNIXTIME(?)} on MariaDB/MySQL, {@code to_timestamp(?)} on PostgreSQL
+   */
+  String fromEpochSeconds();
+
+  /**
+   * A parameter holding a time as the database printed it ({@code ResultSet.getString} of a relay
+   * time column or of {@link #now()}), to compare with or store in a relay time column.
+   *
+   * @return {@code ?} on MariaDB/MySQL, {@code CAST(? AS timestamptz)} on PostgreSQL
+   */
+  String timeParameter();
+
+  /**
+   * The type of a relay time column without a default: {@code TIMESTAMP(6)} on MariaDB/MySQL,
+   * {@code timestamptz} on PostgreSQL.
+   *
+   * @param nullable whether it may be NULL
+   * @return the type with {@code NULL} or {@code NOT NULL}
+   */
+  String timeColumn(boolean nullable);
+
+  /**
+   * Readies a connection for its next statement after one failed and the failure was handled (a
+   * missing table read as "none"): PostgreSQL aborts the whole transaction on an error, so it is
+   * rolled back there; MariaDB/MySQL fail only the statement, and the transaction stays open.
+   *
+   * @param c the connection whose statement failed
+   * @throws SQLException when the rollback fails
+   */
+  default void afterFailedStatement(Connection c) throws SQLException {}
+
+  /**
+   * The statements that bound how long this session's statements wait for a lock.
+   *
+   * @param seconds the bound
+   * @return the statements, run in order
+   */
+  java.util.List<String> lockWaitBounds(int seconds);
+
+  /**
+   * A query for the other sessions of the user bound as its only parameter: id, client, what the
+   * session does, seconds it has done so.
+   *
+   * @return the query
+   */
+  String otherSessionsQuery();
+
+  /**
    * The type of the relay's own time columns (leadership): {@code TIMESTAMP(6)} on MariaDB/MySQL,
    * {@code timestamptz} on PostgreSQL, so that {@link #now()} compares with them in any session
    * time zone.
@@ -337,6 +397,17 @@ public sealed interface SqlDialect permits MySqlDialect, PostgresDialect {
    * @return e.g. {@code app.outbox_events}
    */
   String qualifiedTable(SourceConfig source);
+
+  /**
+   * One of the relay's own tables (offsets, leases, hand-off records) as the relay's statements and
+   * messages name it: qualified by the source database on MariaDB/MySQL, found through the search
+   * path on PostgreSQL, as the outbox table is.
+   *
+   * @param source the source settings
+   * @param table the table's name, e.g. {@code outbox_relay_handoffs}
+   * @return e.g. {@code app.outbox_relay_handoffs}
+   */
+  String relayTable(SourceConfig source, String table);
 
   /**
    * The catalog to give {@code DatabaseMetaData} for the outbox table.

@@ -222,7 +222,7 @@ final class BinlogPreflight {
    * {@code cdc.retention} deletes published rows in sequence order by age: a table without those
    * columns (Debezium's outbox layout before its polling migration) cannot be swept.
    */
-  private static void checkRetentionColumns(
+  static void checkRetentionColumns(
       SourceConfig source, CdcConfig cdc, Set<String> columns, List<String> problems) {
     if (cdc.retention().isZero() || columns.isEmpty()) {
       return;

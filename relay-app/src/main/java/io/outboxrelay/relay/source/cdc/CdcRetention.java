@@ -27,13 +27,14 @@ import org.slf4j.LoggerFactory;
  * CDC retention ({@code cdc.retention}): deletes outbox rows the relay has certainly published,
  * once they are older than the configured age.
  *
- * <p>A sweep opens a consistent snapshot ({@link BinlogSnapshot}) and, in it, collects the ids of
- * rows created before the cut-off, oldest id first (windows of the batch size through the primary
- * key, going on while a window's last row is old enough). Every row the snapshot sees was committed
- * before the snapshot's binlog position. The sweep then waits until the relay's committed position
- * (its row in {@code cdc.offsets.table}) is at or past that position: from then on those rows are
- * published, whatever happens to the relay, and they are deleted by id, a batch per transaction. A
- * row committed after the snapshot (a late transaction with a low id included) is never collected.
+ * <p>A sweep opens a consistent snapshot ({@link BinlogSnapshot}; on PostgreSQL a REPEATABLE READ
+ * snapshot with the WAL insert position read in it) and, in it, collects the ids of rows created
+ * before the cut-off, oldest id first (windows of the batch size through the primary key, going on
+ * while a window's last row is old enough). Every row the snapshot sees was committed before the
+ * snapshot's binlog position. The sweep then waits until the relay's committed position (its row in
+ * {@code cdc.offsets.table}) is at or past that position: from then on those rows are published,
+ * whatever happens to the relay, and they are deleted by id, a batch per transaction. A row
+ * committed after the snapshot (a late transaction with a low id included) is never collected.
  * Nothing depends on what the relay has in flight, so a relay killed mid-batch cannot make it
  * delete an unpublished row: only a committed position counts.
  *
@@ -65,8 +66,8 @@ final class CdcRetention implements Runnable {
     this.cdc = config.cdc();
     this.relayName = config.name();
     this.holder = holder;
-    this.table = source.database() + "." + source.table();
     this.dialect = SqlDialect.of(source.flavor());
+    this.table = dialect.qualifiedTable(source);
   }
 
   /** Starts the sweeps on a daemon thread. */
@@ -118,7 +119,7 @@ final class CdcRetention implements Runnable {
       if (!leading(c)) {
         return 0;
       }
-      BinlogSnapshot.Position snapshot = BinlogSnapshot.begin(c);
+      Object snapshot = dialect.hasBinlog() ? BinlogSnapshot.begin(c) : walSnapshot(c);
       List<Long> ids = collect(c);
       c.commit();
       if (ids.isEmpty() || !awaitCommitted(c, snapshot)) {
@@ -145,7 +146,9 @@ final class CdcRetention implements Runnable {
   private boolean leading(Connection c) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT holder = ? AND expires_at > NOW(6) FROM "
+            "SELECT holder = ? AND expires_at > "
+                + dialect.now()
+                + " FROM "
                 + cdc.leaderTable()
                 + " WHERE resource = ?")) {
       ps.setString(1, holder);
@@ -175,7 +178,9 @@ final class CdcRetention implements Runnable {
         c.prepareStatement(
             "SELECT "
                 + source.sequenceColumn()
-                + ", created_at < NOW(6) - INTERVAL ? MICROSECOND, "
+                + ", created_at < "
+                + dialect.nowMinus()
+                + ", "
                 + (hasStatus(c) ? "status IN ('DEAD', 'SKIPPED')" : "FALSE")
                 + " FROM "
                 + table
@@ -185,7 +190,7 @@ final class CdcRetention implements Runnable {
                 + source.sequenceColumn()
                 + " LIMIT ?")) {
       for (int w = 0; w < MAX_WINDOWS_PER_SWEEP && running; w++) {
-        ps.setLong(1, cdc.retention().toNanos() / 1000);
+        dialect.bindDuration(ps, 1, cdc.retention());
         ps.setLong(2, after);
         ps.setInt(3, window);
         int rows = 0;
@@ -214,12 +219,12 @@ final class CdcRetention implements Runnable {
    *
    * @return whether it got there
    */
-  private boolean awaitCommitted(Connection c, BinlogSnapshot.Position snapshot)
+  private boolean awaitCommitted(Connection c, Object snapshot)
       throws SQLException, InterruptedException {
     long deadline = System.nanoTime() + cdc.retentionInterval().toNanos();
     while (running) {
-      Optional<BinlogSnapshot.Position> committed = committed(c);
-      if (committed.isPresent() && committed.get().atOrAfter(snapshot).orElse(false)) {
+      Optional<?> committed = dialect.hasBinlog() ? committed(c) : committedLsn(c);
+      if (committed.isPresent() && reached(committed.get(), snapshot)) {
         return true;
       }
       if (System.nanoTime() > deadline) {
@@ -234,6 +239,51 @@ final class CdcRetention implements Runnable {
       Thread.sleep(200);
     }
     return false;
+  }
+
+  private static boolean reached(Object committed, Object snapshot) {
+    if (committed instanceof BinlogSnapshot.Position p) {
+      return p.atOrAfter((BinlogSnapshot.Position) snapshot).orElse(false);
+    }
+    return Long.compareUnsigned((Long) committed, (Long) snapshot) >= 0;
+  }
+
+  /**
+   * On PostgreSQL: opens a REPEATABLE READ snapshot and returns the WAL insert position read in it,
+   * which is past the commit record of every row the snapshot sees.
+   */
+  private static Long walSnapshot(Connection c) throws SQLException {
+    c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+    try (Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery("SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint")) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /**
+   * On PostgreSQL: the LSN before which every transaction was published, from the relay's stored
+   * position: the later of {@code lsn_commit} (the end of the last transaction processed in full)
+   * and {@code lsn} (the change or message processed last: every transaction committing before it
+   * was processed before it, in commit order). Empty before a position exists.
+   */
+  private Optional<Long> committedLsn(Connection c) throws SQLException {
+    Optional<Long> found = Optional.empty();
+    try (Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery("SELECT offset_key, offset_val FROM " + cdc.offsetsTable())) {
+      while (rs.next()) {
+        JsonNode key = parse(rs.getString(1));
+        if (key.isArray() && relayName.equals(key.path(1).path("server").asText(null))) {
+          JsonNode offset = parse(rs.getString(2));
+          long lsn = Math.max(offset.path("lsn").asLong(0), offset.path("lsn_commit").asLong(0));
+          found = lsn > 0 ? Optional.of(lsn) : Optional.empty();
+        }
+      }
+    }
+    c.commit();
+    return found;
   }
 
   /** The restart position the relay last committed: everything before it was published. */

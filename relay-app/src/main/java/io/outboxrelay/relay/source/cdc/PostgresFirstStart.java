@@ -71,9 +71,10 @@ final class PostgresFirstStart {
   static final String MARKER = "outbox_relay_first_start";
 
   /**
-   * Whether a run must start with this: {@code cdc.first.start=publish}, Debezium's snapshot mode
-   * left to the relay, and either nothing stored for the relay and no slot of its yet (a relay that
-   * never ran), or the marker of a first start that did not finish. A slot without anything stored
+   * Whether a run must start with this: Debezium's snapshot mode left to the relay, and either
+   * nothing stored for the relay and no slot of its yet (a relay that never ran) with {@code
+   * cdc.first.start=publish}, or, whatever that says, the marker of a first start that did not
+   * finish or of {@code handoff --to cdc} ({@link HandoffMarker}). A slot without anything stored
    * (the relay's position was deleted, or an operator made the slot) is streamed from as it stands,
    * as Debezium does: it holds every change since it was last confirmed.
    *
@@ -85,14 +86,18 @@ final class PostgresFirstStart {
    */
   static boolean needed(RelayConfig config, Properties properties)
       throws SQLException, io.outboxrelay.relay.StartupCheckException {
-    if (config.cdc().firstStart() != FirstStartAction.PUBLISH
-        || !"no_data".equals(properties.getProperty("snapshot.mode"))) {
+    if (!"no_data".equals(properties.getProperty("snapshot.mode"))) {
       return false;
     }
     try (Connection c = SourceConnections.open(config.source())) {
       String stored = PostgresReplication.storedOffset(c, config);
-      if (stored != null) {
-        return stored.contains(MARKER);
+      if (stored != null && !PostgresReplication.isPosition(stored)) {
+        // An unfinished first start, or a hand-off to CDC: whatever cdc.first.start says, the
+        // rows polling (or the unfinished start) left are published from a new slot's snapshot.
+        return true;
+      }
+      if (stored != null || config.cdc().firstStart() != FirstStartAction.PUBLISH) {
+        return false;
       }
       if (slotExists(c, PostgresReplication.slotName(config.name()))) {
         LOG.info(
@@ -134,6 +139,8 @@ final class PostgresFirstStart {
     String slot = PostgresReplication.slotName(config.name());
     String table = source.table();
     try (Connection c = SourceConnections.open(source)) {
+      String before = PostgresReplication.storedOffset(c, config);
+      boolean handoff = before != null && before.contains(HandoffMarker.FIELD);
       // The marker first: a crash from here on leaves it, and the next start begins again.
       c.setAutoCommit(false);
       FirstStart.replacePosition(c, config, marker());
@@ -143,7 +150,7 @@ final class PostgresFirstStart {
       }
       c.commit();
       c.setAutoCommit(true);
-      dropUnfinishedSlot(c, slot);
+      dropUnfinishedSlot(c, slot, handoff);
       Map<String, OutboxColumns.Column> columns = OutboxColumns.read(c, source);
       String where =
           OutboxColumns.has(columns, "status") ? "e.status NOT IN " + DONE + " AND " : "";
@@ -224,8 +231,11 @@ final class PostgresFirstStart {
     }
   }
 
-  /** A slot left by a first start that did not finish has no snapshot to pair with any more. */
-  private void dropUnfinishedSlot(Connection c, String slot) throws SQLException {
+  /**
+   * A slot left by a first start that did not finish, or from before a hand-off to polling, has no
+   * snapshot to pair with any more.
+   */
+  private void dropUnfinishedSlot(Connection c, String slot, boolean handoff) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
             "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE"
@@ -234,10 +244,13 @@ final class PostgresFirstStart {
       try (ResultSet rs = ps.executeQuery()) {
         if (rs.next()) {
           LOG.info(
-              "[{}] dropped replication slot {}: it is from a first start of relay.name '{}' that"
-                  + " did not finish, which begins again with a new slot and its snapshot",
+              "[{}] dropped replication slot {}: it is from {} of relay.name '{}', and this start"
+                  + " begins with a new slot and its snapshot",
               config.logContext(),
               slot,
+              handoff
+                  ? "before the table's hand-off to polling"
+                  : "a first start that did not finish",
               config.name());
         }
       }

@@ -4,6 +4,8 @@ import io.outboxrelay.relay.config.CdcConfig;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.RelayMode;
 import io.outboxrelay.relay.config.SourceConfig;
+import io.outboxrelay.relay.source.HandoffRecords;
+import io.outboxrelay.relay.source.ModeOwnership;
 import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.SqlDialect;
 import java.sql.Connection;
@@ -84,6 +86,11 @@ final class PostgresPreflight {
             && checkPublication(c, config, schema.get() + "." + source.table(), problems);
     checkStorageTable(c, source, cdc.offsetsTable(), "SELECT, INSERT, DELETE", problems);
     checkStorageTable(c, source, cdc.leaderTable(), "SELECT, INSERT, UPDATE", problems);
+    if (schema.isPresent()) {
+      BinlogPreflight.checkRetentionColumns(
+          source, cdc, OutboxColumns.read(c, source).keySet(), problems);
+      checkOwnership(c, config, problems, warnings);
+    }
     if (problems.isEmpty() && createPublication) {
       String table = schema.get() + "." + source.table();
       PostgresReplication.createPublication(c, config.name(), table);
@@ -150,6 +157,25 @@ final class PostgresPreflight {
         }
       }
     }
+    String stored;
+    try {
+      stored = PostgresReplication.storedOffset(c, config);
+    } catch (SQLException e) {
+      stored = null; // unreadable: the check of the offsets table says what to grant
+    }
+    if (PostgresReplication.isPosition(stored) && !handedToPolling(c, config.source())) {
+      problems.add(
+          "replication slot "
+              + slot
+              + " does not exist, though relay.name '"
+              + config.name()
+              + "' has a position stored in "
+              + config.cdc().offsetsTable()
+              + " (the slot was dropped): a new slot would start from now and the events"
+              + " committed in between would never be published; "
+              + PostgresReplication.recovery(config.name(), config.cdc().offsetsTable()));
+      return;
+    }
     long used = Long.parseLong(single(c, "SELECT count(*) FROM pg_replication_slots"));
     long max = Long.parseLong(single(c, "SHOW max_replication_slots"));
     if (used >= max) {
@@ -162,6 +188,53 @@ final class PostgresPreflight {
               + max
               + " are taken; raise max_replication_slots (restart needed) or drop an unused slot"
               + " (pg_replication_slots)");
+    }
+  }
+
+  /**
+   * Whether the table's latest hand-off gave it to polling, which drops the slot: the ownership
+   * check then says what to do.
+   */
+  private static boolean handedToPolling(Connection c, SourceConfig source) {
+    try {
+      return HandoffRecords.latest(c, source).map(h -> h.to() == RelayMode.POLLING).orElse(false);
+    } catch (SQLException e) {
+      return false; // unreadable: the ownership check warns
+    }
+  }
+
+  /**
+   * A problem when the table is polling's ({@link ModeOwnership#cdcStartProblem}) or served by a
+   * relay of another name, as on MariaDB.
+   */
+  private static void checkOwnership(
+      Connection c, RelayConfig config, List<String> problems, List<String> warnings)
+      throws SQLException {
+    SourceConfig source = config.source();
+    CdcConfig cdc = config.cdc();
+    c.setAutoCommit(false);
+    try {
+      ModeOwnership.TableState state =
+          ModeOwnership.read(c, source, cdc.leaderTable(), OutboxColumns.read(c, source).keySet())
+              .withStoredPosition(
+                  ModeOwnership.storedPosition(c, source, cdc.offsetsTable(), config.name()));
+      ModeOwnership.cdcStartProblem(state).ifPresent(problems::add);
+      ModeOwnership.relayNameProblem(state, config.name(), cdc.leaderTable())
+          .ifPresent(problems::add);
+      if (state.unreadable() != null) {
+        warnings.add(
+            "cannot tell whether a polling relay serves "
+                + state.table()
+                + ": user '"
+                + source.user()
+                + "' may not read "
+                + state.unreadable()
+                + "; grant it SELECT as in "
+                + GRANTS);
+      }
+    } finally {
+      c.rollback();
+      c.setAutoCommit(true);
     }
   }
 

@@ -156,6 +156,9 @@ public final class PostgresReplication {
     p.setProperty("database.dbname", source.database());
     p.setProperty("plugin.name", "pgoutput");
     p.setProperty("slot.name", slotName(config.name()));
+    // For the task's check of its slot before each start (SlotGuard).
+    p.setProperty(SlotGuard.RELAY_NAME, config.name());
+    p.setProperty(SlotGuard.OFFSETS_TABLE, config.cdc().offsetsTable());
     p.setProperty("publication.name", publicationName(config.name()));
     // The relay creates the publication (insert only, the outbox table only) or the operator does;
     // Debezium's would publish every operation and be altered to Debezium's table list.
@@ -173,25 +176,38 @@ public final class PostgresReplication {
 
   /**
    * What to do when the relay's slot was invalidated or dropped: events committed after its
-   * confirmed position may be unpublished, and only the table still has them.
+   * confirmed position may be unpublished, and only the table still has them. The hand-off to
+   * polling marks what was certainly published and leaves the rest {@code PENDING}; the hand-off
+   * back makes the next start publish those from a new slot's snapshot.
    *
    * @param relayName {@code relay.name}
    * @param offsetsTable {@code cdc.offsets.table}
    * @return the advice, one sentence
    */
   static String recovery(String relayName, String offsetsTable) {
-    String slot = slotName(relayName);
     return "events committed after the slot's last confirmed position may not have been"
-        + " published; stop the relay, drop the slot if it is still there (SELECT"
-        + " pg_drop_replication_slot('"
-        + slot
-        + "')) and delete the row of relay.name '"
+        + " published, and only the outbox table still has them; stop every relay of relay.name '"
         + relayName
-        + "' from "
+        + "', run 'outbox-relay handoff --to polling' (it marks PUBLISHED the rows created"
+        + " before the relay's last position stored in "
         + offsetsTable
-        + ": the next start is a first start, which publishes every row still in the table"
-        + " again (consumers deduplicate on the event id) and streams from a new slot"
-        + " (cdc.first.start=publish)";
+        + " less --open-transactions, and leaves the"
+        + " others PENDING), then 'outbox-relay handoff --to cdc' and start the relay: its first"
+        + " start publishes the PENDING rows from a new slot's snapshot (some a second time;"
+        + " consumers deduplicate on the event id) and streams from there";
+  }
+
+  /**
+   * Whether a stored {@code offset_val} is a position the engine streams from, not a first start's
+   * or a hand-off's marker.
+   *
+   * @param stored the text, or null
+   * @return true for a position
+   */
+  public static boolean isPosition(String stored) {
+    return stored != null
+        && !stored.contains(PostgresFirstStart.MARKER)
+        && !stored.contains(HandoffMarker.FIELD);
   }
 
   /**

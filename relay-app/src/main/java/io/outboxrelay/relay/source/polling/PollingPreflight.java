@@ -191,14 +191,11 @@ final class PollingPreflight {
 
   /**
    * Why a polling relay must not serve the table ({@link ModeOwnership#pollingStartProblem}): it
-   * was handed to CDC, or a CDC relay streams it or served it last. None on PostgreSQL, which has
-   * no CDC mode. What the relay's user may not read to tell is logged at WARN.
+   * was handed to CDC, or a CDC relay streams it or served it last. What the relay's user may not
+   * read to tell is logged at WARN.
    */
   static Optional<String> ownershipProblem(
       Connection c, SqlDialect dialect, SourceConfig source, String context) throws SQLException {
-    if (!dialect.hasBinlog()) {
-      return Optional.empty();
-    }
     // Where CDC relays keep their lease; polling mode reads no cdc.* settings of its own.
     ModeOwnership.TableState state =
         ModeOwnership.read(
@@ -209,11 +206,12 @@ final class PollingPreflight {
     if (state.unreadable() != null) {
       LOG.warn(
           "[{}] cannot tell whether a CDC relay serves {}: user '{}' may not read {}; grant it"
-              + " SELECT as in config/mysql/relay-grants.sql",
+              + " SELECT as in {}/relay-grants.sql",
           context,
           state.table(),
           source.user(),
-          state.unreadable());
+          state.unreadable(),
+          dialect.configDirectory());
     }
     return ModeOwnership.pollingStartProblem(state);
   }

@@ -44,8 +44,9 @@ final class PostgresCdcDatabases {
   /**
    * A database set up by an operator as {@code config/postgresql/relay-grants.sql} says: the relay
    * user has {@code REPLICATION}, {@code SELECT} on the outbox table and its position and
-   * leadership tables, created from {@code config/postgresql/relay-storage.sql}, and the
-   * publication of {@code relayName} exists; the relay creates nothing but its slot.
+   * leadership tables and {@code SELECT} on the hand-off records, created from {@code
+   * config/postgresql/relay-storage.sql}, and the publication of {@code relayName} exists; the
+   * relay creates nothing but its slot.
    *
    * @param server the server
    * @param relayName the relay's name
@@ -61,6 +62,7 @@ final class PostgresCdcDatabases {
         "ALTER ROLE " + db.relayUser() + " REPLICATION",
         "GRANT SELECT, INSERT, DELETE ON outbox_relay_offsets TO " + db.relayUser(),
         "GRANT SELECT, INSERT, UPDATE ON outbox_relay_leases TO " + db.relayUser(),
+        "GRANT SELECT ON outbox_relay_handoffs TO " + db.relayUser(),
         PostgresReplication.createPublicationSql(relayName, "public.outbox_events"));
     return db;
   }
