@@ -56,7 +56,9 @@ class PostgresReplicationTest {
         .isEqualTo(PostgresReplication.HEARTBEAT_QUERY);
     assertThat(p.getProperty("offset.storage.jdbc.connection.url"))
         .startsWith("jdbc:postgresql://db.internal:5432/shop?")
-        .endsWith("&socketTimeout=30"); // pgjdbc counts seconds
+        .contains("&socketTimeout=30&") // pgjdbc counts seconds
+        // A leader frozen in a position commit must not hold its locks past half the lease.
+        .endsWith("&options=-c%20idle_in_transaction_session_timeout%3D3000");
     assertThat(p)
         .doesNotContainKeys(
             "database.server.id",
