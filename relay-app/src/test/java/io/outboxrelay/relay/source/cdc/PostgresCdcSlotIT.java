@@ -82,9 +82,11 @@ class PostgresCdcSlotIT {
                         + slot
                         + "'"))
             .longValue();
-    assertThat(held)
-        .as("WAL the slot held just after the busy table's insert")
-        .isGreaterThan(1 << 20);
+    // Behind the end of the busy table's WAL, so what follows has to move it. Not by the whole 8
+    // MB:
+    // a heartbeat emitted while the insert ran is confirmed at its own position inside that WAL
+    // (seen under the full suite's load: 0.67 MB held).
+    assertThat(held).as("WAL the slot held just after the busy table's insert").isPositive();
 
     await()
         .atMost(Duration.ofSeconds(30))
