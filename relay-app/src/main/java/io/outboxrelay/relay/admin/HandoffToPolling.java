@@ -86,15 +86,7 @@ final class HandoffToPolling {
             c, h.source, RelayMode.POLLING, h.config.name(), h.operator.name(), false, null);
     c.commit();
     if (stored.isEmpty() || stored.get().file() == null) {
-      String summary =
-          "relay "
-              + h.config.name()
-              + " has no committed CDC position in "
-              + h.config.cdc().offsetsTable()
-              + ": CDC published nothing, every row stays as it is";
-      HandoffRecords.finish(c, h.source, handedAt, summary);
-      c.commit();
-      h.out.println(summary + "; start polling");
+      h.out.println(finishWithoutPosition(h, c, handedAt));
       return;
     }
     OffsetsRow from = stored.get();
@@ -137,6 +129,57 @@ final class HandoffToPolling {
         summary,
         from.eventsToSkip(),
         from.rowsToSkip());
+    printHanded(
+        h,
+        marked,
+        pending,
+        from.position().toString(),
+        fallback,
+        cutoff,
+        "the committed position's last event",
+        openTransactions,
+        h.config.delivery().exactlyOnce()
+            ? " with delivery.guarantee=at-least-once: polling refuses exactly-once, since it"
+                + " marks rows PUBLISHED in the database, which no Kafka transaction includes"
+            : "");
+  }
+
+  /**
+   * Ends a hand-off whose relay never committed a CDC position: nothing was published, so no row
+   * changes. Records why and commits.
+   *
+   * @return the line to print
+   */
+  static String finishWithoutPosition(Handoff h, Connection c, String handedAt)
+      throws SQLException {
+    String summary =
+        "relay "
+            + h.config.name()
+            + " has no committed CDC position in "
+            + h.config.cdc().offsetsTable()
+            + ": CDC published nothing, every row stays as it is";
+    HandoffRecords.finish(c, h.source, handedAt, summary);
+    c.commit();
+    return summary + "; start polling";
+  }
+
+  /**
+   * Prints a finished hand-off to polling: a warning first when the rows were told apart by
+   * creation time ({@code fallback} says why), then what was marked and what polling publishes.
+   *
+   * @param cutoffMeaning what {@code cutoff} is, before {@code --open-transactions} was taken off
+   * @param pollingNote said after the advice to start the polling relays ("" for nothing)
+   */
+  static void printHanded(
+      Handoff h,
+      long marked,
+      long pending,
+      String position,
+      String fallback,
+      Instant cutoff,
+      String cutoffMeaning,
+      Duration openTransactions,
+      String pollingNote) {
     if (fallback != null) {
       h.out.println(
           "warning: "
@@ -144,7 +187,9 @@ final class HandoffToPolling {
               + ", so the rows CDC published cannot be told apart by position: rows created"
               + " before "
               + cutoff
-              + " (the committed position's last event, less --open-transactions "
+              + " ("
+              + cutoffMeaning
+              + ", less --open-transactions "
               + openTransactions
               + ") are marked PUBLISHED; later ones are published by polling, some of them a"
               + " second time (consumers deduplicate on the event id)");
@@ -155,15 +200,12 @@ final class HandoffToPolling {
             + " to polling: "
             + marked
             + " rows CDC published (committed before "
-            + from.position()
+            + position
             + ") are PUBLISHED, "
             + pending
             + " rows it did not publish are PENDING, with every row committed since; start the"
             + " polling relays now (outbox-relay run --mode polling)"
-            + (h.config.delivery().exactlyOnce()
-                ? " with delivery.guarantee=at-least-once: polling refuses exactly-once, since it"
-                    + " marks rows PUBLISHED in the database, which no Kafka transaction includes"
-                : ""));
+            + pollingNote);
   }
 
   /**

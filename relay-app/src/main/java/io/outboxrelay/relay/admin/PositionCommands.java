@@ -308,44 +308,13 @@ public final class PositionCommands {
                 ? "; the files before " + state.earliestFile() + " were purged"
                 : "; " + state.behindBytes() + " bytes of it are still on the server"));
     Instant from = stored.eventTime() != null ? stored.eventTime() : stored.committedAt();
-    if (maxId <= 0 || from == null) {
-      out.println("outbox rows that may be affected: none (" + source.table() + " is empty)");
-      return;
-    }
-    long cutoff = from.minus(OPEN_TRANSACTION_MARGIN).getEpochSecond();
-    out.println(
-        "outbox rows committed in that range were never published. They are among the rows"
-            + " inserted since "
-            + from
-            + " (a minute earlier, for transactions open then) up to id "
-            + maxId
-            + " (the newest now; later rows are published after the reset):");
-    out.println(
-        "  SELECT "
-            + String.join(
-                ", ",
-                source.sequenceColumn(),
-                source.columns().eventId(),
-                source.columns().aggregateType(),
-                source.columns().aggregateId(),
-                source.columns().eventType())
-            + ", created_at FROM "
-            + source.database()
-            + "."
-            + source.table()
-            + " WHERE "
-            + source.sequenceColumn()
-            + " <= "
-            + maxId
-            + " AND created_at >= FROM_UNIXTIME("
-            + cutoff
-            + ") ORDER BY "
-            + source.sequenceColumn()
-            + ";");
-    out.println(
-        "Some of them may have been published before the relay stopped (consumers deduplicate on"
-            + " the event id). To publish them instead of skipping them, use 'outbox-relay handoff"
-            + " --to polling' rather than a reset (docs/operations.md: Switching modes).");
+    printRowsMaybeSkipped(
+        out,
+        source,
+        from,
+        maxId,
+        " To publish them instead of skipping them, use 'outbox-relay handoff --to polling' rather"
+            + " than a reset (docs/operations.md: Switching modes).");
   }
 
   private long maxId(Connection c) throws SQLException {
@@ -382,5 +351,53 @@ public final class PositionCommands {
         source.user(),
         source.describe(),
         "stop the CDC relay " + config.name() + " (and any other relay of this user) first");
+  }
+
+  /**
+   * Prints which outbox rows a reset may skip: those inserted since {@code since} (less {@link
+   * #OPEN_TRANSACTION_MARGIN}, for transactions open then) up to {@code maxId}, as a query the
+   * operator can run, or that none can be when the table is empty or {@code since} is unknown.
+   *
+   * @param advice said after the query, e.g. how to publish them instead ("" for nothing)
+   */
+  static void printRowsMaybeSkipped(
+      PrintWriter out, SourceConfig source, Instant since, long maxId, String advice) {
+    if (maxId <= 0 || since == null) {
+      out.println("outbox rows that may be affected: none (" + source.table() + " is empty)");
+      return;
+    }
+    SqlDialect dialect = SqlDialect.of(source.flavor());
+    long cutoff = since.minus(OPEN_TRANSACTION_MARGIN).getEpochSecond();
+    out.println(
+        "outbox rows committed in that range were never published. They are among the rows"
+            + " inserted since "
+            + since
+            + " (a minute earlier, for transactions open then) up to id "
+            + maxId
+            + " (the newest now; later rows are published after the reset):");
+    out.println(
+        "  SELECT "
+            + String.join(
+                ", ",
+                source.sequenceColumn(),
+                source.columns().eventId(),
+                source.columns().aggregateType(),
+                source.columns().aggregateId(),
+                source.columns().eventType())
+            + ", created_at FROM "
+            + dialect.qualifiedTable(source)
+            + " WHERE "
+            + source.sequenceColumn()
+            + " <= "
+            + maxId
+            + " AND created_at >= "
+            + dialect.fromEpochSeconds().replace("?", Long.toString(cutoff))
+            + " ORDER BY "
+            + source.sequenceColumn()
+            + ";");
+    out.println(
+        "Some of them may have been published before the relay stopped (consumers deduplicate on"
+            + " the event id)."
+            + advice);
   }
 }

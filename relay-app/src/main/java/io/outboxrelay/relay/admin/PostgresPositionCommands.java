@@ -564,41 +564,7 @@ public final class PostgresPositionCommands {
         ResultSet rs = ps.executeQuery()) {
       maxId = rs.next() ? rs.getLong(1) : 0;
     }
-    if (maxId <= 0 || since == null) {
-      out.println("outbox rows that may be affected: none (" + source.table() + " is empty)");
-      return;
-    }
-    long cutoff = since.minus(PositionCommands.OPEN_TRANSACTION_MARGIN).getEpochSecond();
-    out.println(
-        "outbox rows committed in that range were never published. They are among the rows"
-            + " inserted since "
-            + since
-            + " (a minute earlier, for transactions open then) up to id "
-            + maxId
-            + " (the newest now; later rows are published after the reset):");
-    out.println(
-        "  SELECT "
-            + String.join(
-                ", ",
-                source.sequenceColumn(),
-                source.columns().eventId(),
-                source.columns().aggregateType(),
-                source.columns().aggregateId(),
-                source.columns().eventType())
-            + ", created_at FROM "
-            + source.table()
-            + " WHERE "
-            + source.sequenceColumn()
-            + " <= "
-            + maxId
-            + " AND created_at >= to_timestamp("
-            + cutoff
-            + ") ORDER BY "
-            + source.sequenceColumn()
-            + ";");
-    out.println(
-        "Some of them may have been published before the relay stopped (consumers deduplicate on"
-            + " the event id).");
+    PositionCommands.printRowsMaybeSkipped(out, source, since, maxId, "");
   }
 
   private void advanceSlot(Connection c, String lsn) throws SQLException {

@@ -79,16 +79,9 @@ final class SlotHandoffToPolling {
             c, h.source, RelayMode.POLLING, h.config.name(), h.operator.name(), false, null);
     c.commit();
     if (!PostgresReplication.isPosition(stored)) {
-      String summary =
-          "relay "
-              + h.config.name()
-              + " has no committed CDC position in "
-              + h.config.cdc().offsetsTable()
-              + ": CDC published nothing, every row stays as it is";
-      HandoffRecords.finish(c, h.source, handedAt, summary);
-      c.commit();
-      dropSlot(c, slot, slotName);
-      h.out.println(summary + "; start polling");
+      String done = HandoffToPolling.finishWithoutPosition(h, c, handedAt);
+      dropSlot(c, slot, slotName); // once the hand-off is recorded as finished
+      h.out.println(done);
       return;
     }
     JsonNode offset;
@@ -155,30 +148,16 @@ final class SlotHandoffToPolling {
         h.config.name(),
         summary);
     dropSlot(c, slot, slotName);
-    if (fallback != null) {
-      h.out.println(
-          "warning: "
-              + fallback
-              + ", so the rows CDC published cannot be told apart by position: rows created"
-              + " before "
-              + cutoff
-              + " (the stored position's time, less --open-transactions "
-              + openTransactions
-              + ") are marked PUBLISHED; later ones are published by polling, some of them a"
-              + " second time (consumers deduplicate on the event id)");
-    }
-    h.out.println(
-        "handed "
-            + h.table
-            + " to polling: "
-            + marked
-            + " rows CDC published (committed before "
-            + at
-            + ") are PUBLISHED, "
-            + pending
-            + " rows it did not publish are PENDING, with every row committed since; start the"
-            + " polling relays now (outbox-relay run --mode polling), or hand the table back"
-            + " with 'outbox-relay handoff --to cdc'");
+    HandoffToPolling.printHanded(
+        h,
+        marked,
+        pending,
+        at,
+        fallback,
+        cutoff,
+        "the stored position's time",
+        openTransactions,
+        ", or hand the table back with 'outbox-relay handoff --to cdc'");
   }
 
   /** What the slot holds that was not published, or why it cannot tell. */
