@@ -19,9 +19,10 @@ import java.util.Optional;
  * @param position Kafka's position, if the relay committed one there; null when unknown
  * @param unknown why Kafka's position is unknown, one line; null when known
  * @param resumesAt which position a relay starting now resumes at
+ * @param wal whether the positions are PostgreSQL's (WAL) rather than binlog positions
  */
 record KafkaCommitted(
-    String topic, Optional<OffsetsRow> position, String unknown, ResumesAt resumesAt) {
+    String topic, Optional<OffsetsRow> position, String unknown, ResumesAt resumesAt, boolean wal) {
 
   /** How long {@code status} waits for Kafka. */
   static final Duration READ_TIMEOUT = Duration.ofSeconds(5);
@@ -68,7 +69,7 @@ record KafkaCommitted(
       return null;
     }
     KafkaPosition kafka = new KafkaPosition(config, READ_TIMEOUT);
-    return of(kafka.topic(), kafka.read(), stored, stored != null && isHandoff(stored));
+    return of(kafka.topic(), kafka.read(), stored, stored != null && isHandoff(stored), true);
   }
 
   /**
@@ -80,7 +81,7 @@ record KafkaCommitted(
    * @return the positions and where the next start resumes
    */
   static KafkaCommitted of(String topic, KafkaPosition.Reading r, CdcState state) {
-    return of(topic, r, databaseText(state), state.handoffPending());
+    return of(topic, r, databaseText(state), state.handoffPending(), false);
   }
 
   /**
@@ -91,12 +92,13 @@ record KafkaCommitted(
    * @param database the database's {@code offset_val} (a hand-off's or a first start's marker
    *     included), or null when it holds none
    * @param handoffPending whether {@code database} is a hand-off's marker
+   * @param wal whether the positions are PostgreSQL's
    * @return the positions and where the next start resumes
    */
   static KafkaCommitted of(
-      String topic, KafkaPosition.Reading r, String database, boolean handoffPending) {
+      String topic, KafkaPosition.Reading r, String database, boolean handoffPending, boolean wal) {
     if (!r.known()) {
-      return new KafkaCommitted(topic, null, r.unknown(), ResumesAt.UNKNOWN);
+      return new KafkaCommitted(topic, null, r.unknown(), ResumesAt.UNKNOWN, wal);
     }
     boolean firstStart =
         database != null
@@ -109,7 +111,8 @@ record KafkaCommitted(
           null,
           handoffPending
               ? ResumesAt.HANDOFF
-              : database == null || firstStart ? ResumesAt.FIRST_START : ResumesAt.DATABASE);
+              : database == null || firstStart ? ResumesAt.FIRST_START : ResumesAt.DATABASE,
+          wal);
     }
     String text = r.position().get();
     Optional<OffsetsRow> parsed;
@@ -117,7 +120,7 @@ record KafkaCommitted(
       parsed = Optional.of(new OffsetsRow(null, null, OffsetsRow.parseOffset(text), null, 0));
     } catch (SQLException e) {
       return new KafkaCommitted(
-          topic, null, "its value is not an offset: " + text, ResumesAt.UNKNOWN);
+          topic, null, "its value is not an offset: " + text, ResumesAt.UNKNOWN, wal);
     }
     ResumesAt at =
         KafkaPosition.resumesAtKafka(text, database)
@@ -125,7 +128,7 @@ record KafkaCommitted(
             : handoffPending
                 ? ResumesAt.HANDOFF
                 : firstStart ? ResumesAt.FIRST_START : ResumesAt.DATABASE;
-    return new KafkaCommitted(topic, parsed, null, at);
+    return new KafkaCommitted(topic, parsed, null, at, wal);
   }
 
   private static boolean isHandoff(String stored) {
@@ -187,12 +190,12 @@ record KafkaCommitted(
     return offset.containsKey("lsn") && !offset.containsKey("file");
   }
 
-  /** A PostgreSQL position: its LSN, and where the last transaction it covers in full ended. */
-  private static String lsnText(Map<String, Object> offset) {
+  /** A PostgreSQL position: its LSN, and its {@code lsn_commit} where it has one. */
+  static String lsnText(Map<String, Object> offset) {
     Object commit = offset.get("lsn_commit");
     return "LSN "
         + lsn(offset.get("lsn"))
-        + (commit == null ? "" : ", after the transaction ending at " + lsn(commit));
+        + (commit == null ? "" : " (lsn_commit " + lsn(commit) + ")");
   }
 
   /** An LSN as PostgreSQL prints it ({@code 0/1A2B3C8}). */
@@ -210,10 +213,7 @@ record KafkaCommitted(
   }
 
   private String describeResume(Map<String, Object> stored) {
-    String log =
-        position != null && position.isPresent() && isLsn(position.get().offset())
-            ? "WAL"
-            : "binlog";
+    String log = wal ? "WAL" : "binlog";
     return switch (resumesAt) {
       case KAFKA ->
           stored == null

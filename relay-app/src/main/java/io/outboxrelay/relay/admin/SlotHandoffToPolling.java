@@ -86,9 +86,10 @@ final class SlotHandoffToPolling {
           "relay "
               + h.config.name()
               + " committed its last records in Kafka with position "
-              + kafka.get()
+              + KafkaCommitted.lsnText(OffsetsRow.parseOffset(kafka.get()))
               + (PostgresReplication.isPosition(stored)
-                  ? ", later than the database's " + stored
+                  ? ", later than the database's "
+                      + KafkaCommitted.lsnText(OffsetsRow.parseOffset(stored))
                   : stored == null ? " (the database holds none)" : "")
               + ": the hand-off counts from Kafka's");
       stored = kafka.get();

@@ -85,12 +85,12 @@ final class CommittedPosition {
 
   /**
    * Compares two positions of one PostgreSQL slot, as far as they can be told apart: Debezium
-   * streams transactions in commit order, and its {@code lsn_commit} is the end of the last
-   * transaction it processed in full, which only grows along the stream; a position with no {@code
-   * lsn_commit} and no {@code txId} lies between transactions at {@code lsn} (a first start's, a
-   * reset's), and everything committed before it is behind it. The changes inside a transaction
-   * ({@code lsn}, {@code lsn_proc}) may lie before an earlier transaction's commit, so they only
-   * order positions inside one transaction.
+   * streams transactions in commit order, and its {@code lsn_commit} (the commit of the transaction
+   * the position is in, or of the last one it finished) only grows along the stream; a position
+   * with no {@code lsn_commit} and no {@code txId} lies between transactions at {@code lsn} (a
+   * first start's, a reset's), and everything committed before it is behind it. The changes inside
+   * a transaction ({@code lsn}, {@code lsn_proc}) may lie before an earlier transaction's commit,
+   * so they only order positions inside one transaction.
    *
    * @return positive when {@code a} is certainly after {@code b} (everything {@code b} covers
    *     committed before what {@code a} covers), negative when {@code b} is certainly after {@code
@@ -124,7 +124,10 @@ final class CommittedPosition {
     return n.has("lsn_commit") || !n.has("txId");
   }
 
-  /** The end of the last transaction a position covers in full, or -1 when it does not say. */
+  /**
+   * The commit a position has reached ({@code lsn_commit}, or {@code lsn} between transactions), or
+   * -1 when it does not say.
+   */
   private static long commitBound(JsonNode n) {
     if (n.has("lsn_commit")) {
       return n.path("lsn_commit").asLong();
