@@ -338,4 +338,50 @@ class PostgresExactlyOnceIT {
       assertExactlyOnce(result);
     }
   }
+
+  /**
+   * {@code position reset --to-current} while Kafka holds the relay's position: the reset writes
+   * the database and advances the slot, its position is later in the WAL than Kafka's, and the next
+   * start takes it: the rows committed while the relay was down are skipped, every later one is
+   * published once.
+   */
+  @Test
+  void aResetPositionWinsOverKafkasEarlierOne() throws Exception {
+    String config =
+        settings()
+            .with("cdc.first.start", "skip")
+            .writeTo(dir.resolve("relay.properties"))
+            .toString();
+    RelayProcess relay = RelayProcess.run("relay-1", dir, Path.of(config));
+    List<TestEvent> before = new ArrayList<>();
+    for (int i = 1; i <= 5; i++) {
+      before.add(TestEvent.of("order", "a", i));
+    }
+    RawOutboxInserts.write(db, ledger, before);
+    awaitPublished(5);
+    relay.process().terminate();
+    assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
+
+    // Written while the relay is down, then given up by the reset: not in the ledger.
+    Ledger skipped = new Ledger(RelaySettings.topicPrefix(name)).semanticPayloads();
+    RawOutboxInserts.write(
+        db, skipped, List.of(TestEvent.of("order", "b", 1), TestEvent.of("order", "b", 2)));
+    Cli.Result reset =
+        Cli.expect(0, "position", "reset", "--config", config, "--to-current", "--yes");
+    LOG.info("position reset: {}", reset);
+    JsonNode status = JSON.readTree(Cli.expect(0, "status", "--config", config, "--json").out());
+    LOG.info("status after the reset: {}", status);
+    assertThat(status.path("resumes_at").asText()).as(status.toString()).isEqualTo("database");
+
+    RelayProcess again = RelayProcess.run("relay-2", dir, Path.of(config));
+    assertThat(exactlyOnceLines(again.log()))
+        .contains("exactly-once: starting from the database's position")
+        .contains("it is later in the WAL");
+    RawOutboxInserts.write(
+        db, ledger, List.of(TestEvent.of("order", "c", 1), TestEvent.of("order", "c", 2)));
+    Ledger.Result result = awaitAll();
+    assertExactlyOnce(result);
+    again.process().terminate();
+    assertThat(again.waitFor(Duration.ofSeconds(60))).as(again.log()).isZero();
+  }
 }
