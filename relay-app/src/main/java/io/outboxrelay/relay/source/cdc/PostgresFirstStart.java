@@ -58,12 +58,18 @@ final class PostgresFirstStart {
   private final String holder;
   private final long epoch;
   private final FirstStart windows;
+  private final ExactlyOnce exactlyOnce; // null: at-least-once
 
-  PostgresFirstStart(RelayConfig config, String holder, long epoch) {
+  /**
+   * @param exactlyOnce the term's transactions with {@code delivery.guarantee=exactly-once}: the
+   *     position is committed to the progress topic before the database stores it; else null
+   */
+  PostgresFirstStart(RelayConfig config, String holder, long epoch, ExactlyOnce exactlyOnce) {
     this.config = config;
     this.source = config.source();
     this.holder = holder;
     this.epoch = epoch;
+    this.exactlyOnce = exactlyOnce;
     this.windows = new FirstStart(config, holder, epoch, null);
   }
 
@@ -113,7 +119,8 @@ final class PostgresFirstStart {
     }
   }
 
-  private static boolean slotExists(Connection c, String slot) throws SQLException {
+  /** Whether a replication slot of that name exists. */
+  static boolean slotExists(Connection c, String slot) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement("SELECT 1 FROM pg_replication_slots WHERE slot_name = ?")) {
       ps.setString(1, slot);
@@ -143,7 +150,8 @@ final class PostgresFirstStart {
       boolean handoff = before != null && before.contains(HandoffMarker.FIELD);
       // The marker first: a crash from here on leaves it, and the next start begins again.
       c.setAutoCommit(false);
-      FirstStart.replacePosition(c, config, marker());
+      String startedAt = java.time.Instant.now().toString();
+      FirstStart.replacePosition(c, config, marker(startedAt));
       if (!FirstStart.fence(c, config, holder, epoch)) {
         c.rollback();
         return false;
@@ -204,7 +212,11 @@ final class PostgresFirstStart {
         }
       }
       c.setAutoCommit(false);
-      FirstStart.replacePosition(c, config, offsetAt(c, consistentPoint));
+      String position = offsetAt(c, consistentPoint, startedAt); // commits: nothing stays open
+      if (exactlyOnce != null && !exactlyOnce.commitPosition(position)) {
+        return false; // the run stopped, or Kafka fenced it: the next term starts again
+      }
+      FirstStart.replacePosition(c, config, position);
       if (!FirstStart.fence(c, config, holder, epoch)) {
         c.rollback();
         LOG.warn(
@@ -257,9 +269,9 @@ final class PostgresFirstStart {
     }
   }
 
-  private static String marker() {
+  private static String marker(String startedAt) {
     try {
-      return JSON.writeValueAsString(Map.of(MARKER, java.time.Instant.now().toString()));
+      return JSON.writeValueAsString(Map.of(MARKER, startedAt));
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
@@ -275,8 +287,11 @@ final class PostgresFirstStart {
     return DriverManager.getConnection(source.jdbcUrl(), p);
   }
 
-  /** Debezium's PostgreSQL offset of a position between transactions: the LSN, with its time. */
-  private static String offsetAt(Connection c, String lsn) throws SQLException {
+  /**
+   * Debezium's PostgreSQL offset of a position between transactions: the LSN, with its time, and
+   * the first start that stored it ({@link CommittedPosition#FIRST_START_OF}).
+   */
+  private static String offsetAt(Connection c, String lsn, String startedAt) throws SQLException {
     long micros;
     long numeric;
     try (PreparedStatement ps =
@@ -294,6 +309,7 @@ final class PostgresFirstStart {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("lsn", numeric);
     m.put("ts_usec", micros);
+    m.put(CommittedPosition.FIRST_START_OF, startedAt);
     try {
       return JSON.writeValueAsString(m);
     } catch (JsonProcessingException e) {
