@@ -457,10 +457,28 @@ class PostgresHandoffIT {
                 return false;
               }
             });
-    Cli.Result toPolling =
-        Cli.expect(
-            0, "handoff", "--config", config, "--to", "polling", "--open-transactions", "1s");
-    LOG.info("handoff --to polling: {}", toPolling);
+    // Once the killed relay's lease (3 s) has run out: the hand-off refuses while it is held.
+    java.util.concurrent.atomic.AtomicReference<Cli.Result> toPolling =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofSeconds(1))
+        .until(
+            () -> {
+              toPolling.set(
+                  Cli.run(
+                      "handoff",
+                      "--config",
+                      config,
+                      "--to",
+                      "polling",
+                      "--open-transactions",
+                      "1s"));
+              return toPolling.get().exitCode() != 2
+                  || !toPolling.get().err().contains("holds the lease");
+            });
+    LOG.info("handoff --to polling: {}", toPolling.get());
+    assertThat(toPolling.get().exitCode()).as(toPolling.get().toString()).isZero();
     Cli.expect(0, "handoff", "--config", config, "--to", "cdc");
     RelayProcess back = run("cdc-2", config);
     back.awaitReady();
