@@ -222,8 +222,44 @@ final class HandoffToPolling {
    */
   private Optional<OffsetsRow> withKafkasPosition(Optional<OffsetsRow> stored)
       throws SQLException, AdminException {
-    if (!h.config.delivery().exactlyOnce()) {
+    String database;
+    try {
+      database = stored.isEmpty() ? null : Json.MAPPER.writeValueAsString(stored.get().offset());
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e); // parsed from JSON, so it serialises
+    }
+    Optional<String> kafka = kafkasPosition(h, database);
+    if (kafka.isEmpty()) {
       return stored;
+    }
+    OffsetsRow committed = new OffsetsRow(null, null, OffsetsRow.parseOffset(kafka.get()), null, 0);
+    h.out.println(
+        "relay "
+            + h.config.name()
+            + " committed its last records in Kafka with position "
+            + committed.position()
+            + (stored.isEmpty()
+                ? " (the database holds none)"
+                : ", later than the database's " + stored.get().position())
+            + ": the hand-off counts from Kafka's");
+    return Optional.of(committed);
+  }
+
+  /**
+   * With {@code delivery.guarantee=exactly-once}: the position the relay committed in Kafka, where
+   * a relay starting now would resume at it rather than at the database's ({@link
+   * KafkaPosition#resumesAtKafka}). The relay's transactional ids are fenced first (no relay runs,
+   * which the hand-off checked), so the transaction a killed relay left open is aborted and the
+   * position read is final.
+   *
+   * @param h the hand-off
+   * @param database the database's {@code offset_val}, or null when it holds none
+   * @return Kafka's position text, or empty where the database's stands (and with at-least-once)
+   * @throws AdminException (exit 1) when Kafka does not answer: nothing was changed
+   */
+  static Optional<String> kafkasPosition(Handoff h, String database) throws AdminException {
+    if (!h.config.delivery().exactlyOnce()) {
+      return Optional.empty();
     }
     Optional<String> kafka;
     try {
@@ -239,26 +275,7 @@ final class HandoffToPolling {
               + "; nothing was changed",
           e);
     }
-    String database;
-    try {
-      database = stored.isEmpty() ? null : Json.MAPPER.writeValueAsString(stored.get().offset());
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new IllegalStateException(e); // parsed from JSON, so it serialises
-    }
-    if (kafka.isEmpty() || !KafkaPosition.resumesAtKafka(kafka.get(), database)) {
-      return stored;
-    }
-    OffsetsRow committed = new OffsetsRow(null, null, OffsetsRow.parseOffset(kafka.get()), null, 0);
-    h.out.println(
-        "relay "
-            + h.config.name()
-            + " committed its last records in Kafka with position "
-            + committed.position()
-            + (stored.isEmpty()
-                ? " (the database holds none)"
-                : ", later than the database's " + stored.get().position())
-            + ": the hand-off counts from Kafka's");
-    return Optional.of(committed);
+    return kafka.filter(k -> KafkaPosition.resumesAtKafka(k, database));
   }
 
   private BinlogInserts.Result unpublished(

@@ -261,6 +261,21 @@ public final class PositionImport {
    * @throws AdminException (exit 1) when Kafka does not answer or refuses: nothing was changed
    */
   private boolean commitToKafka(String offsetJson, BinlogServer.Position at) throws AdminException {
+    return commitToKafka(config, offsetJson, String.valueOf(at));
+  }
+
+  /**
+   * With {@code delivery.guarantee=exactly-once}, commits an imported position to the relay's
+   * progress topic ({@link #commitToKafka(String, BinlogServer.Position)}).
+   *
+   * @param config the relay's configuration
+   * @param offsetJson the position
+   * @param at the position, for the log
+   * @return whether it was committed (false with at-least-once)
+   * @throws AdminException (exit 1) when Kafka does not answer or refuses: nothing was committed
+   */
+  static boolean commitToKafka(RelayConfig config, String offsetJson, String at)
+      throws AdminException {
     if (!config.delivery().exactlyOnce()) {
       return false;
     }
@@ -400,14 +415,17 @@ public final class PositionImport {
     }
   }
 
-  /** Whether two offsets name the same point: file, pos, GTIDs and what to skip after it. */
+  /**
+   * Whether two offsets name the same point: file, pos, GTIDs and what to skip after it (binlog);
+   * the LSNs and the transaction (PostgreSQL).
+   */
   static boolean sameOffset(Map<String, Object> a, Map<String, Object> b) {
     for (String f : List.of("file", "gtids")) {
       if (!Objects.equals(text(a.get(f)), text(b.get(f)))) {
         return false;
       }
     }
-    for (String f : List.of("pos", "event", "row")) {
+    for (String f : List.of("pos", "event", "row", "lsn", "lsn_commit", "lsn_proc", "txId")) {
       if (number(a.get(f)) != number(b.get(f))) {
         return false;
       }

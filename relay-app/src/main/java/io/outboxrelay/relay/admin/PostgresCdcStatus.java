@@ -26,6 +26,7 @@ import java.util.Locale;
  * @param active whether a reader holds it
  * @param server the server's current WAL position
  * @param behind the WAL bytes the slot holds past its confirmed position, or null
+ * @param stored the stored {@code offset_val} as it is (a position or a marker), or null
  */
 record PostgresCdcStatus(
     String position,
@@ -36,7 +37,8 @@ record PostgresCdcStatus(
     String walStatus,
     boolean active,
     String server,
-    Long behind) {
+    Long behind,
+    String stored) {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -78,7 +80,7 @@ record PostgresCdcStatus(
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
           return new PostgresCdcStatus(
-              position, marker, slot, false, null, null, false, server, null);
+              position, marker, slot, false, null, null, false, server, null, stored);
         }
         long behind = rs.getLong(4);
         return new PostgresCdcStatus(
@@ -90,7 +92,8 @@ record PostgresCdcStatus(
             rs.getString(2),
             rs.getBoolean(3),
             server,
-            rs.wasNull() ? null : behind);
+            rs.wasNull() ? null : behind,
+            stored);
       }
     }
   }
@@ -102,6 +105,43 @@ record PostgresCdcStatus(
         rs.next();
         return rs.getString(1);
       }
+    }
+  }
+
+  /**
+   * Prints the status, as aligned lines or JSON; with {@code delivery.guarantee=exactly-once}, with
+   * the position committed in Kafka and which one the next start takes ({@link KafkaCommitted},
+   * read after the database, which it does not answer for).
+   */
+  void print(PrintWriter out, RelayConfig config, boolean json) {
+    KafkaCommitted kafka = KafkaCommitted.readPostgres(config, stored);
+    if (json) {
+      ObjectNode n = json(config);
+      n.put(
+          "delivery_guarantee", config.delivery().exactlyOnce() ? "exactly-once" : "at-least-once");
+      if (kafka != null) {
+        kafka.put(n);
+      }
+      Json.print(out, n);
+      return;
+    }
+    print(out, config);
+    if (kafka != null) {
+      TextTable t = new TextTable("", "");
+      kafka.print(t, storedPosition());
+      t.print(out);
+    }
+  }
+
+  /** The stored position as a map, or null when none (or a marker) is stored. */
+  private java.util.Map<String, Object> storedPosition() {
+    if (!io.outboxrelay.relay.source.cdc.PostgresReplication.isPosition(stored)) {
+      return null;
+    }
+    try {
+      return OffsetsRow.parseOffset(stored);
+    } catch (SQLException e) {
+      return null;
     }
   }
 

@@ -90,11 +90,7 @@ public final class PostgresPositionCommands {
               c.rollback();
               return read;
             });
-    if (json) {
-      Json.print(out, status.json(config));
-    } else {
-      status.print(out, config);
-    }
+    status.print(out, config, json);
     out.flush();
   }
 
@@ -356,6 +352,12 @@ public final class PostgresPositionCommands {
         "the relay publishes every event committed after "
             + at
             + "; what the connector published after its last committed offset is published again");
+    if (config.delivery().exactlyOnce()) {
+      out.println(
+          "delivery.guarantee=exactly-once: the position is committed to progress topic "
+              + config.delivery().progressTopic()
+              + " first, then stored; nothing is stored when Kafka does not answer");
+    }
     if (!yes) {
       c.rollback();
       out.println("dry run: nothing changed; add --yes to write the position and copy the slot");
@@ -372,25 +374,7 @@ public final class PostgresPositionCommands {
       ps.executeQuery().close();
     }
     c.commit();
-    try {
-      stored = storedRow(c, true);
-      if (stored.isPresent()) {
-        throw AdminException.usage(
-            "a position of relay "
-                + config.name()
-                + " was stored while the command ran: a relay is running; nothing was changed");
-      }
-      Map<String, Object> offset = new LinkedHashMap<>(found.offset());
-      offset.remove("snapshot");
-      offset.remove("last_snapshot_record");
-      OffsetsRow.writeOffset(
-          c, config.cdc().offsetsTable(), config.name(), Optional.empty(), json(offset));
-      c.commit();
-    } catch (SQLException | AdminException | RuntimeException e) {
-      c.rollback();
-      dropCopiedSlot(c);
-      throw e;
-    }
+    storeImported(c, found, at);
     LOG.info(
         "operator {} imported the position {} of connector {} ({}) and a copy of replication slot"
             + " {} as the position and slot of relay {} on {}",
@@ -412,6 +396,43 @@ public final class PostgresPositionCommands {
             + " the relay streams (SELECT pg_drop_replication_slot('"
             + connectorSlot
             + "'))");
+  }
+
+  /**
+   * Stores the imported offset once the slot is copied: with exactly-once in the progress topic
+   * first, then in the database; should either fail, the copied slot is dropped again.
+   */
+  private void storeImported(Connection c, ConnectOffsets.Found found, String at)
+      throws SQLException, AdminException {
+    try {
+      Map<String, Object> offset = new LinkedHashMap<>(found.offset());
+      offset.remove("snapshot");
+      offset.remove("last_snapshot_record");
+      // Exactly-once: Kafka's position wins at the next start unless the database's is the same,
+      // so the imported one goes to the progress topic first (as on MariaDB).
+      boolean inKafka = PositionImport.commitToKafka(config, json(offset), at);
+      if (storedRow(c, true).isPresent()) {
+        throw AdminException.usage(
+            "a position of relay "
+                + config.name()
+                + " was stored while the command ran: a relay is running; "
+                + (inKafka
+                    ? "the imported position was committed to progress topic "
+                        + config.delivery().progressTopic()
+                        + " already, the database was not changed: stop every relay of"
+                        + " relay.name "
+                        + config.name()
+                        + " and run the command again"
+                    : "nothing was changed"));
+      }
+      OffsetsRow.writeOffset(
+          c, config.cdc().offsetsTable(), config.name(), Optional.empty(), json(offset));
+      c.commit();
+    } catch (SQLException | AdminException | RuntimeException e) {
+      c.rollback();
+      dropCopiedSlot(c);
+      throw e;
+    }
   }
 
   /** Why the import of a connector's slot and offset is refused, or null. */

@@ -65,11 +65,7 @@ public final class RelayStatus {
                     config,
                     io.outboxrelay.relay.source.cdc.PostgresReplication.slotName(config.name()));
             c.rollback();
-            if (json) {
-              Json.print(out, status.json(config));
-            } else {
-              status.print(out, config);
-            }
+            status.print(out, config, json);
           } else if (config.cdc() != null) {
             boolean offsetsTable = offsetsTableExists(c);
             CdcState state =

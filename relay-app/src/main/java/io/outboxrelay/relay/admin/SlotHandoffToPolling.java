@@ -34,6 +34,10 @@ import org.slf4j.LoggerFactory;
  * again by polling (consumers deduplicate on the event id); the table is not published whole. This
  * is the recovery of an invalidated or dropped slot, with {@code handoff --to cdc} after it.
  *
+ * <p>With {@code delivery.guarantee=exactly-once} the position is the one the relay committed in
+ * Kafka where a relay starting now would resume at it ({@link HandoffToPolling#kafkasPosition}):
+ * the database's row is written after that commit and lags it after a crash.
+ *
  * <p>Never waits for the application's transactions, and the hand-off is recorded before the marks
  * and finished after them, as on MariaDB ({@link HandoffToPolling}): an interrupted one is finished
  * by running it again while the slot is still there. Not thread-safe.
@@ -74,6 +78,22 @@ final class SlotHandoffToPolling {
     String slotName = PostgresReplication.slotName(h.config.name());
     Slot slot = slot(c, slotName);
     c.commit();
+    // Exactly-once: the relay published up to the position it committed in Kafka, which the
+    // database's row may lag (a relay killed between the two commits).
+    java.util.Optional<String> kafka = HandoffToPolling.kafkasPosition(h, stored);
+    if (kafka.isPresent()) {
+      h.out.println(
+          "relay "
+              + h.config.name()
+              + " committed its last records in Kafka with position "
+              + KafkaCommitted.lsnText(OffsetsRow.parseOffset(kafka.get()))
+              + (PostgresReplication.isPosition(stored)
+                  ? ", later than the database's "
+                      + KafkaCommitted.lsnText(OffsetsRow.parseOffset(stored))
+                  : stored == null ? " (the database holds none)" : "")
+              + ": the hand-off counts from Kafka's");
+      stored = kafka.get();
+    }
     String handedAt =
         HandoffRecords.begin(
             c, h.source, RelayMode.POLLING, h.config.name(), h.operator.name(), false, null);

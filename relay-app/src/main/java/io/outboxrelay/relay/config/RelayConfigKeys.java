@@ -402,7 +402,8 @@ public final class RelayConfigKeys {
           .doc(
               "What a consumer may see. at-least-once: after a crash or a failover the events"
                   + " published since the last stored position are published again. exactly-once"
-                  + " (CDC mode): each batch and the binlog position after it are committed in one"
+                  + " (CDC mode, MariaDB and PostgreSQL): each batch and the source position after"
+                  + " it (binlog position, or WAL position on PostgreSQL) are committed in one"
                   + " Kafka transaction, so a consumer with isolation.level=read_committed sees"
                   + " every event once, through crashes, failovers and broker restarts; it needs"
                   + " brokers that allow transactions and, with ACLs, Write and Describe on the"
@@ -436,7 +437,7 @@ public final class RelayConfigKeys {
                       : "must be a legal Kafka topic name (letters, digits, '.', '_', '-')")
           .doc(
               "With delivery.guarantee=exactly-once, the compacted single-partition topic where the"
-                  + " relay commits its binlog position with each batch, keyed by relay.name; the"
+                  + " relay commits its source position with each batch, keyed by relay.name; the"
                   + " relay creates it when missing. Several relays may share it.")
           .build();
 
@@ -686,32 +687,6 @@ public final class RelayConfigKeys {
                       + "=0ms",
           SOURCE_FLAVOR,
           CDC_RETENTION);
-
-  /**
-   * What CDC on PostgreSQL does not do yet, refused at start rather than silently not done:
-   * exactly-once.
-   */
-  static final CrossCheck POSTGRESQL_CDC_NOT_YET =
-      CrossCheck.of(
-              v -> {
-                if (v.get(SOURCE_FLAVOR).readsBinlog()) {
-                  return null;
-                }
-                List<String> unsupported = new java.util.ArrayList<>();
-                if (v.get(DELIVERY_GUARANTEE) == DeliveryGuarantee.EXACTLY_ONCE) {
-                  unsupported.add(
-                      "set " + DELIVERY_GUARANTEE.name() + "=at-least-once (no exactly-once yet)");
-                }
-                return unsupported.isEmpty()
-                    ? null
-                    : "CDC on "
-                        + v.setting(SOURCE_FLAVOR)
-                        + " does not support every setting yet: "
-                        + String.join("; ", unsupported);
-              },
-              SOURCE_FLAVOR,
-              DELIVERY_GUARANTEE)
-          .onlyIn(RelayMode.CDC);
 
   public static final ConfigKey<Integer> CDC_RETENTION_BATCH_SIZE =
       define("cdc.retention.batch.size", ValueType.INT)
@@ -1001,7 +976,6 @@ public final class RelayConfigKeys {
           CLAIM_WINDOW_HOLDS_A_BATCH,
           POLLING_BACKOFF_ORDER,
           EXACTLY_ONCE_NEEDS_CDC,
-          POSTGRESQL_CDC_NOT_YET,
           CDC_RETENTION_NEEDS_MARIADB,
           CDC_BACKOFF_ORDER,
           LEADER_RENEWS_THRICE_PER_LEASE);

@@ -100,4 +100,55 @@ class KafkaCommittedTest {
         .asString()
         .endsWith("unknown (Kafka at k:9092 did not answer within 5 s)");
   }
+
+  private static String postgresText(KafkaCommitted k, String stored) throws Exception {
+    TextTable t = new TextTable("", "");
+    k.print(
+        t,
+        stored == null || stored.contains("outbox_relay_") ? null : OffsetsRow.parseOffset(stored));
+    StringWriter out = new StringWriter();
+    t.print(new PrintWriter(out, true));
+    return out.toString();
+  }
+
+  private static KafkaCommitted postgres(String kafka, String stored) {
+    return KafkaCommitted.of(
+        "progress",
+        new KafkaPosition.Reading(Optional.ofNullable(kafka), null),
+        stored,
+        stored != null && stored.contains("outbox_relay_handoff"),
+        true);
+  }
+
+  @Test
+  void onPostgresqlShowsLsnsAndTakesTheLaterPositionInTheWal() throws Exception {
+    String kafka = "{\"lsn_proc\":27830864,\"lsn_commit\":27831496,\"lsn\":27830864,\"txId\":1735}";
+    String behind = "{\"lsn_proc\":26606920,\"lsn\":26606920,\"txId\":769}";
+    KafkaCommitted k = postgres(kafka, behind);
+    assertThat(k.resumesAt()).isEqualTo(ResumesAt.KAFKA);
+    assertThat(postgresText(k, behind))
+        .contains(
+            "Kafka's position:  LSN 0/1A8AA50 (lsn_commit 0/1A8ACC8) (progress topic progress)")
+        .contains("next start at:     Kafka's position (the database's is behind it");
+    String reset = "{\"lsn\":40000000,\"ts_usec\":1}";
+    KafkaCommitted afterReset = postgres(kafka, reset);
+    assertThat(afterReset.resumesAt()).isEqualTo(ResumesAt.DATABASE);
+    assertThat(postgresText(afterReset, reset)).contains("it is later in the WAL than Kafka's");
+  }
+
+  @Test
+  void onPostgresqlAnUnfinishedFirstStartIsWhatTheNextStartDoes() throws Exception {
+    String marker = "{\"outbox_relay_first_start\":\"2026-12-06T22:00:00Z\"}";
+    String older = "{\"lsn_proc\":100,\"lsn_commit\":120,\"lsn\":100,\"txId\":7}";
+    assertThat(postgres(older, marker).resumesAt()).isEqualTo(ResumesAt.FIRST_START);
+    assertThat(postgres(null, marker).resumesAt()).isEqualTo(ResumesAt.FIRST_START);
+    assertThat(postgresText(postgres(older, marker), marker))
+        .contains("a first start (one did not finish: it begins again)");
+    String handoff = "{\"outbox_relay_handoff\":\"2026-12-06T22:00:00Z\"}";
+    assertThat(postgres(older, handoff).resumesAt()).isEqualTo(ResumesAt.HANDOFF);
+    KafkaCommitted unknown =
+        KafkaCommitted.of(
+            "progress", new KafkaPosition.Reading(null, "Kafka did not answer"), null, false, true);
+    assertThat(postgresText(unknown, null)).contains("later in the WAL");
+  }
 }

@@ -143,20 +143,17 @@ class ConfigLoaderTest {
   }
 
   @Test
-  void refusesInOneLineWhatCdcOnPostgresqlDoesNotDoYet() {
+  void acceptsExactlyOnceAndRetentionForCdcOnPostgresql() throws Exception {
     Map<String, String> raw = minimalCdc();
+    raw.remove("cdc.server.id");
     raw.put("source.flavor", "postgresql");
     raw.put("cdc.retention", "7d");
     raw.put("delivery.guarantee", "exactly-once");
 
-    assertThat(failure(raw).problems())
-        .singleElement()
-        .satisfies(
-            p ->
-                assertThat(p)
-                    .startsWith("CDC on source.flavor=postgresql does not support every setting")
-                    .doesNotContain("cdc.retention")
-                    .contains("delivery.guarantee=at-least-once"));
+    RelayConfig config = parse(raw);
+
+    assertThat(config.delivery().exactlyOnce()).isTrue();
+    assertThat(config.cdc().retention()).isEqualTo(java.time.Duration.ofDays(7));
   }
 
   @Test

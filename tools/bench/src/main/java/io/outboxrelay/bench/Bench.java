@@ -129,6 +129,12 @@ public final class Bench {
    */
   private static KafkaBroker.Builder broker() {
     KafkaBroker.Builder b = KafkaBroker.builder().heap("768m");
+    // Kafka's defaults for what the test brokers trim to save CPU: the peers are measured on the
+    // broker a production cluster would have.
+    b.brokerProperty("offsets.topic.num.partitions", "50");
+    b.brokerProperty("transaction.state.log.num.partitions", "50");
+    b.brokerProperty("share.coordinator.state.topic.num.partitions", "50");
+    b.brokerProperty("metadata.max.idle.interval.ms", "500");
     for (String name : System.getProperties().stringPropertyNames()) {
       if (name.startsWith(BROKER_PROPERTY_PREFIX)) {
         String key = name.substring(BROKER_PROPERTY_PREFIX.length());

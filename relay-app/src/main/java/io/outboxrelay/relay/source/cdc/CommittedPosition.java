@@ -14,14 +14,23 @@ import java.util.Optional;
  *
  * <p>The relay writes the database's row only after the Kafka transaction it describes committed,
  * so the database's position is never ahead of Kafka's by the relay's own doing, and Kafka's wins.
- * The database's wins when it is later in the same binlog (an at-least-once run after an
- * exactly-once one published past Kafka's position, or an operator imported a later position), and
- * when it is a pending hand-off: then the events up to it were published (by that run, or by
- * polling), and resuming at Kafka's would publish them again.
+ * The database's wins when it is later in the same binlog or WAL (an at-least-once run after an
+ * exactly-once one published past Kafka's position, or an operator reset or imported a later
+ * position), and when it is a pending hand-off: then the events up to it were published (by that
+ * run, or by polling), and resuming at Kafka's would publish them again. On PostgreSQL it also wins
+ * when it is the marker of a first start that did not finish ({@link PostgresFirstStart}): that
+ * start begins again, unless the position in Kafka is the one it committed (it carries the marker's
+ * value in {@link #FIRST_START_OF}), so that only the database's write of it was missing.
  */
 final class CommittedPosition {
 
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * The field of a PostgreSQL first start's position that names the first start (its marker's
+   * value) that committed it. Debezium ignores it.
+   */
+  static final String FIRST_START_OF = "outbox_relay_snapshot_of";
 
   private CommittedPosition() {}
 
@@ -56,14 +65,84 @@ final class CommittedPosition {
     if (d != null && HandoffMarker.is(d)) {
       return Optional.empty(); // a hand-off to CDC is pending: its first start publishes
     }
+    if (d != null && d.has(PostgresFirstStart.MARKER)) {
+      // A first start that did not finish: it begins again, unless it committed its position to
+      // Kafka before it stopped (then the slot it made is there, and the position is its).
+      String marker = d.path(PostgresFirstStart.MARKER).asText("");
+      return k != null && !marker.isEmpty() && marker.equals(k.path(FIRST_START_OF).asText(null))
+          ? Optional.of(kafka)
+          : Optional.empty();
+    }
     if (d == null || k == null) {
       return k == null ? Optional.empty() : Optional.of(kafka);
     }
     if (normalised(k).equals(normalised(d))) {
       return Optional.empty();
     }
-    Integer order = compare(d, k);
+    Integer order = d.has("lsn") && k.has("lsn") ? comparePostgres(d, k) : compare(d, k);
     return order != null && order > 0 ? Optional.empty() : Optional.of(kafka);
+  }
+
+  /**
+   * Compares two positions of one PostgreSQL slot, as far as they can be told apart: Debezium
+   * streams transactions in commit order, and its {@code lsn_commit} (the commit of the transaction
+   * the position is in, or of the last one it finished) only grows along the stream; a position
+   * with no {@code lsn_commit} and no {@code txId} lies between transactions at {@code lsn} (a
+   * first start's, a reset's), and everything committed before it is behind it. The changes inside
+   * a transaction ({@code lsn}, {@code lsn_proc}) may lie before an earlier transaction's commit,
+   * so they only order positions inside one transaction.
+   *
+   * @return positive when {@code a} is certainly after {@code b} (everything {@code b} covers
+   *     committed before what {@code a} covers), negative when {@code b} is certainly after {@code
+   *     a}; 0 at the same point; null when it cannot be told
+   */
+  static Integer comparePostgres(JsonNode a, JsonNode b) {
+    if (a.has("txId")
+        && b.has("txId")
+        && a.path("txId").asLong() == b.path("txId").asLong()
+        && a.path("lsn_commit").asLong(-1) == b.path("lsn_commit").asLong(-1)) {
+      // Inside one transaction (or at its end): the changes come in LSN order.
+      return Long.compare(processed(a), processed(b));
+    }
+    long ca = commitBound(a);
+    long cb = commitBound(b);
+    if (ca >= 0 && bounded(b) && ca > furthest(b)) {
+      return 1;
+    }
+    if (cb >= 0 && bounded(a) && cb > furthest(a)) {
+      return -1;
+    }
+    return null;
+  }
+
+  /**
+   * Whether every transaction a position covers ends at or before its {@link #furthest} WAL
+   * position: not so for a position inside the first transaction after a start between
+   * transactions, whose changes may lie before that start although it commits after it.
+   */
+  private static boolean bounded(JsonNode n) {
+    return n.has("lsn_commit") || !n.has("txId");
+  }
+
+  /**
+   * The commit a position has reached ({@code lsn_commit}, or {@code lsn} between transactions), or
+   * -1 when it does not say.
+   */
+  private static long commitBound(JsonNode n) {
+    if (n.has("lsn_commit")) {
+      return n.path("lsn_commit").asLong();
+    }
+    return n.has("txId") ? -1 : n.path("lsn").asLong();
+  }
+
+  /** The furthest WAL position a position names. */
+  private static long furthest(JsonNode n) {
+    return Math.max(
+        n.path("lsn").asLong(0), Math.max(n.path("lsn_commit").asLong(0), processed(n)));
+  }
+
+  private static long processed(JsonNode n) {
+    return n.has("lsn_proc") ? n.path("lsn_proc").asLong() : n.path("lsn").asLong(0);
   }
 
   /**
@@ -105,10 +184,24 @@ final class CommittedPosition {
     return c;
   }
 
+  /**
+   * Whether two position texts name the same point (the time it was reached aside).
+   *
+   * @param a a position text
+   * @param b another
+   * @return true when both are positions and the same
+   */
+  static boolean same(String a, String b) {
+    JsonNode x = parse(a);
+    JsonNode y = parse(b);
+    return x != null && y != null && normalised(x).equals(normalised(y));
+  }
+
   /** The position without the time it was reached, which differs between equal positions. */
   private static JsonNode normalised(JsonNode n) {
     ObjectNode copy = n.deepCopy();
     copy.remove("ts_sec");
+    copy.remove("ts_usec");
     return copy;
   }
 

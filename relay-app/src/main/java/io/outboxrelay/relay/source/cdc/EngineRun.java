@@ -100,7 +100,8 @@ final class EngineRun {
                       config, tenure.epoch(), () -> !stopRequested && tenure.mayPublish());
                 }
                 if (!dialect.hasBinlog() && PostgresFirstStart.needed(config, properties)) {
-                  if (!new PostgresFirstStart(config, holder, tenure.epoch()).run(consumer)) {
+                  if (!new PostgresFirstStart(config, holder, tenure.epoch(), exactlyOnce)
+                      .run(consumer)) {
                     streaming.complete(null); // stopped, or no longer leader: nothing to stream
                     return;
                   }
@@ -186,11 +187,28 @@ final class EngineRun {
           stored,
           stored.contains(HandoffMarker.FIELD)
               ? "a hand-off to CDC is pending, and its first start publishes what polling left"
-              : stored.equals(committed.get())
-                  ? "the same"
-                  : "it is later in the binlog (an at-least-once run or a position import moved it"
-                      + " on)",
+              : !PostgresReplication.isPosition(stored)
+                  ? "a first start did not finish and begins again"
+                  : CommittedPosition.same(stored, committed.get())
+                      ? "the same"
+                      : "it is later in the "
+                          + (SqlDialect.of(source.flavor()).hasBinlog() ? "binlog" : "WAL")
+                          + " (an at-least-once run or a position command moved it on)",
           committed.get());
+      return true;
+    }
+    if (stored == null && !SqlDialect.of(source.flavor()).hasBinlog() && !slotExists(source)) {
+      // A WAL position means nothing without its slot: the database's position and the slot were
+      // both removed (to start afresh), and, as at-least-once, the next start is a first start.
+      LOG.info(
+          "[{}] exactly-once: the progress topic holds {}, but relay.name '{}' has neither a"
+              + " position in {} nor {}: that position cannot be streamed from; starting as a"
+              + " relay that never ran",
+          context,
+          committed.get(),
+          config.name(),
+          config.cdc().offsetsTable(),
+          PostgresReplication.describeSlot(config.name()));
       return true;
     }
     try (Connection c = SourceConnections.open(source)) {
@@ -211,11 +229,22 @@ final class EngineRun {
     return true;
   }
 
+  /** Whether the relay's replication slot exists (PostgreSQL). */
+  private boolean slotExists(SourceConfig source)
+      throws SQLException, io.outboxrelay.relay.StartupCheckException {
+    try (Connection c = SourceConnections.open(source)) {
+      return PostgresFirstStart.slotExists(c, PostgresReplication.slotName(config.name()));
+    }
+  }
+
   /** The relay's position text in the offsets table, or null when it has none. */
   private String storedPosition(SourceConfig source)
       throws SQLException, io.outboxrelay.relay.StartupCheckException {
     try (Connection c = SourceConnections.open(source);
         Statement st = c.createStatement()) {
+      if (!SqlDialect.of(source.flavor()).hasBinlog()) {
+        return PostgresReplication.storedOffset(c, config); // through the search path
+      }
       if (!BinlogPreflight.visible(c, source.database() + "." + config.cdc().offsetsTable())) {
         return null;
       }

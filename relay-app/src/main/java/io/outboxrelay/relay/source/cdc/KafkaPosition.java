@@ -201,7 +201,8 @@ public final class KafkaPosition {
   /**
    * Whether a relay starting now resumes at Kafka's position rather than the database's: the rule
    * of every exactly-once start. Kafka's wins unless the database's is a pending hand-off, the
-   * same, or later in the same binlog.
+   * same, or later in the same binlog or WAL, or (PostgreSQL) a first start's marker that Kafka's
+   * position does not answer ({@link CommittedPosition}).
    *
    * @param kafka the position committed in Kafka
    * @param database the database's {@code offset_val} (a hand-off's marker included), or null when

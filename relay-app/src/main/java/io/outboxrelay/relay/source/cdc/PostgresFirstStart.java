@@ -58,12 +58,18 @@ final class PostgresFirstStart {
   private final String holder;
   private final long epoch;
   private final FirstStart windows;
+  private final ExactlyOnce exactlyOnce; // null: at-least-once
 
-  PostgresFirstStart(RelayConfig config, String holder, long epoch) {
+  /**
+   * @param exactlyOnce the term's transactions with {@code delivery.guarantee=exactly-once}: the
+   *     position is committed to the progress topic before the database stores it; else null
+   */
+  PostgresFirstStart(RelayConfig config, String holder, long epoch, ExactlyOnce exactlyOnce) {
     this.config = config;
     this.source = config.source();
     this.holder = holder;
     this.epoch = epoch;
+    this.exactlyOnce = exactlyOnce;
     this.windows = new FirstStart(config, holder, epoch, null);
   }
 
@@ -113,7 +119,8 @@ final class PostgresFirstStart {
     }
   }
 
-  private static boolean slotExists(Connection c, String slot) throws SQLException {
+  /** Whether a replication slot of that name exists. */
+  static boolean slotExists(Connection c, String slot) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement("SELECT 1 FROM pg_replication_slots WHERE slot_name = ?")) {
       ps.setString(1, slot);
@@ -143,7 +150,8 @@ final class PostgresFirstStart {
       boolean handoff = before != null && before.contains(HandoffMarker.FIELD);
       // The marker first: a crash from here on leaves it, and the next start begins again.
       c.setAutoCommit(false);
-      FirstStart.replacePosition(c, config, marker());
+      String startedAt = java.time.Instant.now().toString();
+      FirstStart.replacePosition(c, config, marker(startedAt));
       if (!FirstStart.fence(c, config, holder, epoch)) {
         c.rollback();
         return false;
@@ -206,7 +214,12 @@ final class PostgresFirstStart {
         }
       }
       c.setAutoCommit(false);
-      FirstStart.replacePosition(c, config, offsetAt(c, consistentPoint, slotMicros));
+      // commits: nothing stays open
+      String position = offsetAt(c, consistentPoint, slotMicros, startedAt);
+      if (exactlyOnce != null && !exactlyOnce.commitPosition(position)) {
+        return false; // the run stopped, or Kafka fenced it: the next term starts again
+      }
+      FirstStart.replacePosition(c, config, position);
       if (!FirstStart.fence(c, config, holder, epoch)) {
         c.rollback();
         LOG.warn(
@@ -259,9 +272,9 @@ final class PostgresFirstStart {
     }
   }
 
-  private static String marker() {
+  private static String marker(String startedAt) {
     try {
-      return JSON.writeValueAsString(Map.of(MARKER, java.time.Instant.now().toString()));
+      return JSON.writeValueAsString(Map.of(MARKER, startedAt));
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
@@ -299,9 +312,11 @@ final class PostgresFirstStart {
    * --open-transactions}: stamped at the store, that would take in every row created in those
    * minutes. Stamped before the slot, a row committed after the consistent point is marked only if
    * its transaction began before the slot was asked for and stayed open longer than {@code
-   * --open-transactions}, the bound the operator gives.
+   * --open-transactions}, the bound the operator gives. It also names the first start that stored
+   * it ({@link CommittedPosition#FIRST_START_OF}).
    */
-  private static String offsetAt(Connection c, String lsn, long micros) throws SQLException {
+  private static String offsetAt(Connection c, String lsn, long micros, String startedAt)
+      throws SQLException {
     long numeric;
     try (PreparedStatement ps = c.prepareStatement("SELECT (?::pg_lsn - '0/0'::pg_lsn)::bigint")) {
       ps.setString(1, lsn);
@@ -314,6 +329,7 @@ final class PostgresFirstStart {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("lsn", numeric);
     m.put("ts_usec", micros);
+    m.put(CommittedPosition.FIRST_START_OF, startedAt);
     try {
       return JSON.writeValueAsString(m);
     } catch (JsonProcessingException e) {

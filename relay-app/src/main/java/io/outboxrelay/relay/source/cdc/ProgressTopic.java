@@ -39,11 +39,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The compacted, single-partition topic where an exactly-once relay commits its binlog position in
- * the same Kafka transaction as the records before it ({@code delivery.progress.topic}). One record
- * per batch, keyed as the relay's row in the offsets table ({@link OffsetKey}), whose value is the
- * position in Debezium's offset form (the {@code offset_val} the engine stores). Several relays
- * share the topic, each under its own key; compaction keeps the last position of each.
+ * The compacted, single-partition topic where an exactly-once relay commits its source position (a
+ * binlog position, or a PostgreSQL WAL position) in the same Kafka transaction as the records
+ * before it ({@code delivery.progress.topic}). One record per batch, keyed as the relay's row in
+ * the offsets table ({@link OffsetKey}), whose value is the position in Debezium's offset form (the
+ * {@code offset_val} the engine stores). Several relays share the topic, each under its own key;
+ * compaction keeps the last position of each.
  *
  * <p>Read with {@code isolation.level=read_committed} after {@code initTransactions()}: the last
  * committed position of the key is where the records in Kafka end, whatever the database's offsets

@@ -2,6 +2,7 @@ package io.outboxrelay.relay.source.cdc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.outboxrelay.relay.testing.Cli;
 import io.outboxrelay.testsupport.outbox.Ledger;
@@ -271,6 +272,91 @@ class PostgresCdcPositionIT {
       RelayProcess relay = processes.run("relay-1", dir, config);
       relay.awaitReady();
       List<TestEvent> later = events("a", 9, 2);
+      write(later);
+      Ledger ledger = topics.newLedger().semanticPayloads();
+      ledger.expect(after);
+      ledger.expect(later);
+      assertExactly(ledger);
+      relay.process().terminate();
+      assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
+    } finally {
+      db.admin(
+          "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name"
+              + " = '"
+              + connectorSlot
+              + "' AND NOT active");
+    }
+  }
+
+  /**
+   * With {@code delivery.guarantee=exactly-once} the import commits the connector's offset to the
+   * progress topic before it stores it, so that the relay resumes at it: while Kafka does not
+   * answer the import fails (exit 1) with nothing stored and the copied slot dropped again; then it
+   * succeeds, {@code status} shows the same position in Kafka and in the database, and the relay
+   * publishes exactly the rows committed after the offset.
+   */
+  @Test
+  void withExactlyOnceImportsTheOffsetIntoKafkaFirst() throws Exception {
+    RelaySettings eos =
+        RelaySettings.cdc(db, topics.bootstrap(), topics.name())
+            .without("cdc.server.id")
+            .with("cdc.heartbeat.interval", "500ms")
+            .with("delivery.guarantee", "exactly-once")
+            .with("delivery.progress.topic", topics.name() + "-progress");
+    config = eos.writeTo(dir.resolve("eos.properties")).toString();
+    String noKafka =
+        eos.with("kafka.bootstrap.servers", "127.0.0.1:1")
+            .writeTo(dir.resolve("no-kafka.properties"))
+            .toString();
+    String connectorSlot = "dbz_" + Long.toHexString(System.nanoTime() & 0xffffffL);
+    db.admin(PostgresReplication.createPublicationSql(topics.name(), "public.outbox_events"));
+    db.admin("SELECT pg_create_logical_replication_slot('" + connectorSlot + "', 'pgoutput')");
+    try {
+      write(events("a", 1, 3)); // published by the connector
+      Map<String, Object> offset = offsetHere();
+      db.admin(
+          "SELECT pg_replication_slot_advance('"
+              + connectorSlot
+              + "', '0/0'::pg_lsn + "
+              + offset.get("lsn")
+              + ")");
+      List<TestEvent> after = events("a", 4, 3);
+      write(after);
+      Path file = offsetsFile(offset);
+
+      Cli.Result refused =
+          Cli.expect(
+              1,
+              "position",
+              "import",
+              "--config",
+              noKafka,
+              "--connector",
+              CONNECTOR,
+              "--from-offsets-file",
+              file.toString(),
+              "--slot",
+              connectorSlot,
+              "--yes");
+      assertThat(refused.err()).contains("progress topic").contains("nothing was changed");
+      assertThat(
+              query("SELECT COUNT(*) FROM pg_replication_slots WHERE slot_name = '" + slot() + "'"))
+          .as("the copied slot is dropped again")
+          .isEqualTo("0");
+      assertThat(storedOffset()).isEqualTo("null");
+
+      assertThat(importing(0, file, connectorSlot, true).out())
+          .contains("committed to progress topic")
+          .contains("imported: relay " + topics.name());
+      JsonNode status = JSON.readTree(Cli.expect(0, "status", "--config", config, "--json").out());
+      assertThat(status.path("kafka_position").path("lsn").asText())
+          .as(status.toString())
+          .isEqualTo(status.path("position").asText());
+      assertThat(status.path("resumes_at").asText()).as(status.toString()).isEqualTo("database");
+
+      RelayProcess relay = processes.run("relay-1", dir, config);
+      relay.awaitReady();
+      List<TestEvent> later = events("a", 7, 2);
       write(later);
       Ledger ledger = topics.newLedger().semanticPayloads();
       ledger.expect(after);
