@@ -332,7 +332,12 @@ public final class CdcSource implements OutboxSource {
       throw e;
     }
     if (!binlog) {
-      return false; // PostgreSQL: no schema history, no first start of the relay's own (yet)
+      // PostgreSQL: no schema history; nothing stored for the relay is its first start (or a slot
+      // streamed from as it stands), where cdc.first.start=skip leaves the table's rows behind.
+      if (PostgresReplication.storedOffset(c, config) == null) {
+        refuseRetentionOverUnpublishedRows(config.logContext());
+      }
+      return false;
     }
     boolean snapshot = checkStoredPosition(config.logContext());
     warmUp.snapshotAhead(snapshot);
@@ -504,8 +509,11 @@ public final class CdcSource implements OutboxSource {
    * in the table, yet retention would delete those rows as lying before the position. If they are
    * {@code PENDING}, nothing proves they were published (a polling relay may have left them):
    * refuse, rather than let retention delete them unpublished. With {@code publish} (the default)
-   * the first start publishes them ({@link FirstStart}); after a hand-off to this relay there is a
-   * stored {@link HandoffMarker}, not checked here, and the first start publishes them too.
+   * the first start publishes them ({@link FirstStart}, {@link PostgresFirstStart}); after a
+   * hand-off to this relay there is a stored {@link HandoffMarker}, not checked here, and the first
+   * start publishes them too. The same check on every database: on PostgreSQL nothing stored for
+   * the relay means Debezium creates the slot at the server's current position, or streams from a
+   * slot made by hand as it stands, and either leaves the rows already in the table behind.
    */
   private void refuseRetentionOverUnpublishedRows(String context) throws StartupCheckException {
     CdcConfig cdc = config.cdc();
@@ -516,7 +524,7 @@ public final class CdcSource implements OutboxSource {
       return;
     }
     SourceConfig source = config.source();
-    String table = source.database() + "." + source.table();
+    String table = SqlDialect.of(source.flavor()).qualifiedTable(source);
     long pending;
     try (Connection c = SourceConnections.open(source);
         PreparedStatement ps =

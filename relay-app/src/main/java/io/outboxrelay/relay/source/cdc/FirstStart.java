@@ -138,6 +138,8 @@ final class FirstStart {
           handedOver || (config.cdc().firstStart() == FirstStartAction.PUBLISH && !streamedBefore);
       String where =
           OutboxColumns.has(columns, "status") ? "e.status NOT IN " + DONE + " AND " : "";
+      long snapshotTime = unixTime(c); // the position's time, read before the snapshot
+      c.commit();
       BinlogPosition at = snapshot(c);
       // Without the sequence column (Debezium's outbox table has none) the rows have no order to
       // publish them in, and per-aggregate order is the promise: only an empty table can go on.
@@ -175,7 +177,7 @@ final class FirstStart {
         }
       }
       c.setAutoCommit(false);
-      if (!store(c, at)) {
+      if (!store(c, at, snapshotTime)) {
         LOG.warn(
             "[{}] the first start's position was not stored: the lease of {} is no longer held in"
                 + " epoch {}; the next leader starts again",
@@ -424,8 +426,9 @@ final class FirstStart {
    *
    * @return false when the lease is no longer held in this epoch (nothing stored)
    */
-  private boolean store(Connection c, BinlogPosition at) throws SQLException, InterruptedException {
-    String position = offsetOf(c, at);
+  private boolean store(Connection c, BinlogPosition at, long snapshotTime)
+      throws SQLException, InterruptedException {
+    String position = offsetOf(c, at, snapshotTime);
     c.commit(); // no transaction stays open while Kafka is waited for
     if (exactlyOnce != null && !exactlyOnce.commitPosition(position)) {
       return false; // the run stopped, or Kafka fenced it: the next term starts again
@@ -442,12 +445,30 @@ final class FirstStart {
     return true;
   }
 
-  /** The snapshot's position in Debezium's offset form, stamped with the database's time. */
-  private static String offsetOf(Connection c, BinlogPosition at) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT @@server_id, UNIX_TIMESTAMP()");
+  /** The database's clock, in whole seconds (rounded down). */
+  private static long unixTime(Connection c) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT FLOOR(UNIX_TIMESTAMP())");
         ResultSet rs = ps.executeQuery()) {
       rs.next();
-      return OffsetsDdl.offsetAt(at.file(), at.pos(), at.gtids(), rs.getLong(1), rs.getLong(2));
+      return rs.getLong(1);
+    }
+  }
+
+  /**
+   * The snapshot's position in Debezium's offset form, stamped ({@code ts_sec}) with the database's
+   * time before the snapshot opened, not when the position is stored: publishing the snapshot's
+   * rows may take minutes, and the rows committed meanwhile lie after the position, unpublished.
+   * When the binlog from the position is purged before a later position is stored, {@code handoff
+   * --to polling} marks {@code PUBLISHED} the rows created before this time less {@code
+   * --open-transactions}; stamped at the store, that would take in every row created in those
+   * minutes.
+   */
+  private static String offsetOf(Connection c, BinlogPosition at, long snapshotTime)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT @@server_id");
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return OffsetsDdl.offsetAt(at.file(), at.pos(), at.gtids(), rs.getLong(1), snapshotTime);
     }
   }
 

@@ -166,6 +166,8 @@ final class PostgresFirstStart {
       FirstStart.Ids ids;
       long rows;
       String consistentPoint;
+      // The position's time, read before the slot exists: see offsetAt.
+      long slotMicros = nowMicros(c);
       c.setAutoCommit(false);
       try (Connection replication = replicationConnection()) {
         ReplicationSlotInfo created =
@@ -212,7 +214,8 @@ final class PostgresFirstStart {
         }
       }
       c.setAutoCommit(false);
-      String position = offsetAt(c, consistentPoint, startedAt); // commits: nothing stays open
+      // commits: nothing stays open
+      String position = offsetAt(c, consistentPoint, slotMicros, startedAt);
       if (exactlyOnce != null && !exactlyOnce.commitPosition(position)) {
         return false; // the run stopped, or Kafka fenced it: the next term starts again
       }
@@ -287,22 +290,39 @@ final class PostgresFirstStart {
     return DriverManager.getConnection(source.jdbcUrl(), p);
   }
 
-  /**
-   * Debezium's PostgreSQL offset of a position between transactions: the LSN, with its time, and
-   * the first start that stored it ({@link CommittedPosition#FIRST_START_OF}).
-   */
-  private static String offsetAt(Connection c, String lsn, String startedAt) throws SQLException {
-    long micros;
-    long numeric;
+  /** The database's clock, in microseconds since the epoch. */
+  private static long nowMicros(Connection c) throws SQLException {
     try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT (EXTRACT(EPOCH FROM clock_timestamp()) * 1000000)::bigint,"
-                + " (?::pg_lsn - '0/0'::pg_lsn)::bigint")) {
+            c.prepareStatement("SELECT (EXTRACT(EPOCH FROM clock_timestamp()) * 1000000)::bigint");
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /**
+   * Debezium's PostgreSQL offset of a position between transactions: the LSN, with a time ({@code
+   * ts_usec}) no later than any transaction decoded after it could have begun, less the time it
+   * stayed open.
+   *
+   * <p>The time is read before the slot was made, not when the position is stored: publishing the
+   * snapshot's rows may take minutes, and the rows committed meanwhile come after the slot's
+   * consistent point, unpublished. When the slot is lost before a later position is stored, {@code
+   * handoff --to polling} marks {@code PUBLISHED} the rows created before this time less {@code
+   * --open-transactions}: stamped at the store, that would take in every row created in those
+   * minutes. Stamped before the slot, a row committed after the consistent point is marked only if
+   * its transaction began before the slot was asked for and stayed open longer than {@code
+   * --open-transactions}, the bound the operator gives. It also names the first start that stored
+   * it ({@link CommittedPosition#FIRST_START_OF}).
+   */
+  private static String offsetAt(Connection c, String lsn, long micros, String startedAt)
+      throws SQLException {
+    long numeric;
+    try (PreparedStatement ps = c.prepareStatement("SELECT (?::pg_lsn - '0/0'::pg_lsn)::bigint")) {
       ps.setString(1, lsn);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        micros = rs.getLong(1);
-        numeric = rs.getLong(2);
+        numeric = rs.getLong(1);
       }
     }
     c.commit();

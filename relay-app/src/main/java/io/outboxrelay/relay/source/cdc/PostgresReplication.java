@@ -168,7 +168,25 @@ public final class PostgresReplication {
     // that the slot decodes: the position moves to it, and the slot with it, also while the
     // outbox table is quiet and other tables fill the WAL.
     p.setProperty("heartbeat.action.query", HEARTBEAT_QUERY);
+    // Every read on Debezium's connections (the replication connection's commands, the catalog
+    // reads, the heartbeat statement and the probe of the connection, both run by the streaming
+    // thread) waits for the server at most this long, through pgjdbc's socketTimeout (Debezium
+    // passes driver.* to the driver).
+    p.setProperty("driver.socketTimeout", String.valueOf(SOCKET_TIMEOUT.toSeconds()));
   }
+
+  /**
+   * The longest any read on Debezium's connections waits for the server. On a network path that
+   * went silent (packets dropped, no reset) the streaming thread would otherwise wait in its next
+   * heartbeat statement until TCP gives up retransmitting (about 15 minutes with Linux's defaults),
+   * and the engine cannot stop before it returns: the leadership renewals notice the loss within
+   * {@code cdc.leader.lease} and end the term, but the term's engine, and with it the relay's
+   * election, would wait for that thread. Longer than Debezium's own bound on its longest
+   * statement, the creation of a slot, which waits for the transactions open then ({@code
+   * create.slot.command.timeout}, 90 s), so that no statement that would succeed is cut short. A
+   * {@code debezium.driver.socketTimeout} (seconds) replaces it.
+   */
+  static final java.time.Duration SOCKET_TIMEOUT = java.time.Duration.ofMinutes(2);
 
   /** The statement each heartbeat runs: a logical decoding message of the relay's prefix. */
   static final String HEARTBEAT_QUERY =

@@ -163,4 +163,77 @@ class PostgresCdcStartupChecksIT {
           .isEqualTo("pgoutput");
     }
   }
+
+  /** An outbox row an hour old, as a polling relay leaves it: retention would delete it at once. */
+  private static String hourOldRow(String status) {
+    return "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload,"
+        + " created_at, status) VALUES (gen_random_uuid(), 'order', 'o-1', 'Happened', '{}',"
+        + " clock_timestamp() - interval '1 hour', '"
+        + status
+        + "')";
+  }
+
+  private static RelaySettings retentionSettings(OutboxDatabase db, String name) {
+    return settings(db, name)
+        .with("cdc.retention", "1s")
+        .with("cdc.retention.interval", "1s")
+        .with("cdc.heartbeat.interval", "500ms");
+  }
+
+  @Test
+  void refusesRetentionWithFirstStartSkipOverPendingRowsAndDeletesNone() {
+    PostgresServer server = PostgresCdcDatabases.server();
+    String name = "pgretskip" + Long.toHexString(System.nanoTime() & 0xffff);
+    try (OutboxDatabase db = PostgresCdcDatabases.selfServing(server)) {
+      // PENDING rows no relay polled (rows polling marked would be refused as polling's table).
+      db.admin(hourOldRow("PENDING"), hourOldRow("PENDING"));
+      Path config = retentionSettings(db, name).writeTo(dir.resolve(name + ".properties"));
+
+      RelayProcess relay = runExpectingExit(name, config, 2);
+
+      String log = relay.log();
+      assertThat(log)
+          .contains(
+              "startup check failed: cdc.retention is set and relay.name '"
+                  + name
+                  + "' starts fresh on outbox_events, which already holds 2 PENDING row(s):"
+                  + " with cdc.first.start=skip CDC does not publish them")
+          .contains("handoff --to cdc");
+      assertThat(log.lines().filter(l -> l.contains("startup check failed: ")).count())
+          .as(log)
+          .isEqualTo(1);
+      assertThat(relay.stackTraceLines()).as(log).isEmpty();
+      assertThat(db.adminQuery("SELECT count(*) FROM outbox_events")).as("rows").isEqualTo(2L);
+      assertThat(
+              db.adminQuery(
+                  "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '"
+                      + PostgresReplication.slotName(name)
+                      + "'"))
+          .as("slots made")
+          .isEqualTo(0L);
+    }
+  }
+
+  @Test
+  void startsWithRetentionAndFirstStartSkipOnATableWithoutPendingRows() throws Exception {
+    PostgresServer server = PostgresCdcDatabases.server();
+    TestTopics topics = TestTopics.fresh(bootstrap(), "pgretok");
+    try (OutboxDatabase db = PostgresCdcDatabases.selfServing(server)) {
+      // No PENDING row (rows polling marked would be refused by the ownership check instead).
+      Path config = retentionSettings(db, topics.name()).writeTo(dir.resolve("pgretok.properties"));
+      Ledger ledger = topics.newLedger().semanticPayloads();
+
+      try (RelayProcess relay = RelayProcess.run("pgretok", dir, config)) {
+        RawOutboxInserts.write(db, ledger, List.of(TestEvent.of("order", "o-2", 1)));
+        Ledger.Result result = ledger.check(topics.readAll(ledger, Duration.ofSeconds(60)));
+
+        assertThat(result.lost()).as(result.summary()).isZero();
+        assertThat(result.duplicates()).as(result.summary()).isZero();
+        assertThat(result.mismatches()).as(result.summary()).isEmpty();
+        assertThat(relay.log()).doesNotContain("startup check failed");
+        relay.process().terminate();
+        assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
+      }
+    }
+  }
 }

@@ -81,14 +81,21 @@ class PostgresHandoffIT {
   }
 
   private String config(TestTopics topics) {
+    return config(topics, java.util.function.UnaryOperator.identity());
+  }
+
+  private String config(
+      TestTopics topics, java.util.function.UnaryOperator<RelaySettings> adjustment) {
     db = PostgresCdcDatabases.selfServing(server);
-    return RelaySettings.cdc(db, topics.bootstrap(), topics.name())
-        .without("cdc.server.id")
-        .with("cdc.startup.timeout", "30s")
-        .with("cdc.heartbeat.interval", "500ms")
-        .with("cdc.leader.lease", "3s")
-        .with("cdc.leader.renew.interval", "500ms")
-        .with("polling.interval", "50ms")
+    return adjustment
+        .apply(
+            RelaySettings.cdc(db, topics.bootstrap(), topics.name())
+                .without("cdc.server.id")
+                .with("cdc.startup.timeout", "30s")
+                .with("cdc.heartbeat.interval", "500ms")
+                .with("cdc.leader.lease", "3s")
+                .with("cdc.leader.renew.interval", "500ms")
+                .with("polling.interval", "50ms"))
         .writeTo(dir.resolve("relay.properties"))
         .toString();
   }
@@ -390,5 +397,107 @@ class PostgresHandoffIT {
     stop(back);
     assertThat(result.lost()).as(result.summary()).isZero();
     assertThat(result.outOfOrder()).as(result.summary()).isZero();
+  }
+
+  /**
+   * Guards the time of a first start's position: the recovery of a lost slot marks {@code
+   * PUBLISHED} the rows created before that time less {@code --open-transactions}, so it must be
+   * the time before the slot was made. Stamped when the position was stored, after the snapshot's
+   * rows were published, it took in the rows committed while they were (after the slot's consistent
+   * point, never published): here those of the 4 s the first start is paused.
+   */
+  @Test
+  void aSlotLostRightAfterAFirstStartLosesNoRowCommittedWhileTheFirstStartPublished()
+      throws Exception {
+    TestTopics topics =
+        TestTopics.fresh(LocalStack.shared().kafka().bootstrapServers(), "pgfirstcut");
+    // No streamed position is committed before the kill: the first start's stays the last.
+    String config =
+        config(topics, s -> s.with("cdc.commit.interval", "10m").with("cdc.batch.size", "5000"));
+    String slot = PostgresReplication.slotName(topics.name());
+    Ledger ledger = topics.newLedger().semanticPayloads();
+    for (int batch = 0; batch < 20; batch++) {
+      List<TestEvent> events = new java.util.ArrayList<>();
+      for (int i = 1; i <= 1_000; i++) {
+        events.add(TestEvent.of("backlog", "b-" + (i % 50), batch * 1_000L + i));
+      }
+      RawOutboxInserts.write(db, ledger, events);
+    }
+    writer = SteadyWriter.start(db, ledger, "order", 150, 16, 2);
+    RelayProcess cdc = run("cdc-1", config);
+
+    await()
+        .pollInterval(Duration.ofMillis(10))
+        .atMost(Duration.ofSeconds(90))
+        .until(() -> !"gone".equals(slotStatus(slot)));
+    cdc.process().pause();
+    String stored = storedOffset();
+    assertThat(stored)
+        .as("the first start is paused before it stored its position")
+        .contains(PostgresFirstStart.MARKER);
+    Thread.sleep(4_000); // the application commits after the slot's consistent point meanwhile
+    cdc.process().resume();
+    await()
+        .pollInterval(Duration.ofMillis(5))
+        .atMost(Duration.ofSeconds(90))
+        .until(() -> PostgresReplication.isPosition(storedOffset()));
+    cdc.process().kill();
+    cdc.waitFor(Duration.ofSeconds(30));
+    LOG.info("first start's position: {}", storedOffset());
+
+    // The slot is lost before a later position is stored (dropped here; invalidated alike).
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () -> {
+              try (Connection c = server.connect(db.name())) {
+                c.createStatement().execute("SELECT pg_drop_replication_slot('" + slot + "')");
+                return true;
+              } catch (java.sql.SQLException stillActive) {
+                return false;
+              }
+            });
+    // Once the killed relay's lease (3 s) has run out: the hand-off refuses while it is held.
+    java.util.concurrent.atomic.AtomicReference<Cli.Result> toPolling =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofSeconds(1))
+        .until(
+            () -> {
+              toPolling.set(
+                  Cli.run(
+                      "handoff",
+                      "--config",
+                      config,
+                      "--to",
+                      "polling",
+                      "--open-transactions",
+                      "1s"));
+              return toPolling.get().exitCode() != 2
+                  || !toPolling.get().err().contains("holds the lease");
+            });
+    LOG.info("handoff --to polling: {}", toPolling.get());
+    assertThat(toPolling.get().exitCode()).as(toPolling.get().toString()).isZero();
+    Cli.expect(0, "handoff", "--config", config, "--to", "cdc");
+    RelayProcess back = run("cdc-2", config);
+    back.awaitReady();
+    writer.stop(Duration.ofSeconds(10));
+
+    TopicReader reader = TopicReader.forPrefix(topics.bootstrap(), topics.prefix());
+    Ledger.Result result = ledger.check(drain(reader, ledger));
+    stop(back);
+    LOG.info("{}: {}", topics.name(), result.summary());
+    assertThat(result.lost()).as(result.summary()).isZero();
+    assertThat(result.outOfOrder()).as(result.summary()).isZero();
+    assertThat(result.mismatches()).as(result.summary()).isEmpty();
+  }
+
+  private String storedOffset() {
+    Object v =
+        db.adminQuery(
+            "SELECT offset_val FROM outbox_relay_offsets ORDER BY record_insert_ts DESC,"
+                + " record_insert_seq DESC LIMIT 1");
+    return v == null ? null : v.toString();
   }
 }

@@ -54,6 +54,9 @@ class PostgresReplicationTest {
     assertThat(p.getProperty("skipped.operations")).isEqualTo("u,d,t");
     assertThat(p.getProperty("heartbeat.action.query"))
         .isEqualTo(PostgresReplication.HEARTBEAT_QUERY);
+    // Debezium's connections (the streaming thread's heartbeat and probe among them) wait for a
+    // silent server at most two minutes, not until TCP gives up; pgjdbc counts seconds.
+    assertThat(p.getProperty("driver.socketTimeout")).isEqualTo("120");
     assertThat(p.getProperty("offset.storage.jdbc.connection.url"))
         .startsWith("jdbc:postgresql://db.internal:5432/shop?")
         .contains("&socketTimeout=30&") // pgjdbc counts seconds

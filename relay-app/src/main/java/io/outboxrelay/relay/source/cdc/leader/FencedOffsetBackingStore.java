@@ -236,6 +236,27 @@ public final class FencedOffsetBackingStore extends JdbcOffsetBackingStore {
   }
 
   /**
+   * Reads positions from memory, at once. Debezium's store reads on its executor thread, which here
+   * also writes, so a read would wait for the write in progress and its retries: with the database
+   * silent (a lost network path) that is the position store's statement timeout on each of its
+   * attempts, minutes. The task's stop reads the position (to confirm it to the replication slot),
+   * and the engine's close, and with it the relay's leadership election, would wait that long. The
+   * map holds every position {@link #set} took, which is what a read after the write would see.
+   *
+   * @param keys the partition keys
+   * @return a completed future with the position of each key that has one
+   */
+  @Override
+  public Future<Map<ByteBuffer, ByteBuffer>> get(java.util.Collection<ByteBuffer> keys) {
+    Map<ByteBuffer, ByteBuffer> result = new java.util.HashMap<>();
+    for (ByteBuffer key : keys) {
+      String value = key == null ? null : data.get(fromByteBuffer(key));
+      result.put(key, value == null ? null : toByteBuffer(value));
+    }
+    return CompletableFuture.completedFuture(result);
+  }
+
+  /**
    * Waits until every position taken so far has been written, or its write has failed.
    *
    * @param timeout the longest wait

@@ -1,0 +1,194 @@
+package io.outboxrelay.relay.source.cdc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.outboxrelay.testsupport.outbox.Ledger;
+import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelaySettings;
+import io.outboxrelay.testsupport.outbox.SteadyWriter;
+import io.outboxrelay.testsupport.outbox.TestTopics;
+import io.outboxrelay.testsupport.stack.ConsumedRecord;
+import io.outboxrelay.testsupport.stack.LocalStack;
+import io.outboxrelay.testsupport.stack.PostgresServer;
+import io.outboxrelay.testsupport.stack.TcpProxy;
+import io.outboxrelay.testsupport.stack.TopicReader;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The network between a streaming CDC relay and PostgreSQL lost, not the database: every connection
+ * of the relay (replication, position store, leadership, Debezium's own) goes through a {@link
+ * TcpProxy} that blackholes them (bytes dropped silently both ways, no reset, no close, new
+ * connections accepted and never answered) for longer than the relay's timeouts and the server's
+ * {@code wal_sender_timeout}, then forwards again. The application writes to the database directly
+ * throughout. The relay must notice by its own timeouts, say once that the database is unreachable
+ * and once that it is back, without a stack trace, stream again on its own, and publish every event
+ * (by id, in per-aggregate order) with duplicates bounded as after a kill. A server of the class's
+ * own, with a short {@code wal_sender_timeout}.
+ */
+class PostgresCdcNetworkFaultIT {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PostgresCdcNetworkFaultIT.class);
+  private static final Pattern OUTAGE_WARN =
+      Pattern.compile("(?m)^\\S+ WARN .*source database .* unreachable since .*");
+  private static final Pattern OUTAGE_INFO =
+      Pattern.compile("(?m)^\\S+ INFO .*source database .* reachable again after an outage of");
+  private static final Pattern STACK_FRAME =
+      Pattern.compile("(?m)^(\\s+at [\\w.$]+\\(|Caused by: |\\s+\\.\\.\\. \\d+ more)");
+  private static final int BATCH = 500;
+
+  /** The bound on every read of Debezium's connections, shortened from its 2 minutes. */
+  private static final Duration DEBEZIUM_SOCKET_TIMEOUT = Duration.ofSeconds(10);
+
+  /** The server ends a walsender that has not heard from its reader for this long. */
+  private static final Duration WAL_SENDER_TIMEOUT = Duration.ofSeconds(10);
+
+  /**
+   * The outage: longer than {@code wal_sender_timeout}, the leadership lease, and the longest
+   * statement wait of the relay's connections (the position store's 30 s).
+   */
+  private static final Duration BLACKHOLE = Duration.ofSeconds(40);
+
+  private static PostgresServer server;
+
+  @TempDir Path dir;
+  private OutboxDatabase db;
+  private TcpProxy proxy;
+  private TestTopics topics;
+  private Ledger ledger;
+
+  @BeforeAll
+  static void startOwnServer() {
+    server =
+        PostgresServer.builder()
+            .setting("wal_sender_timeout", WAL_SENDER_TIMEOUT.toMillis() + "ms")
+            .start();
+  }
+
+  @AfterAll
+  static void closeOwnServer() {
+    if (server != null) {
+      server.close();
+      server = null;
+    }
+  }
+
+  @BeforeEach
+  void setUp() {
+    db = PostgresCdcDatabases.selfServing(server);
+    proxy = TcpProxy.start(server.host(), server.port());
+    topics = TestTopics.fresh(LocalStack.shared().kafka().bootstrapServers(), "pgnet");
+    ledger = topics.newLedger().semanticPayloads();
+  }
+
+  @AfterEach
+  void tearDown() {
+    proxy.close();
+    db.close();
+  }
+
+  /** The relay reaches the database only through the proxy. */
+  private Path config() {
+    return RelaySettings.cdc(db, topics.bootstrap(), topics.name())
+        .without("cdc.server.id")
+        .with("cdc.first.start", "skip")
+        .with("cdc.heartbeat.interval", "500ms")
+        .with("cdc.batch.size", String.valueOf(BATCH))
+        .with("source.host", proxy.host())
+        .with("source.port", String.valueOf(proxy.port()))
+        // Debezium's connections give up on a silent server after 10 s instead of 2 minutes,
+        // so that the test sees the lost term's engine stop inside the outage.
+        .with("debezium.driver.socketTimeout", String.valueOf(DEBEZIUM_SOCKET_TIMEOUT.toSeconds()))
+        .writeTo(dir.resolve("relay.properties"));
+  }
+
+  private TopicReader reader() {
+    return TopicReader.forPrefix(topics.bootstrap(), topics.prefix());
+  }
+
+  private void awaitPublished(int atLeast, Duration timeout) {
+    List<ConsumedRecord> records = reader().readUntil(r -> r.size() >= atLeast, timeout);
+    assertThat(records).as("records published").hasSizeGreaterThanOrEqualTo(atLeast);
+  }
+
+  @Test
+  void publishesEveryEventWhenTheNetworkToPostgresIsBlackholedLongerThanEveryTimeout()
+      throws Exception {
+    Path config = config();
+    Ledger.Result result;
+    try (RelayProcess relay = RelayProcess.run("relay", dir, config)) {
+      try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2)) {
+        awaitPublished(400, Duration.ofSeconds(120));
+        proxy.blackhole();
+        long lostAt = System.nanoTime();
+        LOG.info(
+            "{}: network blackholed ({} connections open)", topics.name(), proxy.connections());
+        Thread.sleep(BLACKHOLE.toMillis()); // the outage; the application goes on writing
+        // The relay noticed by itself: the lease was lost, and the term's engine stopped though its
+        // streaming thread waited on a silent connection (no reset, no close reached it).
+        assertThat(relay.log()).as(relay.log()).contains("lost the lease (epoch 1)");
+        assertThat(relay.log())
+            .as("the lost term's engine stopped inside the outage: " + relay.log())
+            .containsPattern("AsyncEmbeddedEngine - Stopped task #1 out of 1 tasks");
+        proxy.restore();
+        LOG.info("{}: network restored", topics.name());
+
+        int writtenBefore = ledger.size();
+        awaitPublished(writtenBefore + 400, Duration.ofSeconds(120)); // streaming again
+        LOG.info(
+            "{}: publishing the events written after the outage {} s after the network was lost",
+            topics.name(),
+            Duration.ofNanos(System.nanoTime() - lostAt).toSeconds());
+        writer.stop(Duration.ofSeconds(60));
+      }
+      List<ConsumedRecord> records =
+          reader()
+              .readUntilQuiet(
+                  ledger::allArrived,
+                  Duration.ofSeconds(120),
+                  Duration.ofSeconds(2),
+                  Duration.ofSeconds(60));
+      result = ledger.check(records);
+      LOG.info("{}: {}", topics.name(), result.summary());
+      assertThat(result.lost()).as(result.summary()).isZero();
+      assertThat(result.outOfOrder()).as(result.summary()).isZero();
+      assertThat(result.unexpected()).as(result.summary()).isZero();
+      assertThat(result.mismatches()).as(result.summary()).isEmpty();
+      // Published again: what Kafka acknowledged after the last position commit before the outage
+      // (at most a batch, or a commit interval's events), as after a kill.
+      assertThat(result.duplicates()).as(result.summary()).isLessThanOrEqualTo(2 * BATCH);
+      assertOutageToldOnceWithoutStackTraces(relay);
+      relay.process().terminate();
+      assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
+    }
+  }
+
+  private static void assertOutageToldOnceWithoutStackTraces(RelayProcess relay) {
+    await().atMost(Duration.ofSeconds(30)).until(() -> OUTAGE_INFO.matcher(relay.log()).find());
+    String log = relay.log();
+    log.lines()
+        .filter(
+            l ->
+                l.contains("reachable")
+                    || l.contains("replication")
+                    || l.contains(" WARN ")
+                    || l.contains(" ERROR "))
+        .map(l -> l.length() > 400 ? l.substring(0, 400) + "..." : l)
+        .forEach(l -> LOG.info("relay: {}", l));
+    assertThat(OUTAGE_WARN.matcher(log).results().count()).as(log).isEqualTo(1);
+    assertThat(OUTAGE_INFO.matcher(log).results().count()).as(log).isEqualTo(1);
+    assertThat(STACK_FRAME.matcher(log).find()).as(log).isFalse();
+  }
+}
