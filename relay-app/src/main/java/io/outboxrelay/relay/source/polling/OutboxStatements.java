@@ -20,6 +20,13 @@ import io.outboxrelay.relay.source.SqlDialect;
  *     (exclusive), the window's last id (inclusive), the limit
  * @param expiredClaim the rows whose lease expired (heads only with aggregate ordering), locked;
  *     parameter: the limit
+ * @param unsettledWindow where claims choose the heads themselves ({@link
+ *     SqlDialect#claimsFromOrderedWindow}): the {@code PENDING} and {@code PROCESSING} rows after
+ *     an id, in id order, each with its aggregate, whether it is leased, whether it is due, and the
+ *     statement's snapshot; parameters: the id (exclusive), the window size, the id, the window
+ *     size, the window size
+ * @param takeChosen the chosen rows that are still due (and, when a DEAD row blocks its aggregate,
+ *     have no lower DEAD row), locked; parameter: the ids
  */
 record OutboxStatements(
     SqlDialect dialect,
@@ -28,7 +35,9 @@ record OutboxStatements(
     String released,
     String windowEnd,
     String pendingClaim,
-    String expiredClaim) {
+    String expiredClaim,
+    String unsettledWindow,
+    String takeChosen) {
 
   /**
    * The statements of one table.
@@ -102,7 +111,54 @@ record OutboxStatements(
             + " WHERE e.status = 'PROCESSING' AND e.processing_until < "
             + now
             + expiredHead
-            + locked);
+            + locked,
+        unsettledWindow(layout, table, now),
+        claim
+            + " WHERE e."
+            + id
+            + " = ANY(?) AND ((e.status = 'PENDING' AND e.next_attempt_at <= "
+            + now
+            + ") OR (e.status = 'PROCESSING' AND e.processing_until < "
+            + now
+            + "))"
+            + (ordered ? notAfterDead : "")
+            + " ORDER BY e."
+            + id
+            + " "
+            + dialect.forUpdateSkipLocked());
+  }
+
+  /**
+   * The unsettled rows after an id, in id order: two index range scans of {@code (status, id)}, one
+   * per status, each stopping after the window size, merged. Nothing in it is locked, and nothing
+   * is evaluated per row but the row's own columns, so its cost is the index entries it walks from
+   * the id on, however many rows wait behind the window.
+   */
+  private static String unsettledWindow(RowLayout layout, String table, String now) {
+    String id = layout.sequence();
+    String scan =
+        "(SELECT e."
+            + id
+            + " AS id, e."
+            + layout.columns().aggregateType()
+            + " AS aggregate_type, e."
+            + layout.columns().aggregateId()
+            + " AS aggregate_id, %s AS leased, e.%s %s "
+            + now
+            + " AS due FROM "
+            + table
+            + " e WHERE e.status = '%s' AND e."
+            + id
+            + " > ? ORDER BY e."
+            + id
+            + " LIMIT ?)";
+    return "SELECT w.id, w.aggregate_type, w.aggregate_id, w.leased, w.due, "
+        + layout.dialect().snapshotText()
+        + " FROM ("
+        + scan.formatted("false", "next_attempt_at", "<=", "PENDING")
+        + " UNION ALL "
+        + scan.formatted("true", "processing_until", "<", "PROCESSING")
+        + ") w ORDER BY w.id LIMIT ?";
   }
 
   /**
