@@ -17,16 +17,18 @@ import java.util.Set;
  * The claim of due rows where the relay chooses the heads ({@link
  * SqlDialect#claimsFromOrderedWindow}): read one window of unsettled ({@code PENDING} and {@code
  * PROCESSING}) rows in id order, without locks; choose the due rows and, with aggregate ordering,
- * only each aggregate's first unsettled row ({@link WindowHeads}); then lock exactly those with
- * {@code FOR UPDATE SKIP LOCKED}, in a statement that checks again that each is still due (and has
- * no lower {@code DEAD} row where one blocks its aggregate). A chosen row that another claim took
- * meanwhile fails that check on the snapshot and is neither returned nor locked.
+ * only each aggregate's first unsettled row ({@link WindowHeads}); then lock the first of those, up
+ * to the batch, with {@code FOR UPDATE SKIP LOCKED}, in a statement that checks again that each is
+ * still due (and has no lower {@code DEAD} row where one blocks its aggregate). A chosen row that
+ * another claim took meanwhile fails that check on the snapshot and is neither returned nor locked;
+ * one another claim holds is skipped, and the next chosen row taken instead.
  *
  * <p><b>Sweeps.</b> Claims walk the unsettled rows in sweeps: a sweep starts at the {@link #floor}
- * and each claim reads the window after the previous one's last examined row, remembering which
- * aggregates had an unsettled row (so their later rows are not heads); it ends when a window
- * reaches the end of the unsettled rows, and the next claim starts a new one. So one claim reads
- * one window, however many rows wait, and rows that cannot go now never stop the rows behind them.
+ * and each claim reads the window after the previous one, remembering which aggregates had an
+ * unsettled row (so their later rows are not heads); a claim that fills its batch leaves the window
+ * where it is, for the next claim to look at again. A sweep ends when a window reaches the end of
+ * the unsettled rows, and the next claim starts a new one. So one claim reads one window, however
+ * many rows wait, and rows that cannot go now never stop the rows behind them.
  *
  * <p><b>The floor</b> is an id below which no row is unsettled: the walk starts there, not at the
  * first row, so it does not read the index entries of the row versions published earlier, which
@@ -112,14 +114,18 @@ final class ClaimSweep {
     if (starts) {
       moveFloor(full, settled, rows.isEmpty() ? Long.MAX_VALUE : rows.get(0).id(), snapshot);
     }
-    WindowHeads.Choice choice = WindowHeads.pick(rows, ordered, blocked, limit);
+    WindowHeads.Choice choice = WindowHeads.pick(rows, ordered, blocked);
     Map<Long, Boolean> leased = new HashMap<>();
     rows.forEach(r -> leased.put(r.id(), r.leased()));
     List<ClaimedEvent> taken = new ArrayList<>();
     int expired = 0;
     if (!choice.ids().isEmpty()) {
+      // Every head of the window is offered, the first `limit` free ones taken: a head another
+      // worker holds is skipped and the next taken instead, and rows past the limit are not
+      // locked (the lock stops once it has `limit` rows).
       try (PreparedStatement ps = c.prepareStatement(sql.takeChosen())) {
-        dialect.bindIds(c, ps, 1, choice.ids());
+        int next = dialect.bindIds(c, ps, 1, choice.ids());
+        ps.setInt(next, limit);
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
             ClaimedEvent e = ClaimedEvent.of(layout.readRow(rs));
@@ -131,8 +137,10 @@ final class ClaimSweep {
         }
       }
     }
-    if (choice.examined() < rows.size()) {
-      nextCursor = rows.get(choice.examined() - 1).id(); // the limit was reached: go on from here
+    if (taken.size() == limit) {
+      // The window may offer more: look at it again, as if for the first time.
+      blocked.removeAll(choice.added());
+      nextCursor = starts ? -1 : from;
     } else if (rows.size() == window && blocked.size() < MAX_BLOCKED) {
       nextCursor = rows.get(rows.size() - 1).id();
     } else {

@@ -26,7 +26,8 @@ import io.outboxrelay.relay.source.SqlDialect;
  *     statement's snapshot; parameters: the id (exclusive), the window size, the id, the window
  *     size, the window size
  * @param takeChosen the chosen rows that are still due (and, when a DEAD row blocks its aggregate,
- *     have no lower DEAD row), locked; parameter: the ids
+ *     have no lower DEAD row), the first of them up to the limit, locked; parameters: the ids, the
+ *     limit
  */
 record OutboxStatements(
     SqlDialect dialect,
@@ -121,11 +122,8 @@ record OutboxStatements(
             + ") OR (e.status = 'PROCESSING' AND e.processing_until < "
             + now
             + "))"
-            + (ordered ? notAfterDead : "")
-            + " ORDER BY e."
-            + id
-            + " "
-            + dialect.forUpdateSkipLocked());
+            + (ordered && deadBlocksAggregate ? noneBefore(p, sameAggregate, id, "DEAD") : "")
+            + locked);
   }
 
   /**
@@ -196,6 +194,24 @@ record OutboxStatements(
         + " < e."
         + id
         + ")";
+  }
+
+  /**
+   * No row of the aggregate with this status comes before {@code e}, as a scalar subquery: the
+   * planner runs it per row through the aggregate's index, where it may turn {@code NOT EXISTS}
+   * into an anti join that reads every row of the status for each row.
+   */
+  private static String noneBefore(String p, String sameAggregate, String id, String status) {
+    return " AND (SELECT 1 FROM "
+        + p
+        + sameAggregate
+        + " AND p.status = '"
+        + status
+        + "' AND p."
+        + id
+        + " < e."
+        + id
+        + " LIMIT 1) IS NULL";
   }
 
   /** Leases claimed rows. Parameters: the token, the lease, the ids. */

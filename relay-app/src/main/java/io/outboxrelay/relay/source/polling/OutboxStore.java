@@ -33,6 +33,11 @@ import java.util.UUID;
  * aggregate's head, and rows that cannot go now (followers of a DEAD event, events waiting for a
  * retry) never stop the rows behind them: the next claim looks further on.
  *
+ * <p>Where the dialect {@link SqlDialect#claimsFromOrderedWindow claims from an ordered window}
+ * (PostgreSQL), a {@link ClaimSweep} does the same with a plain read of the unsettled rows in id
+ * order, the heads chosen here, and a lock of exactly the chosen rows; it takes expired leases from
+ * the same window, whatever {@code takeExpired} says.
+ *
  * <p>Releasing a row (publish, retry, DEAD) sets {@code claim_token} to {@link
  * SqlDialect#noClaimToken} and {@code processing_until} to the database's time: the lease ended
  * then. Neither fills or empties a NULL, so on MariaDB/MySQL, whose bookkeeping columns are

@@ -31,35 +31,33 @@ final class WindowHeads {
   /**
    * What a window offers.
    *
-   * @param ids the rows to take, in id order
-   * @param examined how many rows of the window (from its start) were looked at; the rest were not,
-   *     because {@code ids} reached the limit
+   * @param ids the rows that may be taken, in id order
+   * @param added the aggregates this window added to {@code blocked}, in id order of their first
+   *     row: what to remove to look at the window again
    */
-  record Choice(List<Long> ids, int examined) {}
+  record Choice(List<Long> ids, List<String> added) {}
 
   /**
-   * Picks up to {@code limit} rows of {@code window} in id order.
+   * Picks the rows of {@code window} that may be taken, in id order.
    *
    * @param window the rows, in id order
    * @param ordered whether only an aggregate's head may be taken
-   * @param blocked the aggregates with an unsettled row earlier in the sweep; the aggregates of
-   *     every examined row are added
-   * @param limit the most rows to pick
-   * @return the rows picked and how far the window was examined
+   * @param blocked the aggregates with an unsettled row earlier in the sweep; the aggregates of the
+   *     window's rows are added
+   * @return the rows picked, and the aggregates added to {@code blocked}
    */
-  static Choice pick(List<Row> window, boolean ordered, Set<String> blocked, int limit) {
+  static Choice pick(List<Row> window, boolean ordered, Set<String> blocked) {
     List<Long> ids = new ArrayList<>();
-    int examined = 0;
+    List<String> added = new ArrayList<>();
     for (Row row : window) {
-      if (ids.size() == limit) {
-        break;
-      }
-      examined++;
       boolean head = !ordered || blocked.add(row.aggregate());
+      if (ordered && head) {
+        added.add(row.aggregate());
+      }
       if (head && row.due()) {
         ids.add(row.id());
       }
     }
-    return new Choice(ids, examined);
+    return new Choice(ids, added);
   }
 }

@@ -127,7 +127,7 @@ class PostgresPinnedClaimIT {
         List<Long> all = List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L);
         List<Long> taken = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(store.takeChosenSql())) {
-          SqlDialect.POSTGRESQL.bindIds(c, ps, 1, all);
+          ps.setInt(SqlDialect.POSTGRESQL.bindIds(c, ps, 1, all), 10);
           try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
               taken.add(rs.getLong(1));
