@@ -30,6 +30,9 @@ import java.util.Set;
  * the unsettled rows, and the next claim starts a new one. So one claim reads one window, however
  * many rows wait, and rows that cannot go now never stop the rows behind them.
  *
+ * <p>Where a DEAD row holds its aggregate back, DEAD rows are in the window too, never due: so an
+ * operator's requeue of one (back to {@code PENDING}) happens above the floor, where sweeps see it.
+ *
  * <p><b>The floor</b> is an id below which no row is unsettled: the walk starts there, not at the
  * first row, so it does not read the index entries of the row versions published earlier, which
  * VACUUM cannot remove while something holds the xmin horizon back. A sweep's first row is the
@@ -59,6 +62,9 @@ final class ClaimSweep {
   private final SqlDialect dialect;
   private final boolean ordered;
 
+  /** How many statuses the window reads, each with its own range scan. */
+  private final int statuses;
+
   /** No row with an id at most this is unsettled. */
   private long floor;
 
@@ -76,8 +82,12 @@ final class ClaimSweep {
   private final Set<String> blocked = new HashSet<>();
   private long nextFullSweep = System.nanoTime();
 
-  ClaimSweep(OutboxStatements sql, RowLayout layout, boolean ordered) {
+  /**
+   * @param deadBlocks whether DEAD rows are in the window (they hold their aggregate back)
+   */
+  ClaimSweep(OutboxStatements sql, RowLayout layout, boolean ordered, boolean deadBlocks) {
     this.sql = sql;
+    this.statuses = ordered && deadBlocks ? 3 : 2;
     this.layout = layout;
     this.dialect = layout.dialect();
     this.ordered = ordered;
@@ -187,11 +197,12 @@ final class ClaimSweep {
       throws SQLException {
     String snapshot = null;
     try (PreparedStatement ps = c.prepareStatement(sql.unsettledWindow())) {
-      ps.setLong(1, from);
-      ps.setInt(2, window);
-      ps.setLong(3, from);
-      ps.setInt(4, window);
-      ps.setInt(5, window);
+      int i = 1;
+      for (int scan = 0; scan < statuses; scan++) {
+        ps.setLong(i++, from);
+        ps.setInt(i++, window);
+      }
+      ps.setInt(i, window);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           // Type and id as one key; the separator cannot occur in either.

@@ -21,10 +21,10 @@ import io.outboxrelay.relay.source.SqlDialect;
  * @param expiredClaim the rows whose lease expired (heads only with aggregate ordering), locked;
  *     parameter: the limit
  * @param unsettledWindow where claims choose the heads themselves ({@link
- *     SqlDialect#claimsFromOrderedWindow}): the {@code PENDING} and {@code PROCESSING} rows after
- *     an id, in id order, each with its aggregate, whether it is leased, whether it is due, and the
- *     statement's snapshot; parameters: the id (exclusive), the window size, the id, the window
- *     size, the window size
+ *     SqlDialect#claimsFromOrderedWindow}): the {@code PENDING} and {@code PROCESSING} rows (and
+ *     {@code DEAD} ones where they block their aggregate) after an id, in id order, each with its
+ *     aggregate, whether it is leased, whether it is due, and the statement's snapshot; parameters:
+ *     the id (exclusive) and the window size for each status, then the window size
  * @param takeChosen the chosen rows that are still due (and, when a DEAD row blocks its aggregate,
  *     have no lower DEAD row), the first of them up to the limit, locked; parameters: the ids, the
  *     limit
@@ -113,7 +113,7 @@ record OutboxStatements(
             + now
             + expiredHead
             + locked,
-        unsettledWindow(layout, table, now),
+        unsettledWindow(layout, table, now, ordered && deadBlocksAggregate),
         claim
             + " WHERE e."
             + id
@@ -127,12 +127,13 @@ record OutboxStatements(
   }
 
   /**
-   * The unsettled rows after an id, in id order: two index range scans of {@code (status, id)}, one
-   * per status, each stopping after the window size, merged. Nothing in it is locked, and nothing
-   * is evaluated per row but the row's own columns, so its cost is the index entries it walks from
-   * the id on, however many rows wait behind the window.
+   * The unsettled rows after an id, in id order: an index range scan of {@code (status, id)} per
+   * status, each stopping after the window size, merged. Nothing in it is locked, and nothing is
+   * evaluated per row but the row's own columns, so its cost is the index entries it walks from the
+   * id on, however many rows wait behind the window. With {@code dead}, DEAD rows are in it too,
+   * never due: they hold their aggregate back, and the sweeps' floor below them.
    */
-  private static String unsettledWindow(RowLayout layout, String table, String now) {
+  private static String unsettledWindow(RowLayout layout, String table, String now, boolean dead) {
     String id = layout.sequence();
     String scan =
         "(SELECT e."
@@ -141,9 +142,7 @@ record OutboxStatements(
             + layout.columns().aggregateType()
             + " AS aggregate_type, e."
             + layout.columns().aggregateId()
-            + " AS aggregate_id, %s AS leased, e.%s %s "
-            + now
-            + " AS due FROM "
+            + " AS aggregate_id, %s AS leased, %s AS due FROM "
             + table
             + " e WHERE e.status = '%s' AND e."
             + id
@@ -153,9 +152,10 @@ record OutboxStatements(
     return "SELECT w.id, w.aggregate_type, w.aggregate_id, w.leased, w.due, "
         + layout.dialect().snapshotText()
         + " FROM ("
-        + scan.formatted("false", "next_attempt_at", "<=", "PENDING")
+        + scan.formatted("false", "e.next_attempt_at <= " + now, "PENDING")
         + " UNION ALL "
-        + scan.formatted("true", "processing_until", "<", "PROCESSING")
+        + scan.formatted("true", "e.processing_until < " + now, "PROCESSING")
+        + (dead ? " UNION ALL " + scan.formatted("false", "false", "DEAD") : "")
         + ") w ORDER BY w.id LIMIT ?";
   }
 

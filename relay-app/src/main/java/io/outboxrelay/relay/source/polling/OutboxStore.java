@@ -81,7 +81,7 @@ final class OutboxStore {
     this.sql = OutboxStatements.of(table, ordering, deadBlocksAggregate, layout);
     this.sweep =
         dialect.claimsFromOrderedWindow()
-            ? new ClaimSweep(sql, layout, ordering == Ordering.AGGREGATE)
+            ? new ClaimSweep(sql, layout, ordering == Ordering.AGGREGATE, deadBlocksAggregate)
             : null;
     readCommitted(connection);
     if (!dialect.pollingSessionSettings().isEmpty()) {

@@ -122,7 +122,8 @@ class ClaimQueryPlanIT {
         // The claim reads a window of unsettled rows in id order, merging one range scan of
         // (status, id) per status, then locks the rows it chose by primary key; the DEAD check
         // reads the aggregate index.
-        String window = postgresPlan(c, bind(store.unsettledWindowSql(), 0, 500, 0, 500, 500));
+        String window =
+            postgresPlan(c, bind(store.unsettledWindowSql(), 0, 500, 0, 500, 0, 500, 500));
         assertThat(window)
             .contains("ix_outbox_events_status_id")
             .contains("Merge Append")

@@ -65,6 +65,7 @@ class OutboxStatementsTest {
         .contains(
             "e.processing_until < clock_timestamp() AS due FROM outbox_events e WHERE e.status ="
                 + " 'PROCESSING' AND e.id > ? ORDER BY e.id LIMIT ?)")
+        .contains("AS due FROM outbox_events e WHERE e.status = 'DEAD' AND e.id > ?")
         .endsWith(") w ORDER BY w.id LIMIT ?")
         .doesNotContain("FOR UPDATE")
         .doesNotContain("EXISTS");
@@ -82,6 +83,7 @@ class OutboxStatementsTest {
         .endsWith("ORDER BY e.id LIMIT ? FOR UPDATE OF e SKIP LOCKED");
     assertThat(statements(SqlDialect.POSTGRESQL, false).takeChosen())
         .doesNotContain("p.status = 'DEAD'");
+    assertThat(statements(SqlDialect.POSTGRESQL, false).unsettledWindow()).doesNotContain("'DEAD'");
   }
 
   @Test
