@@ -79,6 +79,28 @@ final class PostgresDialect implements SqlDialect {
   }
 
   @Override
+  public boolean claimsFromOrderedWindow() {
+    return true;
+  }
+
+  @Override
+  public String snapshotText() {
+    return "txid_current_snapshot()::text";
+  }
+
+  /** {@code txid_status} is NULL for a transaction too old to know; it ended long ago. */
+  @Override
+  public String snapshotRunningQuery() {
+    return "SELECT count(*) FROM txid_snapshot_xip(CAST(? AS txid_snapshot)) x"
+        + " WHERE txid_status(x) = 'in progress'";
+  }
+
+  @Override
+  public List<String> pollingSessionSettings() {
+    return List.of("SET enable_bitmapscan = off");
+  }
+
+  @Override
   public String forUpdateSkipLocked() {
     return "FOR UPDATE OF e SKIP LOCKED";
   }

@@ -240,6 +240,56 @@ public sealed interface SqlDialect permits MySqlDialect, PostgresDialect {
   }
 
   /**
+   * Whether polling claims read one window of unsettled rows in id order and choose the heads in
+   * the relay, then lock exactly those rows, instead of one locking query that checks every
+   * candidate's aggregate in SQL. On PostgreSQL: while anything holds the xmin horizon back, the
+   * head checks read the row versions no VACUUM can remove, for every row of a window before its
+   * {@code LIMIT}, and the locking query's cost grows with the backlog; a plain read in index order
+   * stops after the window. MariaDB/MySQL purge old row versions whatever a reader's snapshot (the
+   * undo log keeps them instead), so they keep the single query.
+   *
+   * @return true on PostgreSQL
+   */
+  default boolean claimsFromOrderedWindow() {
+    return false;
+  }
+
+  /**
+   * The current statement's snapshot as text, in a select list: which transactions were still
+   * running when it was taken. A claim that starts at the lowest unsettled id it saw moves that
+   * start only once those transactions have ended ({@link #snapshotRunningQuery}), since a row one
+   * of them inserts may have a lower id.
+   *
+   * @return {@code txid_current_snapshot()::text} on PostgreSQL, {@code NULL} where claims do not
+   *     read an ordered window
+   */
+  default String snapshotText() {
+    return "NULL";
+  }
+
+  /**
+   * A query counting the transactions of a snapshot read by {@link #snapshotText} (bound as its
+   * only parameter) that are still running.
+   *
+   * @return the query, or {@code null} where claims do not read an ordered window
+   */
+  default String snapshotRunningQuery() {
+    return null;
+  }
+
+  /**
+   * The statements run once on each polling worker's connection.
+   *
+   * @return on PostgreSQL, {@code SET enable_bitmapscan = off}: a bitmap scan reads every entry of
+   *     its range before anything is returned, so the planner must not turn a claim's window, an
+   *     index range scan that stops after the window, into one (or into a bitmap scan and a sort)
+   *     when its statistics promise few rows; none elsewhere
+   */
+  default java.util.List<String> pollingSessionSettings() {
+    return java.util.List.of();
+  }
+
+  /**
    * The locking clause of a claim query over table alias {@code e}.
    *
    * @return e.g. {@code FOR UPDATE SKIP LOCKED}

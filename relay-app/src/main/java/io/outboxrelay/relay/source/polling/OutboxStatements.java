@@ -20,6 +20,14 @@ import io.outboxrelay.relay.source.SqlDialect;
  *     (exclusive), the window's last id (inclusive), the limit
  * @param expiredClaim the rows whose lease expired (heads only with aggregate ordering), locked;
  *     parameter: the limit
+ * @param unsettledWindow where claims choose the heads themselves ({@link
+ *     SqlDialect#claimsFromOrderedWindow}): the {@code PENDING} and {@code PROCESSING} rows (and
+ *     {@code DEAD} ones where they block their aggregate) after an id, in id order, each with its
+ *     aggregate, whether it is leased, whether it is due, and the statement's snapshot; parameters:
+ *     the id (exclusive) and the window size for each status, then the window size
+ * @param takeChosen the chosen rows that are still due (and, when a DEAD row blocks its aggregate,
+ *     have no lower DEAD row), the first of them up to the limit, locked; parameters: the ids, the
+ *     limit
  */
 record OutboxStatements(
     SqlDialect dialect,
@@ -28,7 +36,9 @@ record OutboxStatements(
     String released,
     String windowEnd,
     String pendingClaim,
-    String expiredClaim) {
+    String expiredClaim,
+    String unsettledWindow,
+    String takeChosen) {
 
   /**
    * The statements of one table.
@@ -102,7 +112,51 @@ record OutboxStatements(
             + " WHERE e.status = 'PROCESSING' AND e.processing_until < "
             + now
             + expiredHead
+            + locked,
+        unsettledWindow(layout, table, now, ordered && deadBlocksAggregate),
+        claim
+            + " WHERE e."
+            + id
+            + " = ANY(?) AND ((e.status = 'PENDING' AND e.next_attempt_at <= "
+            + now
+            + ") OR (e.status = 'PROCESSING' AND e.processing_until < "
+            + now
+            + "))"
+            + (ordered && deadBlocksAggregate ? noneBefore(p, sameAggregate, id, "DEAD") : "")
             + locked);
+  }
+
+  /**
+   * The unsettled rows after an id, in id order: an index range scan of {@code (status, id)} per
+   * status, each stopping after the window size, merged. Nothing in it is locked, and nothing is
+   * evaluated per row but the row's own columns, so its cost is the index entries it walks from the
+   * id on, however many rows wait behind the window. With {@code dead}, DEAD rows are in it too,
+   * never due: they hold their aggregate back, and the sweeps' floor below them.
+   */
+  private static String unsettledWindow(RowLayout layout, String table, String now, boolean dead) {
+    String id = layout.sequence();
+    String scan =
+        "(SELECT e."
+            + id
+            + " AS id, e."
+            + layout.columns().aggregateType()
+            + " AS aggregate_type, e."
+            + layout.columns().aggregateId()
+            + " AS aggregate_id, %s AS leased, %s AS due FROM "
+            + table
+            + " e WHERE e.status = '%s' AND e."
+            + id
+            + " > ? ORDER BY e."
+            + id
+            + " LIMIT ?)";
+    return "SELECT w.id, w.aggregate_type, w.aggregate_id, w.leased, w.due, "
+        + layout.dialect().snapshotText()
+        + " FROM ("
+        + scan.formatted("false", "e.next_attempt_at <= " + now, "PENDING")
+        + " UNION ALL "
+        + scan.formatted("true", "e.processing_until < " + now, "PROCESSING")
+        + (dead ? " UNION ALL " + scan.formatted("false", "false", "DEAD") : "")
+        + ") w ORDER BY w.id LIMIT ?";
   }
 
   /**
@@ -140,6 +194,24 @@ record OutboxStatements(
         + " < e."
         + id
         + ")";
+  }
+
+  /**
+   * No row of the aggregate with this status comes before {@code e}, as a scalar subquery: the
+   * planner runs it per row through the aggregate's index, where it may turn {@code NOT EXISTS}
+   * into an anti join that reads every row of the status for each row.
+   */
+  private static String noneBefore(String p, String sameAggregate, String id, String status) {
+    return " AND (SELECT 1 FROM "
+        + p
+        + sameAggregate
+        + " AND p.status = '"
+        + status
+        + "' AND p."
+        + id
+        + " < e."
+        + id
+        + " LIMIT 1) IS NULL";
   }
 
   /** Leases claimed rows. Parameters: the token, the lease, the ids. */

@@ -33,6 +33,11 @@ import java.util.UUID;
  * aggregate's head, and rows that cannot go now (followers of a DEAD event, events waiting for a
  * retry) never stop the rows behind them: the next claim looks further on.
  *
+ * <p>Where the dialect {@link SqlDialect#claimsFromOrderedWindow claims from an ordered window}
+ * (PostgreSQL), a {@link ClaimSweep} does the same with a plain read of the unsettled rows in id
+ * order, the heads chosen here, and a lock of exactly the chosen rows; it takes expired leases from
+ * the same window, whatever {@code takeExpired} says.
+ *
  * <p>Releasing a row (publish, retry, DEAD) sets {@code claim_token} to {@link
  * SqlDialect#noClaimToken} and {@code processing_until} to the database's time: the lease ended
  * then. Neither fills or empties a NULL, so on MariaDB/MySQL, whose bookkeeping columns are
@@ -56,6 +61,9 @@ final class OutboxStore {
   /** Pending rows with an id at most this have been looked at in this sweep. */
   private long cursor;
 
+  /** Where the relay chooses the heads ({@link SqlDialect#claimsFromOrderedWindow}); else null. */
+  private final ClaimSweep sweep;
+
   /**
    * @param layout the columns claims read (found at start: optional columns the table lacks are not
    *     read)
@@ -71,7 +79,37 @@ final class OutboxStore {
     this.layout = layout;
     this.dialect = layout.dialect();
     this.sql = OutboxStatements.of(table, ordering, deadBlocksAggregate, layout);
+    this.sweep =
+        dialect.claimsFromOrderedWindow()
+            ? new ClaimSweep(sql, layout, ordering == Ordering.AGGREGATE, deadBlocksAggregate)
+            : null;
     readCommitted(connection);
+    if (!dialect.pollingSessionSettings().isEmpty()) {
+      try (java.sql.Statement st = connection.createStatement()) {
+        for (String setting : dialect.pollingSessionSettings()) {
+          st.execute(setting);
+        }
+      }
+      connection.commit();
+    }
+  }
+
+  /**
+   * The window read of a claim that chooses the heads itself, for EXPLAIN in tests; parameters: the
+   * id (exclusive), the window size, the id, the window size, the window size.
+   */
+  String unsettledWindowSql() {
+    return sql.unsettledWindow();
+  }
+
+  /** The lock of the rows such a claim chose, for tests; parameter: the ids. */
+  String takeChosenSql() {
+    return sql.takeChosen();
+  }
+
+  /** The floor of such a claim's sweeps, for tests; 0 where claims read no ordered window. */
+  long floor() {
+    return sweep == null ? 0 : sweep.floor();
   }
 
   /**
@@ -105,13 +143,21 @@ final class OutboxStore {
       throws SQLException {
     try {
       List<ClaimedEvent> candidates = new ArrayList<>();
-      if (takeExpired) {
-        select(sql.expiredClaim(), candidates, limit);
-      }
-      int expired = candidates.size();
+      int expired;
       long nextCursor = cursor;
-      if (candidates.size() < limit) {
-        nextCursor = claimPending(window, limit - candidates.size(), candidates);
+      if (sweep != null) {
+        // Expired leases are in every window: the window holds the leased rows too.
+        ClaimSweep.Taken taken = sweep.take(connection, window, limit);
+        candidates.addAll(taken.events());
+        expired = taken.expired();
+      } else {
+        if (takeExpired) {
+          select(sql.expiredClaim(), candidates, limit);
+        }
+        expired = candidates.size();
+        if (candidates.size() < limit) {
+          nextCursor = claimPending(window, limit - candidates.size(), candidates);
+        }
       }
       List<ClaimedEvent> claimed = new ArrayList<>(candidates.size());
       List<Long> dead = new ArrayList<>();
@@ -148,6 +194,9 @@ final class OutboxStore {
       }
       connection.commit();
       cursor = nextCursor;
+      if (sweep != null) {
+        sweep.committed();
+      }
       return new Claim(
           token,
           claimed,
@@ -156,6 +205,9 @@ final class OutboxStore {
           candidates.isEmpty() ? null : candidates.get(0).databaseTime());
     } catch (SQLException | RuntimeException e) {
       rollbackQuietly();
+      if (sweep != null) {
+        sweep.abandoned();
+      }
       throw e;
     }
   }

@@ -53,6 +53,40 @@ class OutboxStatementsTest {
   }
 
   @Test
+  void readsTheUnsettledRowsOfAWindowInIdOrderWithoutLocksOnPostgresql() {
+    OutboxStatements sql = statements(SqlDialect.POSTGRESQL, true);
+
+    assertThat(sql.unsettledWindow())
+        .startsWith("SELECT w.id, w.aggregate_type, w.aggregate_id, w.leased, w.due,")
+        .contains("txid_current_snapshot()::text")
+        .contains(
+            "e.next_attempt_at <= clock_timestamp() AS due FROM outbox_events e WHERE e.status ="
+                + " 'PENDING' AND e.id > ? ORDER BY e.id LIMIT ?)")
+        .contains(
+            "e.processing_until < clock_timestamp() AS due FROM outbox_events e WHERE e.status ="
+                + " 'PROCESSING' AND e.id > ? ORDER BY e.id LIMIT ?)")
+        .contains("AS due FROM outbox_events e WHERE e.status = 'DEAD' AND e.id > ?")
+        .endsWith(") w ORDER BY w.id LIMIT ?")
+        .doesNotContain("FOR UPDATE")
+        .doesNotContain("EXISTS");
+  }
+
+  @Test
+  void locksOnlyTheChosenRowsThatAreStillDue() {
+    OutboxStatements sql = statements(SqlDialect.POSTGRESQL, true);
+
+    assertThat(sql.takeChosen())
+        .contains("WHERE e.id = ANY(?) AND ((e.status = 'PENDING' AND e.next_attempt_at <=")
+        .contains("(e.status = 'PROCESSING' AND e.processing_until < clock_timestamp()))")
+        .contains("p.status = 'DEAD' AND p.id < e.id")
+        .doesNotContain("p.status = 'PENDING'")
+        .endsWith("ORDER BY e.id LIMIT ? FOR UPDATE OF e SKIP LOCKED");
+    assertThat(statements(SqlDialect.POSTGRESQL, false).takeChosen())
+        .doesNotContain("p.status = 'DEAD'");
+    assertThat(statements(SqlDialect.POSTGRESQL, false).unsettledWindow()).doesNotContain("'DEAD'");
+  }
+
+  @Test
   void fencesEveryFinishByTheClaimToken() {
     OutboxStatements sql = statements(SqlDialect.MYSQL, true);
 

@@ -1,0 +1,228 @@
+package io.outboxrelay.relay.source.polling;
+
+import io.outboxrelay.relay.source.RowLayout;
+import io.outboxrelay.relay.source.SqlDialect;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The claim of due rows where the relay chooses the heads ({@link
+ * SqlDialect#claimsFromOrderedWindow}): read one window of unsettled ({@code PENDING} and {@code
+ * PROCESSING}) rows in id order, without locks; choose the due rows and, with aggregate ordering,
+ * only each aggregate's first unsettled row ({@link WindowHeads}); then lock the first of those, up
+ * to the batch, with {@code FOR UPDATE SKIP LOCKED}, in a statement that checks again that each is
+ * still due (and has no lower {@code DEAD} row where one blocks its aggregate). A chosen row that
+ * another claim took meanwhile fails that check on the snapshot and is neither returned nor locked;
+ * one another claim holds is skipped, and the next chosen row taken instead.
+ *
+ * <p><b>Sweeps.</b> Claims walk the unsettled rows in sweeps: a sweep starts at the {@link #floor}
+ * and each claim reads the window after the previous one, remembering which aggregates had an
+ * unsettled row (so their later rows are not heads); a claim that fills its batch leaves the window
+ * where it is, for the next claim to look at again. A sweep ends when a window reaches the end of
+ * the unsettled rows, and the next claim starts a new one. So one claim reads one window, however
+ * many rows wait, and rows that cannot go now never stop the rows behind them.
+ *
+ * <p>Where a DEAD row holds its aggregate back, DEAD rows are in the window too, never due: so an
+ * operator's requeue of one (back to {@code PENDING}) happens above the floor, where sweeps see it.
+ *
+ * <p><b>The floor</b> is an id below which no row is unsettled: the walk starts there, not at the
+ * first row, so it does not read the index entries of the row versions published earlier, which
+ * VACUUM cannot remove while something holds the xmin horizon back. A sweep's first row is the
+ * lowest unsettled id at its snapshot; a row with a lower id can still appear, inserted by a
+ * transaction running at that snapshot. So the floor moves up to it only at a later sweep that
+ * starts after every such transaction ended, to the lower of it and that sweep's own first row.
+ * Every {@link #FULL_SWEEP_NANOS} a sweep starts at the first row (and lowers the floor if it finds
+ * a row below it): the net for ids allocated out of commit order in ways a snapshot does not show
+ * (a sequence with a cache per session, a transaction that took an id and had not written yet).
+ *
+ * <p>Not thread-safe: one per {@link OutboxStore}. Its state moves only when the claim commits;
+ * after a failed claim the next one starts a new sweep.
+ */
+final class ClaimSweep {
+
+  /** How often a sweep starts at the first row. */
+  static final long FULL_SWEEP_NANOS = 60_000_000_000L;
+
+  /** A sweep remembering more aggregates than this ends early (memory). */
+  private static final int MAX_BLOCKED = 200_000;
+
+  /** What one claim took from its window. */
+  record Taken(List<ClaimedEvent> events, int expired) {}
+
+  private final OutboxStatements sql;
+  private final RowLayout layout;
+  private final SqlDialect dialect;
+  private final boolean ordered;
+
+  /** How many statuses the window reads, each with its own range scan. */
+  private final int statuses;
+
+  /** No row with an id at most this is unsettled. */
+  private long floor;
+
+  /** The floor to move to once the transactions of {@link #candidateSnapshot} ended; -1: none. */
+  private long candidate = -1;
+
+  private String candidateSnapshot;
+
+  /** Rows with an id at most this were examined in the sweep under way; -1: none under way. */
+  private long cursor = -1;
+
+  /** Where the cursor goes when the claim commits. */
+  private long nextCursor = -1;
+
+  private final Set<String> blocked = new HashSet<>();
+  private long nextFullSweep = System.nanoTime();
+
+  /**
+   * @param deadBlocks whether DEAD rows are in the window (they hold their aggregate back)
+   */
+  ClaimSweep(OutboxStatements sql, RowLayout layout, boolean ordered, boolean deadBlocks) {
+    this.sql = sql;
+    this.statuses = ordered && deadBlocks ? 3 : 2;
+    this.layout = layout;
+    this.dialect = layout.dialect();
+    this.ordered = ordered;
+  }
+
+  /** The floor, for tests. */
+  long floor() {
+    return floor;
+  }
+
+  /**
+   * Reads the next window and locks what a claim may take of it, in the caller's transaction.
+   *
+   * @param window how many unsettled rows to read, at most
+   * @param limit how many to take, at most
+   */
+  Taken take(Connection c, int window, int limit) throws SQLException {
+    boolean starts = cursor < 0;
+    boolean full = false;
+    boolean settled = false;
+    long from = cursor;
+    if (starts) {
+      blocked.clear();
+      long now = System.nanoTime();
+      full = now - nextFullSweep >= 0;
+      if (full) {
+        nextFullSweep = now + FULL_SWEEP_NANOS;
+      }
+      settled = candidate >= 0 && running(c, candidateSnapshot) == 0;
+      from = full ? 0 : floor;
+    }
+    List<WindowHeads.Row> rows = new ArrayList<>();
+    String snapshot = read(c, from, window, rows);
+    if (starts) {
+      moveFloor(full, settled, rows.isEmpty() ? Long.MAX_VALUE : rows.get(0).id(), snapshot);
+    }
+    WindowHeads.Choice choice = WindowHeads.pick(rows, ordered, blocked);
+    Map<Long, Boolean> leased = new HashMap<>();
+    rows.forEach(r -> leased.put(r.id(), r.leased()));
+    List<ClaimedEvent> taken = new ArrayList<>();
+    int expired = 0;
+    if (!choice.ids().isEmpty()) {
+      // Every head of the window is offered, the first `limit` free ones taken: a head another
+      // worker holds is skipped and the next taken instead, and rows past the limit are not
+      // locked (the lock stops once it has `limit` rows).
+      try (PreparedStatement ps = c.prepareStatement(sql.takeChosen())) {
+        int next = dialect.bindIds(c, ps, 1, choice.ids());
+        ps.setInt(next, limit);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            ClaimedEvent e = ClaimedEvent.of(layout.readRow(rs));
+            taken.add(e);
+            if (leased.getOrDefault(e.event().id(), false)) {
+              expired++;
+            }
+          }
+        }
+      }
+    }
+    if (taken.size() == limit) {
+      // The window may offer more: look at it again, as if for the first time.
+      blocked.removeAll(choice.added());
+      nextCursor = starts ? -1 : from;
+    } else if (rows.size() == window && blocked.size() < MAX_BLOCKED) {
+      nextCursor = rows.get(rows.size() - 1).id();
+    } else {
+      nextCursor = -1; // the end of the unsettled rows: the next claim starts a new sweep
+    }
+    return new Taken(taken, expired);
+  }
+
+  /** The claim committed: the next one goes on where this one stopped. */
+  void committed() {
+    cursor = nextCursor;
+  }
+
+  /** The claim failed: the next one starts a new sweep. */
+  void abandoned() {
+    cursor = -1;
+    blocked.clear();
+  }
+
+  /**
+   * Moves the floor after a sweep's first window.
+   *
+   * @param full whether the sweep started at the first row
+   * @param settled whether every transaction of the candidate's snapshot had ended before it
+   * @param first the lowest unsettled id the window saw, or {@code Long.MAX_VALUE}
+   * @param snapshot the window's snapshot
+   */
+  private void moveFloor(boolean full, boolean settled, long first, String snapshot) {
+    if (full && first - 1 < floor) {
+      floor = first - 1; // a row appeared below the floor
+    }
+    if (settled) {
+      floor = Math.max(floor, Math.min(candidate, first - 1));
+      candidate = -1;
+    }
+    if (candidate < 0 && first != Long.MAX_VALUE && first - 1 > floor && snapshot != null) {
+      candidate = first - 1;
+      candidateSnapshot = snapshot;
+    }
+  }
+
+  /** Reads the unsettled rows after {@code from}; returns the statement's snapshot. */
+  private String read(Connection c, long from, int window, List<WindowHeads.Row> into)
+      throws SQLException {
+    String snapshot = null;
+    try (PreparedStatement ps = c.prepareStatement(sql.unsettledWindow())) {
+      int i = 1;
+      for (int scan = 0; scan < statuses; scan++) {
+        ps.setLong(i++, from);
+        ps.setInt(i++, window);
+      }
+      ps.setInt(i, window);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          // Type and id as one key; the separator cannot occur in either.
+          String aggregate = rs.getString(2) + '\u0000' + rs.getString(3);
+          into.add(
+              new WindowHeads.Row(rs.getLong(1), aggregate, rs.getBoolean(4), rs.getBoolean(5)));
+          snapshot = rs.getString(6);
+        }
+      }
+    }
+    return snapshot;
+  }
+
+  private int running(Connection c, String snapshot) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(dialect.snapshotRunningQuery())) {
+      ps.setString(1, snapshot);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+}
