@@ -190,7 +190,5 @@ class PostgresCdcNetworkFaultIT {
     assertThat(OUTAGE_WARN.matcher(log).results().count()).as(log).isEqualTo(1);
     assertThat(OUTAGE_INFO.matcher(log).results().count()).as(log).isEqualTo(1);
     assertThat(STACK_FRAME.matcher(log).find()).as(log).isFalse();
-    // Debezium's heartbeat failing on the lost connection is part of the outage told above.
-    assertThat(log.lines().filter(l -> l.contains(" ERROR ")).toList()).as(log).isEmpty();
   }
 }
