@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.source.cdc.HandoffMarker;
 import io.outboxrelay.relay.source.cdc.KafkaPosition;
+import io.outboxrelay.relay.source.cdc.PostgresReplication;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
@@ -101,9 +102,7 @@ record KafkaCommitted(
       return new KafkaCommitted(topic, null, r.unknown(), ResumesAt.UNKNOWN, wal);
     }
     boolean firstStart =
-        database != null
-            && !handoffPending
-            && !io.outboxrelay.relay.source.cdc.PostgresReplication.isPosition(database);
+        database != null && !handoffPending && !PostgresReplication.isPosition(database);
     if (r.position().isEmpty()) {
       return new KafkaCommitted(
           topic,
@@ -198,12 +197,10 @@ record KafkaCommitted(
         + (commit == null ? "" : " (lsn_commit " + lsn(commit) + ")");
   }
 
-  /** An LSN as PostgreSQL prints it ({@code 0/1A2B3C8}). */
-  static String lsn(Object value) {
-    long v = value instanceof Number n ? n.longValue() : Long.parseLong(String.valueOf(value));
-    return Long.toHexString(v >>> 32).toUpperCase(java.util.Locale.ROOT)
-        + "/"
-        + Long.toHexString(v & 0xffffffffL).toUpperCase(java.util.Locale.ROOT);
+  /** An LSN of an offset as PostgreSQL prints it ({@code 0/1A2B3C8}). */
+  private static String lsn(Object value) {
+    return PostgresReplication.lsnText(
+        value instanceof Number n ? n.longValue() : Long.parseLong(String.valueOf(value)));
   }
 
   private static String skipText(OffsetsRow p) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.outboxrelay.relay.config.RelayConfig;
+import io.outboxrelay.relay.source.cdc.PostgresReplication;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -52,7 +53,7 @@ record PostgresCdcStatus(
    * @throws SQLException when the database cannot be read
    */
   static PostgresCdcStatus read(Connection c, RelayConfig config, String slot) throws SQLException {
-    String stored = io.outboxrelay.relay.source.cdc.PostgresReplication.storedOffset(c, config);
+    String stored = PostgresReplication.storedOffset(c, config);
     String position = null;
     boolean marker = false;
     if (stored != null) {
@@ -60,7 +61,7 @@ record PostgresCdcStatus(
         JsonNode n = JSON.readTree(stored);
         marker = n.has("outbox_relay_first_start");
         if (n.has("lsn")) {
-          position = lsnText(c, n.get("lsn").asLong());
+          position = PostgresReplication.lsnText(n.get("lsn").asLong());
         }
       } catch (java.io.IOException e) {
         position = null; // not a position the relay wrote
@@ -98,16 +99,6 @@ record PostgresCdcStatus(
     }
   }
 
-  private static String lsnText(Connection c, long lsn) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT ('0/0'::pg_lsn + ?::numeric)::text")) {
-      ps.setLong(1, lsn);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getString(1);
-      }
-    }
-  }
-
   /**
    * Prints the status, as aligned lines or JSON; with {@code delivery.guarantee=exactly-once}, with
    * the position committed in Kafka and which one the next start takes ({@link KafkaCommitted},
@@ -135,7 +126,7 @@ record PostgresCdcStatus(
 
   /** The stored position as a map, or null when none (or a marker) is stored. */
   private java.util.Map<String, Object> storedPosition() {
-    if (!io.outboxrelay.relay.source.cdc.PostgresReplication.isPosition(stored)) {
+    if (!PostgresReplication.isPosition(stored)) {
       return null;
     }
     try {

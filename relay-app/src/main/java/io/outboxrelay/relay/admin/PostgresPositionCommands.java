@@ -190,7 +190,7 @@ public final class PostgresPositionCommands {
               + "; nothing was changed");
     }
     String current = currentLsn(c);
-    String from = lsnText(c, number(stored.get().offset().get("lsn")));
+    String from = PostgresReplication.lsnText(number(stored.get().offset().get("lsn")));
     out.println((yes ? "resetting" : "a reset would move") + " relay " + config.name() + ":");
     out.println("  stored position:     " + from + " (" + config.cdc().offsetsTable() + ")");
     out.println(
@@ -233,8 +233,8 @@ public final class PostgresPositionCommands {
       return;
     }
     Map<String, Object> offset = new LinkedHashMap<>();
-    offset.put("lsn", lsnNumber(c, current));
-    offset.put("ts_usec", nowMicros(c));
+    offset.put("lsn", PostgresReplication.lsnNumber(current));
+    offset.put("ts_usec", PostgresReplication.databaseMicros(c));
     OffsetsRow.writeOffset(c, config.cdc().offsetsTable(), config.name(), stored, json(offset));
     advanceSlot(c, current);
     c.commit();
@@ -302,7 +302,7 @@ public final class PostgresPositionCommands {
   private void importOn(Connection c, ConnectOffsets.Found found, String connectorSlot, boolean yes)
       throws SQLException, AdminException {
     c.setAutoCommit(false);
-    String at = lsnText(c, number(found.offset().get("lsn")));
+    String at = PostgresReplication.lsnText(number(found.offset().get("lsn")));
     String where = "the offset of connector '" + found.connector() + "' in " + found.where();
     Optional<OffsetsRow> stored = storedRow(c, false);
     if (stored.isPresent()) {
@@ -621,35 +621,6 @@ public final class PostgresPositionCommands {
         ResultSet rs = ps.executeQuery()) {
       rs.next();
       return rs.getString(1);
-    }
-  }
-
-  private static long nowMicros(Connection c) throws SQLException {
-    try (PreparedStatement ps =
-            c.prepareStatement("SELECT (EXTRACT(EPOCH FROM clock_timestamp()) * 1000000)::bigint");
-        ResultSet rs = ps.executeQuery()) {
-      rs.next();
-      return rs.getLong(1);
-    }
-  }
-
-  private static String lsnText(Connection c, long lsn) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT ('0/0'::pg_lsn + ?::numeric)::text")) {
-      ps.setLong(1, lsn);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getString(1);
-      }
-    }
-  }
-
-  private static long lsnNumber(Connection c, String lsn) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT (?::pg_lsn - '0/0'::pg_lsn)::bigint")) {
-      ps.setString(1, lsn);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
-      }
     }
   }
 

@@ -167,6 +167,7 @@ final class EngineRun {
       return false;
     }
     SourceConfig source = config.source();
+    boolean binlog = SqlDialect.of(source.flavor()).hasBinlog();
     String stored = storedPosition(source);
     if (committed.isEmpty()) {
       LOG.info(
@@ -192,12 +193,12 @@ final class EngineRun {
                   : CommittedPosition.same(stored, committed.get())
                       ? "the same"
                       : "it is later in the "
-                          + (SqlDialect.of(source.flavor()).hasBinlog() ? "binlog" : "WAL")
+                          + (binlog ? "binlog" : "WAL")
                           + " (an at-least-once run or a position command moved it on)",
           committed.get());
       return true;
     }
-    if (stored == null && !SqlDialect.of(source.flavor()).hasBinlog() && !slotExists(source)) {
+    if (stored == null && !binlog && !slotExists(source)) {
       // A WAL position means nothing without its slot: the database's position and the slot were
       // both removed (to start afresh), and, as at-least-once, the next start is a first start.
       LOG.info(

@@ -167,7 +167,7 @@ final class PostgresFirstStart {
       long rows;
       String consistentPoint;
       // The position's time, read before the slot exists: see offsetAt.
-      long slotMicros = nowMicros(c);
+      long slotMicros = PostgresReplication.databaseMicros(c);
       c.setAutoCommit(false);
       try (Connection replication = replicationConnection()) {
         ReplicationSlotInfo created =
@@ -290,16 +290,6 @@ final class PostgresFirstStart {
     return DriverManager.getConnection(source.jdbcUrl(), p);
   }
 
-  /** The database's clock, in microseconds since the epoch. */
-  private static long nowMicros(Connection c) throws SQLException {
-    try (PreparedStatement ps =
-            c.prepareStatement("SELECT (EXTRACT(EPOCH FROM clock_timestamp()) * 1000000)::bigint");
-        ResultSet rs = ps.executeQuery()) {
-      rs.next();
-      return rs.getLong(1);
-    }
-  }
-
   /**
    * Debezium's PostgreSQL offset of a position between transactions: the LSN, with a time ({@code
    * ts_usec}) no later than any transaction decoded after it could have begun, less the time it
@@ -317,17 +307,9 @@ final class PostgresFirstStart {
    */
   private static String offsetAt(Connection c, String lsn, long micros, String startedAt)
       throws SQLException {
-    long numeric;
-    try (PreparedStatement ps = c.prepareStatement("SELECT (?::pg_lsn - '0/0'::pg_lsn)::bigint")) {
-      ps.setString(1, lsn);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        numeric = rs.getLong(1);
-      }
-    }
     c.commit();
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("lsn", numeric);
+    m.put("lsn", PostgresReplication.lsnNumber(lsn));
     m.put("ts_usec", micros);
     m.put(CommittedPosition.FIRST_START_OF, startedAt);
     try {

@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32;
+import org.postgresql.replication.LogSequenceNumber;
 
 /**
  * CDC on PostgreSQL: the relay's replication slot and publication, and the engine settings that
@@ -187,6 +188,44 @@ public final class PostgresReplication {
    * {@code debezium.driver.socketTimeout} (seconds) replaces it.
    */
   static final java.time.Duration SOCKET_TIMEOUT = java.time.Duration.ofMinutes(2);
+
+  /**
+   * An LSN as PostgreSQL prints a {@code pg_lsn} ({@code 16/B374D848}), from the number Debezium's
+   * offsets hold.
+   *
+   * @param lsn the LSN as a number
+   * @return its text
+   */
+  public static String lsnText(long lsn) {
+    return LogSequenceNumber.valueOf(lsn).asString();
+  }
+
+  /**
+   * The number of an LSN as PostgreSQL prints it, the form Debezium's offsets hold.
+   *
+   * @param text a {@code pg_lsn} as text, e.g. from {@code pg_current_wal_lsn()::text}
+   * @return its number
+   */
+  public static long lsnNumber(String text) {
+    return LogSequenceNumber.valueOf(text).asLong();
+  }
+
+  /**
+   * The database's clock in microseconds since the epoch, as Debezium's PostgreSQL offsets stamp a
+   * position ({@code ts_usec}).
+   *
+   * @param c a connection to the source database
+   * @return {@code clock_timestamp()} in microseconds
+   * @throws SQLException when the database cannot be read
+   */
+  public static long databaseMicros(Connection c) throws SQLException {
+    try (PreparedStatement ps =
+            c.prepareStatement("SELECT (EXTRACT(EPOCH FROM clock_timestamp()) * 1000000)::bigint");
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
 
   /** The statement each heartbeat runs: a logical decoding message of the relay's prefix. */
   static final String HEARTBEAT_QUERY =

@@ -184,16 +184,7 @@ record OutboxStatements(
 
   /** No row of the aggregate with this status comes before {@code e}; {@code p} names the table. */
   private static String notAfter(String p, String sameAggregate, String id, String status) {
-    return " AND NOT EXISTS (SELECT 1 FROM "
-        + p
-        + sameAggregate
-        + " AND p.status = '"
-        + status
-        + "' AND p."
-        + id
-        + " < e."
-        + id
-        + ")";
+    return " AND NOT EXISTS (" + earlier(p, sameAggregate, id, status) + ")";
   }
 
   /**
@@ -202,7 +193,12 @@ record OutboxStatements(
    * into an anti join that reads every row of the status for each row.
    */
   private static String noneBefore(String p, String sameAggregate, String id, String status) {
-    return " AND (SELECT 1 FROM "
+    return " AND (" + earlier(p, sameAggregate, id, status) + " LIMIT 1) IS NULL";
+  }
+
+  /** The rows of {@code e}'s aggregate with this status before it. */
+  private static String earlier(String p, String sameAggregate, String id, String status) {
+    return "SELECT 1 FROM "
         + p
         + sameAggregate
         + " AND p.status = '"
@@ -210,8 +206,7 @@ record OutboxStatements(
         + "' AND p."
         + id
         + " < e."
-        + id
-        + " LIMIT 1) IS NULL";
+        + id;
   }
 
   /** Leases claimed rows. Parameters: the token, the lease, the ids. */

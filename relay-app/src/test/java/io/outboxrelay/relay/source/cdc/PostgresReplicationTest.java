@@ -26,6 +26,16 @@ class PostgresReplicationTest {
   }
 
   @Test
+  void printsAndReadsLsnsAsPostgresqlPrintsPgLsn() {
+    // pg_lsn's output: the high and low 32 bits in upper-case hex, unpadded.
+    assertThat(PostgresReplication.lsnText(0)).isEqualTo("0/0");
+    assertThat(PostgresReplication.lsnText(0x16B374D848L)).isEqualTo("16/B374D848");
+    assertThat(PostgresReplication.lsnText((1L << 32) | 0xFFFFFFFFL)).isEqualTo("1/FFFFFFFF");
+    assertThat(PostgresReplication.lsnNumber("16/B374D848")).isEqualTo(0x16B374D848L);
+    assertThat(PostgresReplication.lsnNumber("1/FFFFFFFF")).isEqualTo((1L << 32) | 0xFFFFFFFFL);
+  }
+
+  @Test
   void namesTheSlotAndPublicationFromTheRelayNameAsPostgresqlAcceptsThem() {
     assertThat(PostgresReplication.slotName("orders")).isEqualTo("outbox_relay_orders");
     assertThat(PostgresReplication.publicationName("orders")).isEqualTo("outbox_relay_orders");
