@@ -9,10 +9,10 @@ import java.util.List;
 import org.apache.kafka.connect.source.SourceRecord;
 
 /**
- * Debezium's PostgreSQL task, polling through a {@link TappedPoll} that holds only the queue tap:
- * the statement guard and the backpressure keepalive are for the binlog reader. Each start first
- * checks the replication slot ({@link SlotGuard}): Debezium would make a new one in place of a
- * dropped slot and stream from now.
+ * Debezium's PostgreSQL task, polling through a {@link TappedPoll} that holds only the queue tap
+ * and the short event summaries: the statement guard and the backpressure keepalive are for the
+ * binlog reader. Each start first checks the replication slot ({@link SlotGuard}): Debezium would
+ * make a new one in place of a dropped slot and stream from now.
  *
  * <p>Its {@code poll()} (Debezium's, final) first flushes to the replication slot the position the
  * engine last committed, then calls {@link #doPoll}: {@code confirmed_flush_lsn} therefore follows
@@ -35,7 +35,7 @@ public class OutboxPostgresConnectorTask extends PostgresConnectorTask {
             .offset(java.util.Map.of("server", config.getString("topic.prefix"))));
     ChangeEventSourceCoordinator<PostgresPartition, PostgresOffsetContext> coordinator =
         super.start(config);
-    poll.installTap(this, PostgresConnectorTask.class, config);
+    poll.installTap(this, PostgresConnectorTask.class, config, coordinator);
     return coordinator;
   }
 

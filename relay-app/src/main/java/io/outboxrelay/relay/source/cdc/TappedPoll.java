@@ -46,11 +46,16 @@ final class TappedPoll {
   }
 
   /**
-   * Installs only the queue tap: for a task that reads no binlog (PostgreSQL's), which has neither
-   * statement-based changes nor a binlog client to keep alive.
+   * Installs the queue tap and the short event summaries only: for a task that reads no binlog
+   * (PostgreSQL's), which has neither statement-based changes nor a binlog client to keep alive.
    */
-  void installTap(Object task, Class<?> declaringClass, Configuration config) {
+  void installTap(
+      Object task,
+      Class<?> declaringClass,
+      Configuration config,
+      ChangeEventSourceCoordinator<?, ?> coordinator) {
     maxBatchSize = config.getInteger("max.batch.size", maxBatchSize);
+    EventSummaries.shorten(coordinator);
     tap = QueueTap.install(task, declaringClass).orElse(null);
   }
 

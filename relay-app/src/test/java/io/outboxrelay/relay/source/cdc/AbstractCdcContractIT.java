@@ -14,16 +14,20 @@ import io.outboxrelay.testsupport.outbox.TestTopics;
 import io.outboxrelay.testsupport.stack.ConsumedRecord;
 import io.outboxrelay.testsupport.stack.ProjectFiles;
 import io.outboxrelay.testsupport.stack.TopicReader;
+import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -193,6 +197,39 @@ abstract class AbstractCdcContractIT {
     assertThat(result.lost()).isZero();
     assertThat(result.duplicates()).isZero();
     assertThat(result.mismatches()).isEmpty();
+  }
+
+  /**
+   * Debezium's streaming metrics keep no rendering of each event (its position and key as text,
+   * made for every event on the reading thread): their {@code LastEvent} names the table only, and
+   * their counters count.
+   */
+  @Test
+  void keepsDebeziumFromRenderingEveryEventAsText() throws Exception {
+    Ledger ledger = ledger();
+    startRelay(settings());
+    for (int i = 1; i <= 3; i++) {
+      write(ledger, List.of(TestEvent.of("order", "o-1", i)));
+    }
+    reader().readUntil(ledger::allArrived, Duration.ofSeconds(60));
+
+    MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+    Set<ObjectName> streaming =
+        jmx.queryNames(
+            new ObjectName("debezium.*:type=connector-metrics,context=streaming,*"), null);
+    streaming.removeIf(
+        n ->
+            !name.equals(n.getKeyProperty("server"))
+                && !ObjectName.quote(name).equals(n.getKeyProperty("server")));
+    assertThat(streaming).as("Debezium's streaming metrics of " + name).hasSize(1);
+    ObjectName metrics = streaming.iterator().next();
+    // Debezium's rendering: "position: {...}, key: ..., after: ..." (EventFormatter).
+    assertThat(jmx.getAttribute(metrics, "LastEvent"))
+        .asString()
+        .doesNotContain("position: {")
+        .doesNotContain("key: ");
+    assertThat((Long) jmx.getAttribute(metrics, "TotalNumberOfCreateEventsSeen"))
+        .isGreaterThanOrEqualTo(3);
   }
 
   @Test
