@@ -43,9 +43,34 @@ public final class SourceConnections {
    * @throws SQLException when the database cannot be reached for another reason
    */
   public static Connection open(SourceConfig source) throws StartupCheckException, SQLException {
+    return open(source, source.jdbcUrl());
+  }
+
+  /**
+   * Opens a connection as the relay's user on which every read waits for the database at most
+   * {@code socketTimeout} (the driver's {@code socketTimeout}): a statement that gets no answer for
+   * that long fails and closes the connection, instead of waiting until TCP gives up on a silent
+   * network path (about 15 minutes on Linux, and forever through a middlebox that keeps
+   * acknowledging).
+   *
+   * @param source where the database is
+   * @param socketTimeout the longest wait for the database
+   * @return the connection
+   * @throws StartupCheckException when the configuration cannot work: one line saying what to
+   *     change
+   * @throws SQLException when the database cannot be reached for another reason
+   */
+  public static Connection open(SourceConfig source, Duration socketTimeout)
+      throws StartupCheckException, SQLException {
+    return open(
+        source,
+        source.jdbcUrl() + SqlDialect.of(source.flavor()).socketTimeoutUrlParameter(socketTimeout));
+  }
+
+  private static Connection open(SourceConfig source, String url)
+      throws StartupCheckException, SQLException {
     try {
-      return DriverManager.getConnection(
-          source.jdbcUrl(), source.user(), source.password().reveal());
+      return DriverManager.getConnection(url, source.user(), source.password().reveal());
     } catch (SQLException e) {
       String problem = configurationProblem(source, e);
       if (problem != null) {

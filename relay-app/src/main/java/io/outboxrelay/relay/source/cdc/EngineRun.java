@@ -9,7 +9,6 @@ import io.outboxrelay.relay.config.CdcConfig;
 import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.metrics.OutageLog;
-import io.outboxrelay.relay.source.SourceConnections;
 import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.relay.source.cdc.leader.FencedOffsetBackingStore;
 import io.outboxrelay.relay.source.cdc.leader.LeadershipStore;
@@ -212,7 +211,7 @@ final class EngineRun {
           PostgresReplication.describeSlot(config.name()));
       return true;
     }
-    try (Connection c = SourceConnections.open(source)) {
+    try (Connection c = TermConnections.open(config)) {
       c.setAutoCommit(false);
       FirstStart.replacePosition(c, config, toStore.get());
       if (!FirstStart.fence(c, config, holder, tenure.epoch())) {
@@ -233,7 +232,7 @@ final class EngineRun {
   /** Whether the relay's replication slot exists (PostgreSQL). */
   private boolean slotExists(SourceConfig source)
       throws SQLException, io.outboxrelay.relay.StartupCheckException {
-    try (Connection c = SourceConnections.open(source)) {
+    try (Connection c = TermConnections.open(config)) {
       return PostgresFirstStart.slotExists(c, PostgresReplication.slotName(config.name()));
     }
   }
@@ -241,7 +240,7 @@ final class EngineRun {
   /** The relay's position text in the offsets table, or null when it has none. */
   private String storedPosition(SourceConfig source)
       throws SQLException, io.outboxrelay.relay.StartupCheckException {
-    try (Connection c = SourceConnections.open(source);
+    try (Connection c = TermConnections.open(config);
         Statement st = c.createStatement()) {
       if (!SqlDialect.of(source.flavor()).hasBinlog()) {
         return PostgresReplication.storedOffset(c, config); // through the search path

@@ -8,7 +8,6 @@ import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.source.HandoffRecords;
 import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.RowLayout;
-import io.outboxrelay.relay.source.SourceConnections;
 import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.relay.source.cdc.leader.OffsetKey;
 import java.sql.Connection;
@@ -122,7 +121,7 @@ final class FirstStart {
       throws SQLException, InterruptedException, StartupCheckException {
     String context = config.logContext();
     String table = source.database() + "." + source.table();
-    try (Connection c = SourceConnections.open(source)) {
+    try (Connection c = TermConnections.open(config)) {
       bound(c);
       c.setAutoCommit(false);
       Optional<ResumePoint> stored = ResumePoint.read(source, config.cdc(), config.name());

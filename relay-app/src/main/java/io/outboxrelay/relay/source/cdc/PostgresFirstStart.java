@@ -7,7 +7,6 @@ import io.outboxrelay.relay.config.RelayConfig;
 import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.RowLayout;
-import io.outboxrelay.relay.source.SourceConnections;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -95,7 +94,7 @@ final class PostgresFirstStart {
     if (!"no_data".equals(properties.getProperty("snapshot.mode"))) {
       return false;
     }
-    try (Connection c = SourceConnections.open(config.source())) {
+    try (Connection c = TermConnections.open(config)) {
       String stored = PostgresReplication.storedOffset(c, config);
       if (stored != null && !PostgresReplication.isPosition(stored)) {
         // An unfinished first start, or a hand-off to CDC: whatever cdc.first.start says, the
@@ -145,7 +144,7 @@ final class PostgresFirstStart {
     String context = config.logContext();
     String slot = PostgresReplication.slotName(config.name());
     String table = source.table();
-    try (Connection c = SourceConnections.open(source)) {
+    try (Connection c = TermConnections.open(config)) {
       String before = PostgresReplication.storedOffset(c, config);
       boolean handoff = before != null && before.contains(HandoffMarker.FIELD);
       // The marker first: a crash from here on leaves it, and the next start begins again.
@@ -287,6 +286,8 @@ final class PostgresFirstStart {
     PGProperty.REPLICATION.set(p, "database");
     PGProperty.ASSUME_MIN_SERVER_VERSION.set(p, "9.4");
     PGProperty.PREFER_QUERY_MODE.set(p, "simple");
+    // The slot's creation waits for the transactions open then, at most this long.
+    PGProperty.SOCKET_TIMEOUT.set(p, (int) TermConnections.socketTimeout(config).toSeconds());
     return DriverManager.getConnection(source.jdbcUrl(), p);
   }
 

@@ -2,7 +2,6 @@ package io.outboxrelay.relay.source.cdc;
 
 import io.outboxrelay.relay.StartupCheckException;
 import io.outboxrelay.relay.config.RelayConfig;
-import io.outboxrelay.relay.source.SourceConnections;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -60,7 +59,7 @@ final class PostgresSlotTakeover {
       throws InterruptedException {
     String slot = PostgresReplication.slotName(config.name());
     String context = config.logContext();
-    try (Connection c = SourceConnections.open(config.source())) {
+    try (Connection c = TermConnections.open(config)) {
       c.setAutoCommit(true);
       long graceEnd = System.nanoTime() + GRACE.toNanos();
       Integer holder = holder(c, slot);

@@ -6,6 +6,7 @@ import io.debezium.relational.TableId;
 import io.outboxrelay.relay.config.CdcConfig;
 import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.failure.SqlErrors;
+import io.outboxrelay.relay.source.SqlDialect;
 import io.outboxrelay.relay.source.cdc.leader.OffsetKey;
 import java.io.IOException;
 import java.sql.Connection;
@@ -63,9 +64,14 @@ final class ResumePoint {
    */
   static Optional<ResumePoint> read(SourceConfig source, CdcConfig cdc, String relayName)
       throws SQLException {
+    // A term's start reads it too: bounded as the term's other connections (TermConnections).
     try (Connection c =
             DriverManager.getConnection(
-                source.jdbcUrl(), source.user(), source.password().reveal());
+                source.jdbcUrl()
+                    + SqlDialect.of(source.flavor())
+                        .socketTimeoutUrlParameter(PostgresReplication.SOCKET_TIMEOUT),
+                source.user(),
+                source.password().reveal());
         Statement st = c.createStatement()) {
       if (!BinlogPreflight.visible(c, source.database() + "." + cdc.offsetsTable())) {
         return Optional.empty(); // a first start: Debezium creates the table

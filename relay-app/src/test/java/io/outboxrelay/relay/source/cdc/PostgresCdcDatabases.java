@@ -14,6 +14,23 @@ final class PostgresCdcDatabases {
 
   private PostgresCdcDatabases() {}
 
+  /**
+   * The relay's row in the offsets table ({@code outbox_relay_offsets}), or "" before there is one
+   * or the table: for a test that acts while a first start runs (its marker is {@link
+   * PostgresFirstStart#MARKER}).
+   *
+   * @param c a connection to the relay's database, not the relay's
+   * @return the stored text
+   */
+  static String storedOffset(java.sql.Connection c) {
+    try (java.sql.Statement st = c.createStatement();
+        java.sql.ResultSet rs = st.executeQuery("SELECT offset_val FROM outbox_relay_offsets")) {
+      return rs.next() ? rs.getString(1) : "";
+    } catch (java.sql.SQLException e) {
+      return "";
+    }
+  }
+
   /** The JVM's private server with {@code wal_level=logical}. Do not stop it. */
   static synchronized PostgresServer server() {
     if (shared == null) {

@@ -5,9 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
+import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.SteadyWriter;
+import io.outboxrelay.testsupport.outbox.TestEvent;
 import io.outboxrelay.testsupport.outbox.TestTopics;
 import io.outboxrelay.testsupport.stack.ConsumedRecord;
 import io.outboxrelay.testsupport.stack.LocalStack;
@@ -15,7 +17,9 @@ import io.outboxrelay.testsupport.stack.PostgresServer;
 import io.outboxrelay.testsupport.stack.TcpProxy;
 import io.outboxrelay.testsupport.stack.TopicReader;
 import java.nio.file.Path;
+import java.sql.Connection;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -48,6 +52,9 @@ class PostgresCdcNetworkFaultIT {
   private static final Pattern STACK_FRAME =
       Pattern.compile("(?m)^(\\s+at [\\w.$]+\\(|Caused by: |\\s+\\.\\.\\. \\d+ more)");
   private static final int BATCH = 500;
+
+  /** Rows in the table before a first start. */
+  private static final int FIRST_START_ROWS = 5_000;
 
   /** The bound on every read of Debezium's connections, shortened from its 2 minutes. */
   private static final Duration DEBEZIUM_SOCKET_TIMEOUT = Duration.ofSeconds(10);
@@ -101,17 +108,24 @@ class PostgresCdcNetworkFaultIT {
 
   /** The relay reaches the database only through the proxy. */
   private Path config() {
+    return config("skip");
+  }
+
+  private Path config(String firstStart) {
+    return settings(firstStart).writeTo(dir.resolve("relay.properties"));
+  }
+
+  private RelaySettings settings(String firstStart) {
     return RelaySettings.cdc(db, topics.bootstrap(), topics.name())
         .without("cdc.server.id")
-        .with("cdc.first.start", "skip")
+        .with("cdc.first.start", firstStart)
         .with("cdc.heartbeat.interval", "500ms")
         .with("cdc.batch.size", String.valueOf(BATCH))
         .with("source.host", proxy.host())
         .with("source.port", String.valueOf(proxy.port()))
         // Debezium's connections give up on a silent server after 10 s instead of 2 minutes,
         // so that the test sees the lost term's engine stop inside the outage.
-        .with("debezium.driver.socketTimeout", String.valueOf(DEBEZIUM_SOCKET_TIMEOUT.toSeconds()))
-        .writeTo(dir.resolve("relay.properties"));
+        .with("debezium.driver.socketTimeout", String.valueOf(DEBEZIUM_SOCKET_TIMEOUT.toSeconds()));
   }
 
   private TopicReader reader() {
@@ -153,19 +167,8 @@ class PostgresCdcNetworkFaultIT {
             Duration.ofNanos(System.nanoTime() - lostAt).toSeconds());
         writer.stop(Duration.ofSeconds(60));
       }
-      List<ConsumedRecord> records =
-          reader()
-              .readUntilQuiet(
-                  ledger::allArrived,
-                  Duration.ofSeconds(120),
-                  Duration.ofSeconds(2),
-                  Duration.ofSeconds(60));
-      result = ledger.check(records);
-      LOG.info("{}: {}", topics.name(), result.summary());
-      assertThat(result.lost()).as(result.summary()).isZero();
-      assertThat(result.outOfOrder()).as(result.summary()).isZero();
-      assertThat(result.unexpected()).as(result.summary()).isZero();
-      assertThat(result.mismatches()).as(result.summary()).isEmpty();
+      result = topics.check(ledger, Duration.ofSeconds(120));
+      assertNoneLostOrOutOfOrder(result);
       // Published again: what Kafka acknowledged after the last position commit before the outage
       // (at most a batch, or a commit interval's events), as after a kill.
       assertThat(result.duplicates()).as(result.summary()).isLessThanOrEqualTo(2 * BATCH);
@@ -173,6 +176,81 @@ class PostgresCdcNetworkFaultIT {
       relay.process().terminate();
       assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
     }
+  }
+
+  /**
+   * The network lost while a first start publishes the rows of its snapshot, its slot made: its
+   * next read waits on a connection that no reset or close reaches. With a lease longer than the
+   * term's socket timeout, the read gives up first: the relay ends inside the outage with one
+   * ERROR, as a first start that fails does (without the bound it would wait in the read until TCP
+   * gave up, never ready and never exiting). Started again once the network is back, as a
+   * supervisor would, it begins the first start again: every row, and every event written
+   * meanwhile, published in order.
+   */
+  @Test
+  void aFirstStartCutOffByTheNetworkGivesUpInsideTheOutageAndStartsAgainWithoutLoss()
+      throws Exception {
+    List<TestEvent> transaction = new ArrayList<>();
+    for (int i = 0; i < FIRST_START_ROWS; i++) {
+      transaction.add(TestEvent.of("order", "pre-" + (i % 20), i / 20 + 1));
+      if (transaction.size() == 1_000) {
+        RawOutboxInserts.write(db, ledger, transaction);
+        transaction = new ArrayList<>();
+      }
+    }
+    Path config =
+        settings("publish")
+            .with("cdc.leader.lease", "60s")
+            .with("cdc.leader.renew.interval", "2s")
+            .writeTo(dir.resolve("relay.properties"));
+    String failed = "the first start of relay.name '" + topics.name() + "' failed";
+    String finished = "] first start of relay.name '" + topics.name() + "': published";
+    try (Connection direct = server.connect(db.name());
+        SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 100, 20, 1)) {
+      RelayProcess first = RelayProcess.start("relay-1", dir, "run", "--config", config.toString());
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofMillis(10))
+          .until(() -> slotIsConsistent(direct));
+      proxy.blackhole();
+      LOG.info("{}: network blackholed once the first start's slot was made", topics.name());
+      int exit = first.waitFor(BLACKHOLE.minusSeconds(5));
+      LOG.info("{}: the relay exited with {} inside the outage", topics.name(), exit);
+      assertThat(exit).as(first.log()).isEqualTo(1);
+      assertThat(first.log()).contains(failed).doesNotContain(finished);
+      proxy.restore();
+      LOG.info("{}: network restored", topics.name());
+      try (RelayProcess second = RelayProcess.run("relay-2", dir, config)) {
+        assertThat(second.log()).contains(finished);
+        assertThat(second.log())
+            .containsPattern("dropped replication slot .* a first start that did not finish");
+        Thread.sleep(3_000); // events the writer commits now: streamed, not snapshotted
+        writer.stop(Duration.ofSeconds(60));
+        assertNoneLostOrOutOfOrder(topics.check(ledger, Duration.ofSeconds(120)));
+        second.process().terminate();
+        assertThat(second.waitFor(Duration.ofSeconds(60))).as(second.log()).isZero();
+      }
+    }
+  }
+
+  /** Whether the test's database has a replication slot past its consistent point. */
+  private boolean slotIsConsistent(Connection c) throws java.sql.SQLException {
+    try (java.sql.PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT count(*) FROM pg_replication_slots WHERE database = ? AND"
+                + " confirmed_flush_lsn IS NOT NULL")) {
+      ps.setString(1, db.name());
+      try (java.sql.ResultSet rs = ps.executeQuery()) {
+        return rs.next() && rs.getLong(1) > 0;
+      }
+    }
+  }
+
+  private static void assertNoneLostOrOutOfOrder(Ledger.Result result) {
+    assertThat(result.lost()).as(result.summary()).isZero();
+    assertThat(result.outOfOrder()).as(result.summary()).isZero();
+    assertThat(result.unexpected()).as(result.summary()).isZero();
+    assertThat(result.mismatches()).as(result.summary()).isEmpty();
   }
 
   private static void assertOutageToldOnceWithoutStackTraces(RelayProcess relay) {

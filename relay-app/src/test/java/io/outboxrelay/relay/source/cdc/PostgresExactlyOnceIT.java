@@ -20,6 +20,11 @@ import io.outboxrelay.testsupport.stack.LocalStack;
 import io.outboxrelay.testsupport.stack.PostgresServer;
 import io.outboxrelay.testsupport.stack.TopicReader;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -188,6 +193,76 @@ class PostgresExactlyOnceIT {
         "{}: read_uncommitted {} records, read_committed {}", name, all.size(), result.summary());
     relay.process().terminate();
     assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
+  }
+
+  /**
+   * A first start stopped between its two writes of its position: the snapshot's rows and the
+   * slot's position committed in Kafka, the database still holding the first start's marker (its
+   * write held back by a row lock the test takes, then the relay killed). The next start must take
+   * Kafka's position and stream from the slot the killed start made: the snapshot's rows are not
+   * published again (a restarted first start would publish them all twice), and nothing written
+   * meanwhile by a steady writer is lost.
+   */
+  @Test
+  void aFirstStartKilledBetweenItsKafkaCommitAndItsDatabaseWriteIsNotRepeated() throws Exception {
+    writeBeforeTheFirstStart(2_000);
+    Path config = settings().writeTo(dir.resolve("relay.properties"));
+    try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 100, 20, 1);
+        Connection lock = server.connect(db.name())) {
+      RelayProcess first = RelayProcess.start("relay-1", dir, "run", "--config", config.toString());
+      // The marker is stored before the slot is made; the position replaces it last of all.
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofMillis(10))
+          .until(() -> PostgresCdcDatabases.storedOffset(lock).contains(PostgresFirstStart.MARKER));
+      first.process().pause();
+      // A table lock that lets reads through and takes no transaction id: the slot the start makes
+      // next waits for every transaction holding one (a row lock would stall it here).
+      lock.setAutoCommit(false);
+      try (Statement st = lock.createStatement()) {
+        st.execute("LOCK TABLE outbox_relay_offsets IN SHARE MODE");
+      }
+      first.process().resume();
+      // Its DELETE of the marker waits on the lock: Kafka's transaction with the position ended.
+      await()
+          .atMost(Duration.ofSeconds(120))
+          .pollInterval(Duration.ofMillis(100))
+          .until(() -> waitsForTheLock(db.name()));
+      first.process().kill();
+      assertThat(first.waitFor(Duration.ofSeconds(30))).isEqualTo(137);
+      String finished = "] first start of relay.name '" + name + "': published";
+      assertThat(first.log()).doesNotContain(finished);
+      lock.rollback();
+      lock.setAutoCommit(true);
+      assertThat(PostgresCdcDatabases.storedOffset(lock)).contains(PostgresFirstStart.MARKER);
+
+      RelayProcess second = RelayProcess.run("relay-2", dir, config);
+      LOG.info("{}: the start after the kill\n{}", name, exactlyOnceLines(second.log()));
+      assertThat(exactlyOnceLines(second.log()))
+          .contains("exactly-once: resuming at the position committed in Kafka");
+      assertThat(second.log()).doesNotContain(finished);
+      awaitPublished(ledger.size() + 200);
+      writer.stop(Duration.ofSeconds(60));
+      Ledger.Result result = awaitAll();
+      assertThat(ledger.size()).isGreaterThan(2_200);
+      assertExactlyOnce(result);
+      second.process().terminate();
+      assertThat(second.waitFor(Duration.ofSeconds(60))).as(second.log()).isZero();
+    }
+  }
+
+  /** Whether a session of the database waits on a lock to delete from the offsets table. */
+  private boolean waitsForTheLock(String database) throws SQLException {
+    try (Connection c = server.connect(database);
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = ? AND wait_event_type ="
+                    + " 'Lock' AND query LIKE 'DELETE FROM outbox_relay_offsets%'")) {
+      ps.setString(1, database);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() && rs.getLong(1) > 0;
+      }
+    }
   }
 
   /**
