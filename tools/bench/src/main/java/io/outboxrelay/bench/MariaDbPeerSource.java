@@ -16,6 +16,11 @@ import java.util.Map;
 record MariaDbPeerSource(MariaDbServer server) implements PeerSource {
 
   @Override
+  public long databasePid() {
+    return server.pid();
+  }
+
+  @Override
   public String label() {
     return "MariaDB 10.11";
   }

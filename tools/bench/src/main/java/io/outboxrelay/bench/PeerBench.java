@@ -107,14 +107,33 @@ final class PeerBench {
         Map<String, Long> commits = Map.of();
         double steadySeconds = Double.NaN;
         double steadyCpu = Double.NaN;
+        double machineCores = Double.NaN;
+        double databaseCores = Double.NaN;
         if (!duration.isZero()) {
+          MachineCpu machine = new MachineCpu(Map.of());
           double cpu0 = ProcessStats.cpuSeconds(pid);
+          double database0 = ProcessStats.treeCpuSeconds(source.databasePid());
+          MachineCpu.Reading machine0 = machine.read();
           long t0 = System.nanoTime();
           commits = SteadyLoad.run(db, rate, duration);
           steadySeconds = (System.nanoTime() - t0) / 1e9;
           counter.awaitCount(topics, 1L + backlog.size() + commits.size(), Duration.ofSeconds(60));
           steadyCpu = ProcessStats.cpuSeconds(pid) - cpu0;
+          MachineCpu.Reading machine1 = machine.read();
+          double span = (machine1.nanos() - machine0.nanos()) / 1e9;
+          machineCores = (machine1.busy() - machine0.busy()) / span;
+          databaseCores = (ProcessStats.treeCpuSeconds(source.databasePid()) - database0) / span;
           expected.addAll(commits.keySet());
+        }
+        if (!commits.isEmpty()) {
+          // The whole load's p99 hides whether its tail is one stall or a recurring one.
+          LOG.info(
+              "{} round {}: steady load, p99 per second by commit time (ms): {}",
+              peer.id(),
+              round,
+              LatencyReader.p99s(
+                  LatencyReader.readSamples(env.bootstrapServers(), topics, commits)
+                      .windows(Duration.ofSeconds(1))));
         }
         double rss = ProcessStats.statusMiB(pid, "VmHWM");
         TopicAudit audit =
@@ -132,6 +151,8 @@ final class PeerBench {
             commits.size(),
             steadySeconds,
             steadyCpu,
+            machineCores,
+            databaseCores,
             rss,
             audit);
       } finally {

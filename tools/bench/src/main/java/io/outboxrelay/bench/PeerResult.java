@@ -16,6 +16,8 @@ package io.outboxrelay.bench;
  * @param steadyEvents events written by the steady load
  * @param steadySeconds how long the steady load wrote
  * @param steadyCpuSeconds the pipeline JVM's CPU from the steady load's start to its last event
+ * @param steadyMachineCores the cores the whole machine kept busy over that span (all processes)
+ * @param steadyDatabaseCores the cores the database server and its children used over that span
  * @param peakRssMiB the pipeline JVM's peak RSS (VmHWM) through the start, the drain and the load
  * @param audit what the topics hold
  */
@@ -31,6 +33,8 @@ record PeerResult(
     int steadyEvents,
     double steadySeconds,
     double steadyCpuSeconds,
+    double steadyMachineCores,
+    double steadyDatabaseCores,
     double peakRssMiB,
     TopicAudit audit) {
 

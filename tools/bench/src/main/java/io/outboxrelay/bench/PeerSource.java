@@ -16,6 +16,9 @@ interface PeerSource {
   /** The database server, for the lines under the table, e.g. {@code MariaDB 10.11}. */
   String label();
 
+  /** The database server's process id: its CPU, with its children's, is read during the load. */
+  long databasePid();
+
   /** Debezium's connector for this database, for the lines under the table. */
   String debeziumConnector();
 

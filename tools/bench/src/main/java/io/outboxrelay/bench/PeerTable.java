@@ -139,6 +139,18 @@ final class PeerTable {
         new Row("CPU per 100k events, drain", "CPU s", PeerResult::drainCpuPer100k, "%.1f"),
         new Row("CPU per 100k events, steady load", "CPU s", PeerResult::steadyCpuPer100k, "%.1f"),
         new Row(
+            "the machine during the steady load, all processes (of "
+                + Runtime.getRuntime().availableProcessors()
+                + ")",
+            "cores busy",
+            PeerResult::steadyMachineCores,
+            "%.2f"),
+        new Row(
+            "the machine during the steady load, the database's processes",
+            "cores busy",
+            PeerResult::steadyDatabaseCores,
+            "%.2f"),
+        new Row(
             "CPU from process start to first event", "CPU s", PeerResult::startCpuSeconds, "%.1f"));
   }
 

@@ -27,6 +27,11 @@ record PostgresPeerSource(PostgresServer server) implements PeerSource {
   static final String STREAMING_STARTED = "Processing messages";
 
   @Override
+  public long databasePid() {
+    return server.pid();
+  }
+
+  @Override
   public String label() {
     try (Connection c = server.connect("postgres");
         Statement s = c.createStatement();

@@ -24,6 +24,56 @@ final class ProcessStats {
     }
   }
 
+  /**
+   * CPU seconds a server and its child processes have used so far: its own, its exited children's
+   * (which the kernel adds to the parent once it reaps them) and its live children's. For
+   * PostgreSQL, whose every connection is a child process that ends with it, this counts the
+   * backends of connections that came and went; for a one-process server it is {@link #cpuSeconds}.
+   */
+  static double treeCpuSeconds(long pid) {
+    double total = withChildren(pid);
+    try (var all = Files.list(Path.of("/proc"))) {
+      for (Path dir : (Iterable<Path>) all::iterator) {
+        String name = dir.getFileName().toString();
+        if (!name.chars().allMatch(Character::isDigit)) {
+          continue;
+        }
+        try {
+          String[] f = fields(Long.parseLong(name));
+          // ppid is field 1 after "(comm) "
+          if (Long.parseLong(f[1]) == pid) {
+            total += withChildren(Long.parseLong(name));
+          }
+        } catch (IllegalStateException e) {
+          // the process ended meanwhile
+        }
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot list /proc", e);
+    }
+    return total;
+  }
+
+  /** utime + stime + cutime + cstime of one process, in seconds. */
+  private static double withChildren(long pid) {
+    String[] f = fields(pid);
+    return (Long.parseLong(f[11])
+            + Long.parseLong(f[12])
+            + Long.parseLong(f[13])
+            + Long.parseLong(f[14]))
+        / TICKS_PER_SECOND;
+  }
+
+  /** The fields of /proc/<pid>/stat after "(comm) ". */
+  private static String[] fields(long pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+      return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read /proc/" + pid + "/stat", e);
+    }
+  }
+
   /** CPU seconds per thread name (digits folded), for a breakdown of where the CPU went. */
   static java.util.Map<String, Double> cpuByThread(long pid) {
     java.util.Map<String, Double> byName = new java.util.TreeMap<>();

@@ -71,13 +71,31 @@ class PgCdcBenchTest {
   }
 
   private static PeerResult result(Peer peer, int round, double drainRate, double p99) {
-    return new PeerResult(
-        peer, round, 1_000, 1, drainRate, drainRate / 2, 1, 1, 100, 1, 1, 200, audit(0, p99));
+    return result(peer, round, drainRate, p99, 0);
   }
 
   private static PeerResult incomplete(Peer peer, int round, double drainRate, double p99) {
+    return result(peer, round, drainRate, p99, 1);
+  }
+
+  private static PeerResult result(
+      Peer peer, int round, double drainRate, double p99, long missing) {
     return new PeerResult(
-        peer, round, 1_000, 1, drainRate, drainRate / 2, 1, 1, 100, 1, 1, 200, audit(1, p99));
+        peer,
+        round,
+        1_000,
+        1,
+        drainRate,
+        drainRate / 2,
+        1,
+        1,
+        100,
+        1,
+        1,
+        1.5,
+        0.5,
+        200,
+        audit(missing, p99));
   }
 
   private static TopicAudit audit(long missing, double p99) {
