@@ -125,20 +125,18 @@ final class PeerBench {
           databaseCores = (ProcessStats.treeCpuSeconds(source.databasePid()) - database0) / span;
           expected.addAll(commits.keySet());
         }
+        double rss = ProcessStats.statusMiB(pid, "VmHWM");
+        TopicAudit audit =
+            TopicAudit.read(
+                env.bootstrapServers(), topics, prefix, expected, TopicAudit.rows(db), commits);
         if (!commits.isEmpty()) {
           // The whole load's p99 hides whether its tail is one stall or a recurring one.
           LOG.info(
               "{} round {}: steady load, p99 per second by commit time (ms): {}",
               peer.id(),
               round,
-              LatencyReader.p99s(
-                  LatencyReader.readSamples(env.bootstrapServers(), topics, commits)
-                      .windows(Duration.ofSeconds(1))));
+              LatencyReader.p99s(audit.latencyPerSecond()));
         }
-        double rss = ProcessStats.statusMiB(pid, "VmHWM");
-        TopicAudit audit =
-            TopicAudit.read(
-                env.bootstrapServers(), topics, prefix, expected, TopicAudit.rows(db), commits);
         return new PeerResult(
             peer,
             round,

@@ -14,14 +14,8 @@ final class ProcessStats {
 
   /** User + system CPU seconds the process has used so far. */
   static double cpuSeconds(long pid) {
-    try {
-      String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-      // after "(comm) ": state=0, ..., utime=11, stime=12
-      return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS_PER_SECOND;
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot read /proc/" + pid + "/stat", e);
-    }
+    String[] f = fields(pid); // state=0, ..., utime=11, stime=12
+    return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS_PER_SECOND;
   }
 
   /**

@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -30,6 +31,7 @@ import org.apache.kafka.common.header.Header;
  * @param differing records of an expected id whose topic, key, value or headers differ from the row
  * @param headers the header names of the first record, in order
  * @param latency of the timed events found, in milliseconds
+ * @param latencyPerSecond the same per second of commit time, from the first timed event's
  */
 record TopicAudit(
     long records,
@@ -38,7 +40,8 @@ record TopicAudit(
     long unexpected,
     long differing,
     List<String> headers,
-    Percentiles latency) {
+    Percentiles latency,
+    List<Percentiles> latencyPerSecond) {
 
   /** The columns of an outbox row a record is compared with. */
   record Row(String aggregateType, String aggregateId, String eventType, String payload) {}
@@ -86,6 +89,7 @@ record TopicAudit(
       Map<String, Row> rows,
       Map<String, Long> commitMillis) {
     Map<String, Integer> seen = new HashMap<>(expected.size() * 2);
+    List<Long> committed = new ArrayList<>(commitMillis.size());
     List<Double> latencies = new ArrayList<>(commitMillis.size());
     List<String> headers = new ArrayList<>();
     long[] counts = new long[3]; // records, unexpected, differing
@@ -105,6 +109,7 @@ record TopicAudit(
             counts[2]++;
           }
           if (seen.merge(id, 1, Integer::sum) == 1 && commitMillis.containsKey(id)) {
+            committed.add(commitMillis.get(id));
             latencies.add((double) (r.timestamp() - commitMillis.get(id)));
           }
         });
@@ -112,6 +117,10 @@ record TopicAudit(
     long unexpected = counts[1];
     long differing = counts[2];
     long duplicates = seen.values().stream().mapToLong(n -> n - 1).sum();
+    LatencyReader.Samples samples =
+        new LatencyReader.Samples(
+            committed.stream().mapToLong(Long::longValue).toArray(),
+            latencies.stream().mapToDouble(Double::doubleValue).toArray());
     return new TopicAudit(
         records,
         expected.size() - seen.size(),
@@ -119,7 +128,8 @@ record TopicAudit(
         unexpected,
         differing,
         headers,
-        Percentiles.of(latencies.stream().mapToDouble(Double::doubleValue).toArray()));
+        samples.percentiles(),
+        samples.windows(Duration.ofSeconds(1)));
   }
 
   /** Whether the record is not what its row makes: a row that is gone counts as differing. */

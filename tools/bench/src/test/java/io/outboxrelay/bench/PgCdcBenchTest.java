@@ -100,6 +100,6 @@ class PgCdcBenchTest {
 
   private static TopicAudit audit(long missing, double p99) {
     return new TopicAudit(
-        1_101, missing, 0, 0, 0, List.of("id"), new Percentiles(100, p99 / 2, p99, p99));
+        1_101, missing, 0, 0, 0, List.of("id"), new Percentiles(100, p99 / 2, p99, p99), List.of());
   }
 }

@@ -179,12 +179,12 @@ class PostgresCdcNetworkFaultIT {
   }
 
   /**
-   * The network lost while a first start publishes the rows of its snapshot, its slot made: its
-   * next read waits on a connection that no reset or close reaches. With a lease longer than the
-   * term's socket timeout, the read gives up first: the relay ends inside the outage with one
-   * ERROR, as a first start that fails does (without the bound it would wait in the read until TCP
-   * gave up, never ready and never exiting). Started again once the network is back, as a
-   * supervisor would, it begins the first start again: every row, and every event written
+   * The network lost once a first start made its slot: its next statement (the snapshot's import,
+   * then the reads of its rows) waits on a connection that no reset or close reaches. With a lease
+   * longer than the term's socket timeout, the read gives up first: the relay ends inside the
+   * outage with one ERROR, as a first start that fails does (without the bound it would wait in the
+   * read until TCP gave up, never ready and never exiting). Started again once the network is back,
+   * as a supervisor would, it begins the first start again: every row, and every event written
    * meanwhile, published in order.
    */
   @Test
@@ -206,8 +206,9 @@ class PostgresCdcNetworkFaultIT {
     String failed = "the first start of relay.name '" + topics.name() + "' failed";
     String finished = "] first start of relay.name '" + topics.name() + "': published";
     try (Connection direct = server.connect(db.name());
-        SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 100, 20, 1)) {
-      RelayProcess first = RelayProcess.start("relay-1", dir, "run", "--config", config.toString());
+        SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 100, 20, 1);
+        RelayProcess first =
+            RelayProcess.start("relay-1", dir, "run", "--config", config.toString())) {
       await()
           .atMost(Duration.ofSeconds(90))
           .pollInterval(Duration.ofMillis(10))

@@ -198,9 +198,9 @@ class PostgresExactlyOnceIT {
   /**
    * A first start stopped between its two writes of its position: the snapshot's rows and the
    * slot's position committed in Kafka, the database still holding the first start's marker (its
-   * write held back by a row lock the test takes, then the relay killed). The next start must take
-   * Kafka's position and stream from the slot the killed start made: the snapshot's rows are not
-   * published again (a restarted first start would publish them all twice), and nothing written
+   * write held back by a table lock the test takes, then the relay killed). The next start must
+   * take Kafka's position and stream from the slot the killed start made: the snapshot's rows are
+   * not published again (a restarted first start would publish them all twice), and nothing written
    * meanwhile by a steady writer is lost.
    */
   @Test
@@ -208,8 +208,9 @@ class PostgresExactlyOnceIT {
     writeBeforeTheFirstStart(2_000);
     Path config = settings().writeTo(dir.resolve("relay.properties"));
     try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 100, 20, 1);
-        Connection lock = server.connect(db.name())) {
-      RelayProcess first = RelayProcess.start("relay-1", dir, "run", "--config", config.toString());
+        Connection lock = server.connect(db.name());
+        RelayProcess first =
+            RelayProcess.start("relay-1", dir, "run", "--config", config.toString())) {
       // The marker is stored before the slot is made; the position replaces it last of all.
       await()
           .atMost(Duration.ofSeconds(90))
@@ -236,18 +237,19 @@ class PostgresExactlyOnceIT {
       lock.setAutoCommit(true);
       assertThat(PostgresCdcDatabases.storedOffset(lock)).contains(PostgresFirstStart.MARKER);
 
-      RelayProcess second = RelayProcess.run("relay-2", dir, config);
-      LOG.info("{}: the start after the kill\n{}", name, exactlyOnceLines(second.log()));
-      assertThat(exactlyOnceLines(second.log()))
-          .contains("exactly-once: resuming at the position committed in Kafka");
-      assertThat(second.log()).doesNotContain(finished);
-      awaitPublished(ledger.size() + 200);
-      writer.stop(Duration.ofSeconds(60));
-      Ledger.Result result = awaitAll();
-      assertThat(ledger.size()).isGreaterThan(2_200);
-      assertExactlyOnce(result);
-      second.process().terminate();
-      assertThat(second.waitFor(Duration.ofSeconds(60))).as(second.log()).isZero();
+      try (RelayProcess second = RelayProcess.run("relay-2", dir, config)) {
+        LOG.info("{}: the start after the kill\n{}", name, exactlyOnceLines(second.log()));
+        assertThat(exactlyOnceLines(second.log()))
+            .contains("exactly-once: resuming at the position committed in Kafka");
+        assertThat(second.log()).doesNotContain(finished);
+        awaitPublished(ledger.size() + 200);
+        writer.stop(Duration.ofSeconds(60));
+        Ledger.Result result = awaitAll();
+        assertThat(ledger.size()).isGreaterThan(2_200);
+        assertExactlyOnce(result);
+        second.process().terminate();
+        assertThat(second.waitFor(Duration.ofSeconds(60))).as(second.log()).isZero();
+      }
     }
   }
 
