@@ -38,18 +38,19 @@ import java.util.Set;
  * VACUUM cannot remove while something holds the xmin horizon back. A sweep's first row is the
  * lowest unsettled id at its snapshot; a row with a lower id can still appear, inserted by a
  * transaction running at that snapshot. So the floor moves up to it only at a later sweep that
- * starts after every such transaction ended, to the lower of it and that sweep's own first row.
- * Every {@link #FULL_SWEEP_NANOS} a sweep starts at the first row (and lowers the floor if it finds
- * a row below it): the net for ids allocated out of commit order in ways a snapshot does not show
- * (a sequence with a cache per session, a transaction that took an id and had not written yet).
+ * starts after every such transaction ended, to the lower of it and that sweep's own first row. The
+ * net for ids allocated out of commit order in ways a snapshot does not show (a sequence with a
+ * cache per session, a transaction that took an id and had not written yet) is the {@link
+ * FloorCheck}: once a minute it reads the lowest unsettled id from the first row, off the claims'
+ * path, and the next sweep lowers the floor to it. (Until then such a row is below the floor: it
+ * neither goes nor holds its aggregate back, as under the once-a-minute sweep from the first row
+ * the claims made themselves before; that sweep read every dead index entry under a held xmin, for
+ * seconds, while its batch waited.)
  *
  * <p>Not thread-safe: one per {@link OutboxStore}. Its state moves only when the claim commits;
  * after a failed claim the next one starts a new sweep.
  */
 final class ClaimSweep {
-
-  /** How often a sweep starts at the first row. */
-  static final long FULL_SWEEP_NANOS = 60_000_000_000L;
 
   /** A sweep remembering more aggregates than this ends early (memory). */
   private static final int MAX_BLOCKED = 200_000;
@@ -80,13 +81,24 @@ final class ClaimSweep {
   private long nextCursor = -1;
 
   private final Set<String> blocked = new HashSet<>();
-  private long nextFullSweep = System.nanoTime();
+
+  /** The net under the floor, and what of it this sweep applied last. */
+  private final FloorCheck check;
+
+  private FloorCheck.Found applied;
 
   /**
    * @param deadBlocks whether DEAD rows are in the window (they hold their aggregate back)
+   * @param check the net under the floor, shared by every worker's sweeps
    */
-  ClaimSweep(OutboxStatements sql, RowLayout layout, boolean ordered, boolean deadBlocks) {
+  ClaimSweep(
+      OutboxStatements sql,
+      RowLayout layout,
+      boolean ordered,
+      boolean deadBlocks,
+      FloorCheck check) {
     this.sql = sql;
+    this.check = check;
     this.statuses = ordered && deadBlocks ? 3 : 2;
     this.layout = layout;
     this.dialect = layout.dialect();
@@ -106,23 +118,18 @@ final class ClaimSweep {
    */
   Taken take(Connection c, int window, int limit) throws SQLException {
     boolean starts = cursor < 0;
-    boolean full = false;
     boolean settled = false;
     long from = cursor;
     if (starts) {
       blocked.clear();
-      long now = System.nanoTime();
-      full = now - nextFullSweep >= 0;
-      if (full) {
-        nextFullSweep = now + FULL_SWEEP_NANOS;
-      }
+      lowerToCheck();
       settled = candidate >= 0 && running(c, candidateSnapshot) == 0;
-      from = full ? 0 : floor;
+      from = floor;
     }
     List<WindowHeads.Row> rows = new ArrayList<>();
     String snapshot = read(c, from, window, rows);
     if (starts) {
-      moveFloor(full, settled, rows.isEmpty() ? Long.MAX_VALUE : rows.get(0).id(), snapshot);
+      moveFloor(settled, rows.isEmpty() ? Long.MAX_VALUE : rows.get(0).id(), snapshot);
     }
     WindowHeads.Choice choice = WindowHeads.pick(rows, ordered, blocked);
     Map<Long, Boolean> leased = new HashMap<>();
@@ -171,17 +178,36 @@ final class ClaimSweep {
   }
 
   /**
+   * The lowest unsettled id, read from the first row (every index entry below the floor, dead ones
+   * too), in the caller's transaction; for the {@link FloorCheck}.
+   *
+   * @return the id, or {@code Long.MAX_VALUE} when no row is unsettled
+   */
+  long lowestUnsettled(Connection c) throws SQLException {
+    List<WindowHeads.Row> rows = new ArrayList<>();
+    read(c, 0, 1, rows);
+    return rows.isEmpty() ? Long.MAX_VALUE : rows.get(0).id();
+  }
+
+  /** At a sweep's start: lowers the floor to a row the check found below it, once per check. */
+  private void lowerToCheck() {
+    FloorCheck.Found found = check.latest();
+    if (found != null && found != applied) {
+      applied = found;
+      if (found.lowest() - 1 < floor) {
+        floor = found.lowest() - 1;
+      }
+    }
+  }
+
+  /**
    * Moves the floor after a sweep's first window.
    *
-   * @param full whether the sweep started at the first row
    * @param settled whether every transaction of the candidate's snapshot had ended before it
    * @param first the lowest unsettled id the window saw, or {@code Long.MAX_VALUE}
    * @param snapshot the window's snapshot
    */
-  private void moveFloor(boolean full, boolean settled, long first, String snapshot) {
-    if (full && first - 1 < floor) {
-      floor = first - 1; // a row appeared below the floor
-    }
+  private void moveFloor(boolean settled, long first, String snapshot) {
     if (settled) {
       floor = Math.max(floor, Math.min(candidate, first - 1));
       candidate = -1;

@@ -67,13 +67,16 @@ final class OutboxStore {
   /**
    * @param layout the columns claims read (found at start: optional columns the table lacks are not
    *     read)
+   * @param floorCheck the net under the floor of the claims' sweeps, shared by the workers; used
+   *     only where claims read an ordered window ({@link ClaimSweep})
    */
   OutboxStore(
       Connection connection,
       String table,
       Ordering ordering,
       boolean deadBlocksAggregate,
-      RowLayout layout)
+      RowLayout layout,
+      FloorCheck floorCheck)
       throws SQLException {
     this.connection = connection;
     this.layout = layout;
@@ -81,7 +84,8 @@ final class OutboxStore {
     this.sql = OutboxStatements.of(table, ordering, deadBlocksAggregate, layout);
     this.sweep =
         dialect.claimsFromOrderedWindow()
-            ? new ClaimSweep(sql, layout, ordering == Ordering.AGGREGATE, deadBlocksAggregate)
+            ? new ClaimSweep(
+                sql, layout, ordering == Ordering.AGGREGATE, deadBlocksAggregate, floorCheck)
             : null;
     readCommitted(connection);
     if (!dialect.pollingSessionSettings().isEmpty()) {
@@ -110,6 +114,27 @@ final class OutboxStore {
   /** The floor of such a claim's sweeps, for tests; 0 where claims read no ordered window. */
   long floor() {
     return sweep == null ? 0 : sweep.floor();
+  }
+
+  /**
+   * The lowest unsettled id, read from the first row in a transaction of its own, for the {@link
+   * FloorCheck}; only where claims read an ordered window.
+   *
+   * @return the id, or {@code Long.MAX_VALUE} when no row is unsettled
+   * @throws SQLException when the read fails (it is rolled back)
+   */
+  long lowestUnsettled() throws SQLException {
+    if (sweep == null) {
+      throw new IllegalStateException("claims here read no ordered window");
+    }
+    try {
+      long lowest = sweep.lowestUnsettled(connection);
+      connection.commit();
+      return lowest;
+    } catch (SQLException | RuntimeException e) {
+      rollbackQuietly();
+      throw e;
+    }
   }
 
   /**

@@ -32,11 +32,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Polling mode: {@code polling.workers} worker threads (each with its own connection) and, when
- * retention is on, one thread deleting old published rows, and one {@link LeaseKeeper} thread
- * renewing the leases of the batches in flight (with a connection of its own, opened when a batch
- * first needs a renewal). Any number of relay processes may poll one table. Stop lets every worker
- * finish its batch in flight (bounded by the shutdown timeout); a batch not finished by then is
- * reclaimed by some worker after its lease expires.
+ * retention is on, one thread deleting old published rows; on PostgreSQL one {@link FloorCheck}
+ * thread (once a minute, a connection of its own); and one {@link LeaseKeeper} thread renewing the
+ * leases of the batches in flight (with a connection of its own, opened when a batch first needs a
+ * renewal). Any number of relay processes may poll one table. Stop lets every worker finish its
+ * batch in flight (bounded by the shutdown timeout); a batch not finished by then is reclaimed by
+ * some worker after its lease expires.
  *
  * <p>Thread-safe for the {@link OutboxSource} calls.
  */
@@ -57,6 +58,11 @@ public final class PollingSource implements OutboxSource {
   private RetentionTask retention;
   private LeaseKeeper leases;
   private Thread leaseThread;
+
+  /** The net under the claims' floors, where claims read an ordered window; else null. */
+  private volatile FloorCheck floorCheck;
+
+  private Thread floorCheckThread;
 
   /**
    * Creates the source; nothing happens until {@link #start()}.
@@ -92,7 +98,8 @@ public final class PollingSource implements OutboxSource {
                 config.source().table(),
                 config.polling().ordering(),
                 config.polling().deadBlocksAggregate(),
-                layout));
+                layout,
+                floorCheck));
   }
 
   private OutboxRetention openRetention() throws SQLException {
@@ -134,6 +141,12 @@ public final class PollingSource implements OutboxSource {
     EventRouter router = config.eventRouter();
     // One watch for every worker: an aggregate's events may be claimed by any of them.
     VersionWatch versions = VersionWatch.of(config.versionCheck(), metrics, context);
+    if (dialect.claimsFromOrderedWindow()) {
+      floorCheck = new FloorCheck(context, this::openStore);
+      floorCheckThread = new Thread(floorCheck, "polling-floor-check");
+      floorCheckThread.setDaemon(true);
+      floorCheckThread.start();
+    }
     leases = new LeaseKeeper(context, polling.lease(), this::openStore);
     leaseThread = new Thread(leases, "polling-lease-keeper");
     leaseThread.setDaemon(true);
@@ -237,6 +250,10 @@ public final class PollingSource implements OutboxSource {
     workers.forEach(PollingWorker::stop);
     if (retention != null) {
       retention.stop();
+    }
+    if (floorCheck != null) {
+      floorCheck.stop();
+      floorCheckThread.interrupt(); // it sleeps most of the time
     }
     long deadline = System.nanoTime() + timeout.toNanos();
     for (Thread t : threads) {

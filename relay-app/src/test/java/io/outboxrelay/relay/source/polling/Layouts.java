@@ -28,8 +28,26 @@ final class Layouts {
     return RowLayout.of(Sources.of(dialect.flavor()), table);
   }
 
-  /** A store on {@code outbox_events} with aggregate ordering, DEAD rows blocking. */
+  /**
+   * A store on {@code outbox_events} with aggregate ordering, DEAD rows blocking, and a floor check
+   * of its own that a test runs by hand ({@link #floorCheck}).
+   */
   static OutboxStore store(Connection c, SqlDialect dialect) throws SQLException {
-    return new OutboxStore(c, "outbox_events", Ordering.AGGREGATE, true, defaults(dialect, false));
+    return store(c, dialect, floorCheck());
+  }
+
+  /** A store as {@link #store(Connection, SqlDialect)}, sharing a floor check. */
+  static OutboxStore store(Connection c, SqlDialect dialect, FloorCheck check) throws SQLException {
+    return new OutboxStore(
+        c, "outbox_events", Ordering.AGGREGATE, true, defaults(dialect, false), check);
+  }
+
+  /** A floor check that runs only when a test calls {@link FloorCheck#check}. */
+  static FloorCheck floorCheck() {
+    return new FloorCheck(
+        "test",
+        () -> {
+          throw new SQLException("a test's floor check runs on the store the test gives it");
+        });
   }
 }

@@ -1,6 +1,7 @@
 package io.outboxrelay.relay.source.polling;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -24,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * PostgreSQL claims while a snapshot holds the xmin horizon back and a backlog waits: the claim's
  * window read costs the same after 5,000 and after 25,000 events published under the held snapshot
  * (it starts at the floor, walks the index in id order and stops after the window), every event is
- * claimed once and in aggregate order, and the lock of the chosen rows locks only those it takes.
+ * claimed once and in aggregate order, and the lock of the chosen rows locks only those it takes; a
+ * row that appears below the sweeps' floor goes once the {@link FloorCheck} finds it.
  */
 class PostgresPinnedClaimIT {
 
@@ -178,6 +180,57 @@ class PostgresPinnedClaimIT {
         assertThat(claimAll(store)).containsExactly(1L, 102L);
       }
     }
+  }
+
+  @Test
+  void aRowThatAppearsBelowTheFloorGoesOnceTheFloorCheckFindsItAndKeepsItsAggregatesOrder()
+      throws Exception {
+    try (OutboxDatabase db = OutboxDatabase.postgres()) {
+      db.admin(
+          "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload)"
+              + " SELECT gen_random_uuid(), 'order', 'a-' || (g % 100), 'Happened', '{}'"
+              + " FROM generate_series(1, 3000) g ORDER BY g",
+          "DELETE FROM outbox_events WHERE id <= 1000");
+      try (Connection c = relayConnection(db)) {
+        FloorCheck check = Layouts.floorCheck();
+        OutboxStore store = Layouts.store(c, SqlDialect.POSTGRESQL, check);
+        assertThat(claimAll(store)).hasSize(2_000);
+        awaitFloor(store, 1_000);
+        // An id allocated before the floor rose and committed after it (a sequence's cache in
+        // another session): the sweeps start above it.
+        db.admin(
+            "INSERT INTO outbox_events (id, event_id, aggregate_type, aggregate_id, event_type,"
+                + " payload) OVERRIDING SYSTEM VALUE VALUES (500, gen_random_uuid(), 'order',"
+                + " 'late', 'Happened', '{}')");
+        assertThat(claimAll(store)).as("before the check").isEmpty();
+        check.check(store);
+        assertThat(check.latest().lowest()).isEqualTo(500);
+        db.admin(
+            "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type,"
+                + " payload) VALUES (gen_random_uuid(), 'order', 'late', 'Happened', '{}')");
+        // The row below the floor goes first; its aggregate's later row waits for it.
+        assertThat(claimAll(store)).containsExactly(500L, 3001L);
+        // And the floor rises again: the sweeps do not start below the published rows for good.
+        awaitFloor(store, 3_000);
+        check.check(store);
+        assertThat(check.latest().lowest()).isEqualTo(Long.MAX_VALUE);
+      }
+    }
+  }
+
+  /**
+   * Claims (finding nothing) until the floor is at least {@code min}: it rises once every
+   * transaction running when a sweep started has ended, those of the server's other databases too.
+   */
+  private static void awaitFloor(OutboxStore store, long min) {
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              assertThat(store.claim(WINDOW, BATCH, Duration.ofSeconds(30), 5, true).events())
+                  .isEmpty();
+              return store.floor() >= min;
+            });
   }
 
   /** Claims and publishes until a claim finds nothing twice in a row; the ids in claim order. */

@@ -1,0 +1,115 @@
+package io.outboxrelay.relay.source.polling;
+
+import io.outboxrelay.relay.failure.ErrorClassifier;
+import java.sql.SQLException;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The net under the floors of the claims' sweeps ({@link ClaimSweep}), off the claims' path: every
+ * {@link #PERIOD}, on a thread and a connection of its own, it reads the lowest unsettled id from
+ * the first row, and every worker's sweeps lower their floor to it at their next start (each once
+ * per check). It finds the rows whose ids were allocated out of commit order in ways a snapshot
+ * does not show (a sequence with a cache per session, a transaction that took an id and had not
+ * written yet), which then go at most one period and one sweep later.
+ *
+ * <p>Its read walks the index from the first row, so it reads every index entry that VACUUM could
+ * not remove yet: seconds of work when something holds the xmin horizon back over a busy table. A
+ * claim that did the same (as each worker's sweep once did, once a minute) held its batch for as
+ * long; this thread holds nothing any claim waits for.
+ *
+ * <p>Thread-safe: one thread {@link #run runs} it, the workers read {@link #latest}.
+ */
+final class FloorCheck implements Runnable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(FloorCheck.class);
+
+  /** How often the check reads from the first row. */
+  static final Duration PERIOD = Duration.ofMinutes(1);
+
+  /**
+   * What one check found. A new object per check: a sweep applies each once.
+   *
+   * @param lowest the lowest unsettled id, {@code Long.MAX_VALUE} when there was none
+   */
+  record Found(long lowest) {}
+
+  private final String context;
+  private final StoreFactory stores;
+  private volatile Found latest;
+  private volatile boolean running = true;
+  private OutboxStore store;
+  private int failures;
+
+  /**
+   * @param context the relay's log context
+   * @param stores opens the check's own store (again after a failure)
+   */
+  FloorCheck(String context, StoreFactory stores) {
+    this.context = context;
+    this.stores = stores;
+  }
+
+  /** What the last check found; null before the first. */
+  Found latest() {
+    return latest;
+  }
+
+  /**
+   * Reads the lowest unsettled id on a store, in a transaction of its own, and hands it to the
+   * sweeps.
+   *
+   * @param on the store to read with (not one a claim is using)
+   * @throws SQLException when the read fails; the sweeps keep what they had
+   */
+  void check(OutboxStore on) throws SQLException {
+    latest = new Found(on.lowestUnsettled());
+  }
+
+  /** Stops the checks after the one in progress. */
+  void stop() {
+    running = false;
+  }
+
+  @Override
+  public void run() {
+    try {
+      while (running) {
+        Thread.sleep(PERIOD.toMillis());
+        if (running) {
+          checkOnce();
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      closeStore();
+    }
+  }
+
+  private void checkOnce() {
+    try {
+      if (store == null) {
+        store = stores.open();
+      }
+      check(store);
+      failures = 0;
+    } catch (SQLException e) {
+      closeStore();
+      // The workers report a database outage; here it only means the floors wait for the next.
+      LOG.debug(
+          "[{}] the check for unsettled rows below the claims' floor failed ({}), {} in a row",
+          context,
+          ErrorClassifier.describe(e),
+          ++failures);
+    }
+  }
+
+  private void closeStore() {
+    if (store != null) {
+      store.closeQuietly();
+      store = null;
+    }
+  }
+}
