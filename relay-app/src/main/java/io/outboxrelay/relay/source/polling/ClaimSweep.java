@@ -87,6 +87,9 @@ final class ClaimSweep {
 
   private FloorCheck.Found applied;
 
+  /** When this sweep may next read from the first row while the check is stale. */
+  private long nextOwnRead = System.nanoTime();
+
   /**
    * @param deadBlocks whether DEAD rows are in the window (they hold their aggregate back)
    * @param check the net under the floor, shared by every worker's sweeps
@@ -189,7 +192,11 @@ final class ClaimSweep {
     return rows.isEmpty() ? Long.MAX_VALUE : rows.get(0).id();
   }
 
-  /** At a sweep's start: lowers the floor to a row the check found below it, once per check. */
+  /**
+   * At a sweep's start: lowers the floor to a row the check found below it, once per check; while
+   * the check is {@link FloorCheck#stale stale}, to the first row once a {@link FloorCheck#PERIOD}
+   * (the floor rises again by the usual rule).
+   */
   private void lowerToCheck() {
     FloorCheck.Found found = check.latest();
     if (found != null && found != applied) {
@@ -197,6 +204,11 @@ final class ClaimSweep {
       if (found.lowest() - 1 < floor) {
         floor = found.lowest() - 1;
       }
+    }
+    long now = System.nanoTime();
+    if (check.stale(now) && now - nextOwnRead >= 0) {
+      nextOwnRead = now + FloorCheck.PERIOD.toNanos();
+      floor = 0;
     }
   }
 

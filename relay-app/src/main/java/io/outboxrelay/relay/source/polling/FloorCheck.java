@@ -29,6 +29,15 @@ final class FloorCheck implements Runnable {
   static final Duration PERIOD = Duration.ofMinutes(1);
 
   /**
+   * How long without a successful check before the sweeps make the read themselves again (each
+   * worker once a {@link #PERIOD}, as before the check existed): the net must not fail silently.
+   */
+  static final Duration STALE = PERIOD.multipliedBy(5);
+
+  /** Failed checks in a row before one WARN (then DEBUG again until a check succeeds). */
+  private static final int WARN_AFTER = 3;
+
+  /**
    * What one check found. A new object per check: a sweep applies each once.
    *
    * @param lowest the lowest unsettled id, {@code Long.MAX_VALUE} when there was none
@@ -38,6 +47,10 @@ final class FloorCheck implements Runnable {
   private final String context;
   private final StoreFactory stores;
   private volatile Found latest;
+
+  /** {@link System#nanoTime()} of the last successful check, or of the creation. */
+  private volatile long lastSuccess = System.nanoTime();
+
   private volatile boolean running = true;
   private OutboxStore store;
   private int failures;
@@ -65,6 +78,17 @@ final class FloorCheck implements Runnable {
    */
   void check(OutboxStore on) throws SQLException {
     latest = new Found(on.lowestUnsettled());
+    lastSuccess = System.nanoTime();
+  }
+
+  /**
+   * Whether no check has succeeded for {@link #STALE}: the thread fails (or was never started), and
+   * the sweeps read from the first row themselves.
+   *
+   * @param now {@link System#nanoTime()}
+   */
+  boolean stale(long now) {
+    return now - lastSuccess > STALE.toNanos();
   }
 
   /** Stops the checks after the one in progress. */
@@ -95,14 +119,29 @@ final class FloorCheck implements Runnable {
       }
       check(store);
       failures = 0;
-    } catch (SQLException e) {
+    } catch (SQLException | RuntimeException e) {
       closeStore();
-      // The workers report a database outage; here it only means the floors wait for the next.
-      LOG.debug(
-          "[{}] the check for unsettled rows below the claims' floor failed ({}), {} in a row",
-          context,
-          ErrorClassifier.describe(e),
-          ++failures);
+      // The workers report a database outage; here it means the floors wait for the next check,
+      // and after STALE the sweeps read from the first row themselves.
+      failures++;
+      String reason = e instanceof SQLException sql ? ErrorClassifier.describe(sql) : e.toString();
+      if (failures == WARN_AFTER) {
+        LOG.warn(
+            "[{}] the check for unsettled rows below the claims' floor failed {} times in a row"
+                + " ({}); trying again every {} s; after {} min without one, each worker's claims"
+                + " read from the first row once a minute instead",
+            context,
+            failures,
+            reason,
+            PERIOD.toSeconds(),
+            STALE.toMinutes());
+      } else {
+        LOG.debug(
+            "[{}] the check for unsettled rows below the claims' floor failed ({}), {} in a row",
+            context,
+            reason,
+            failures);
+      }
     }
   }
 

@@ -62,7 +62,7 @@ public final class PollingSource implements OutboxSource {
   /** The net under the claims' floors, where claims read an ordered window; else null. */
   private volatile FloorCheck floorCheck;
 
-  private Thread floorCheckThread;
+  private volatile Thread floorCheckThread;
 
   /**
    * Creates the source; nothing happens until {@link #start()}.
@@ -143,9 +143,10 @@ public final class PollingSource implements OutboxSource {
     VersionWatch versions = VersionWatch.of(config.versionCheck(), metrics, context);
     if (dialect.claimsFromOrderedWindow()) {
       floorCheck = new FloorCheck(context, this::openStore);
-      floorCheckThread = new Thread(floorCheck, "polling-floor-check");
-      floorCheckThread.setDaemon(true);
-      floorCheckThread.start();
+      Thread t = new Thread(floorCheck, "polling-floor-check");
+      t.setDaemon(true);
+      t.start();
+      floorCheckThread = t;
     }
     leases = new LeaseKeeper(context, polling.lease(), this::openStore);
     leaseThread = new Thread(leases, "polling-lease-keeper");
@@ -251,9 +252,13 @@ public final class PollingSource implements OutboxSource {
     if (retention != null) {
       retention.stop();
     }
-    if (floorCheck != null) {
-      floorCheck.stop();
-      floorCheckThread.interrupt(); // it sleeps most of the time
+    FloorCheck check = floorCheck;
+    Thread checkThread = floorCheckThread;
+    if (check != null) {
+      check.stop(); // the thread, if not started yet, ends at once when it is
+    }
+    if (checkThread != null) {
+      checkThread.interrupt(); // it sleeps most of the time
     }
     long deadline = System.nanoTime() + timeout.toNanos();
     for (Thread t : threads) {
