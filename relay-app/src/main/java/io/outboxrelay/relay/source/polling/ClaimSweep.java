@@ -194,7 +194,7 @@ final class ClaimSweep {
 
   /**
    * At a sweep's start: lowers the floor to a row the check found below it, once per check; while
-   * the check is {@link FloorCheck#stale stale}, to the first row once a {@link FloorCheck#PERIOD}
+   * the check is {@link FloorCheck#stale stale}, to the first row once a {@link FloorCheck#period}
    * (the floor rises again by the usual rule).
    */
   private void lowerToCheck() {
@@ -207,7 +207,7 @@ final class ClaimSweep {
     }
     long now = System.nanoTime();
     if (check.stale(now) && now - nextOwnRead >= 0) {
-      nextOwnRead = now + FloorCheck.PERIOD.toNanos();
+      nextOwnRead = now + check.period().toNanos();
       floor = 0;
     }
   }

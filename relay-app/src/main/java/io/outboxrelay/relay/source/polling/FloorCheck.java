@@ -25,12 +25,13 @@ final class FloorCheck implements Runnable {
 
   private static final Logger LOG = LoggerFactory.getLogger(FloorCheck.class);
 
-  /** How often the check reads from the first row. */
+  /** How often the relay's check reads from the first row. */
   static final Duration PERIOD = Duration.ofMinutes(1);
 
   /**
-   * How long without a successful check before the sweeps make the read themselves again (each
-   * worker once a {@link #PERIOD}, as before the check existed): the net must not fail silently.
+   * How long without a successful check before the relay's sweeps make the read themselves again
+   * (each worker once a {@link #period}, as before the check existed): the net must not fail
+   * silently.
    */
   static final Duration STALE = PERIOD.multipliedBy(5);
 
@@ -46,6 +47,8 @@ final class FloorCheck implements Runnable {
 
   private final String context;
   private final StoreFactory stores;
+  private final Duration period;
+  private final Duration stale;
   private volatile Found latest;
 
   /** {@link System#nanoTime()} of the last successful check, or of the creation. */
@@ -58,10 +61,20 @@ final class FloorCheck implements Runnable {
   /**
    * @param context the relay's log context
    * @param stores opens the check's own store (again after a failure)
+   * @param period how often it checks ({@link #PERIOD} in the relay)
+   * @param stale how long without a successful check before the sweeps read from the first row
+   *     themselves ({@link #STALE} in the relay)
    */
-  FloorCheck(String context, StoreFactory stores) {
+  FloorCheck(String context, StoreFactory stores, Duration period, Duration stale) {
     this.context = context;
     this.stores = stores;
+    this.period = period;
+    this.stale = stale;
+  }
+
+  /** How often it checks; a stale check's sweeps read from the first row as often. */
+  Duration period() {
+    return period;
   }
 
   /** What the last check found; null before the first. */
@@ -82,13 +95,13 @@ final class FloorCheck implements Runnable {
   }
 
   /**
-   * Whether no check has succeeded for {@link #STALE}: the thread fails (or was never started), and
-   * the sweeps read from the first row themselves.
+   * Whether no check has succeeded for the stale bound: the thread fails (or was never started),
+   * and the sweeps read from the first row themselves.
    *
    * @param now {@link System#nanoTime()}
    */
   boolean stale(long now) {
-    return now - lastSuccess > STALE.toNanos();
+    return now - lastSuccess > stale.toNanos();
   }
 
   /** Stops the checks after the one in progress. */
@@ -100,7 +113,7 @@ final class FloorCheck implements Runnable {
   public void run() {
     try {
       while (running) {
-        Thread.sleep(PERIOD.toMillis());
+        Thread.sleep(period.toMillis());
         if (running) {
           checkOnce();
         }
@@ -122,7 +135,7 @@ final class FloorCheck implements Runnable {
     } catch (SQLException | RuntimeException e) {
       closeStore();
       // The workers report a database outage; here it means the floors wait for the next check,
-      // and after STALE the sweeps read from the first row themselves.
+      // and once stale the sweeps read from the first row themselves.
       failures++;
       String reason = e instanceof SQLException sql ? ErrorClassifier.describe(sql) : e.toString();
       if (failures == WARN_AFTER) {
@@ -133,8 +146,8 @@ final class FloorCheck implements Runnable {
             context,
             failures,
             reason,
-            PERIOD.toSeconds(),
-            STALE.toMinutes());
+            period.toSeconds(),
+            stale.toMinutes());
       } else {
         LOG.debug(
             "[{}] the check for unsettled rows below the claims' floor failed ({}), {} in a row",

@@ -142,7 +142,7 @@ public final class PollingSource implements OutboxSource {
     // One watch for every worker: an aggregate's events may be claimed by any of them.
     VersionWatch versions = VersionWatch.of(config.versionCheck(), metrics, context);
     if (dialect.claimsFromOrderedWindow()) {
-      floorCheck = new FloorCheck(context, this::openStore);
+      floorCheck = new FloorCheck(context, this::openStore, FloorCheck.PERIOD, FloorCheck.STALE);
       Thread t = new Thread(floorCheck, "polling-floor-check");
       t.setDaemon(true);
       t.start();

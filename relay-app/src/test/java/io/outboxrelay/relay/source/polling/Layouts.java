@@ -7,6 +7,7 @@ import io.outboxrelay.relay.source.RowLayout;
 import io.outboxrelay.relay.source.SqlDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -42,12 +43,27 @@ final class Layouts {
         c, "outbox_events", Ordering.AGGREGATE, true, defaults(dialect, false), check);
   }
 
-  /** A floor check that runs only when a test calls {@link FloorCheck#check}. */
+  /**
+   * A floor check that runs only when a test calls {@link FloorCheck#check}, and is not stale for a
+   * day.
+   */
   static FloorCheck floorCheck() {
+    return floorCheck(Duration.ofDays(1), Duration.ofDays(1));
+  }
+
+  /**
+   * A floor check that runs only when a test calls {@link FloorCheck#check}.
+   *
+   * @param period how often a stale check's sweeps read from the first row themselves
+   * @param stale how long without a check before it is stale
+   */
+  static FloorCheck floorCheck(Duration period, Duration stale) {
     return new FloorCheck(
         "test",
         () -> {
           throw new SQLException("a test's floor check runs on the store the test gives it");
-        });
+        },
+        period,
+        stale);
   }
 }

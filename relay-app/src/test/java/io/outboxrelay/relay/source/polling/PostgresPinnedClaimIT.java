@@ -233,6 +233,39 @@ class PostgresPinnedClaimIT {
     }
   }
 
+  @Test
+  void whileTheFloorCheckIsStaleTheSweepsFindARowBelowTheFloorThemselves() throws Exception {
+    try (OutboxDatabase db = OutboxDatabase.postgres()) {
+      db.admin(
+          "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload)"
+              + " SELECT gen_random_uuid(), 'order', 'a-' || (g % 100), 'Happened', '{}'"
+              + " FROM generate_series(1, 3000) g ORDER BY g",
+          "DELETE FROM outbox_events WHERE id <= 1000");
+      try (Connection c = relayConnection(db)) {
+        // A check that never succeeds (its thread fails, or never started): stale at once, and
+        // each sweep reads from the first row itself once every 3 s.
+        FloorCheck check = Layouts.floorCheck(Duration.ofSeconds(3), Duration.ZERO);
+        OutboxStore store = Layouts.store(c, SqlDialect.POSTGRESQL, check);
+        assertThat(claimAll(store)).hasSize(2_000);
+        awaitFloor(store, 1_000);
+        db.admin(
+            "INSERT INTO outbox_events (id, event_id, aggregate_type, aggregate_id, event_type,"
+                + " payload) OVERRIDING SYSTEM VALUE VALUES (500, gen_random_uuid(), 'order',"
+                + " 'late', 'Happened', '{}')");
+        List<Long> found = new ArrayList<>();
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () -> {
+                  found.addAll(claimAll(store));
+                  return found.contains(500L);
+                });
+        assertThat(found).containsExactly(500L);
+        assertThat(check.latest()).as("no check ever ran").isNull();
+      }
+    }
+  }
+
   /**
    * Claims (finding nothing) until the floor is at least {@code min}: it rises once every
    * transaction running when a sweep started has ended, those of the server's other databases too.
