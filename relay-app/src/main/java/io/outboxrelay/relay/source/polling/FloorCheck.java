@@ -141,13 +141,14 @@ final class FloorCheck implements Runnable {
       if (failures == WARN_AFTER) {
         LOG.warn(
             "[{}] the check for unsettled rows below the claims' floor failed {} times in a row"
-                + " ({}); trying again every {} s; after {} min without one, each worker's claims"
-                + " read from the first row once a minute instead",
+                + " ({}); trying again every {} s; after {} s without one, each worker's claims"
+                + " read from the first row every {} s instead",
             context,
             failures,
             reason,
             period.toSeconds(),
-            stale.toMinutes());
+            stale.toSeconds(),
+            period.toSeconds());
       } else {
         LOG.debug(
             "[{}] the check for unsettled rows below the claims' floor failed ({}), {} in a row",

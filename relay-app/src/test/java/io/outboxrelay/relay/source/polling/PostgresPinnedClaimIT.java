@@ -197,22 +197,14 @@ class PostgresPinnedClaimIT {
   void aRowThatAppearsBelowTheFloorGoesOnceTheFloorCheckFindsItAndKeepsItsAggregatesOrder()
       throws Exception {
     try (OutboxDatabase db = OutboxDatabase.postgres()) {
-      db.admin(
-          "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload)"
-              + " SELECT gen_random_uuid(), 'order', 'a-' || (g % 100), 'Happened', '{}'"
-              + " FROM generate_series(1, 3000) g ORDER BY g",
-          "DELETE FROM outbox_events WHERE id <= 1000");
+      rowsAboveAGap(db);
       try (Connection c = relayConnection(db)) {
         FloorCheck check = Layouts.floorCheck();
         OutboxStore store = Layouts.store(c, SqlDialect.POSTGRESQL, check);
-        assertThat(claimAll(store)).hasSize(2_000);
-        awaitFloor(store, 1_000);
+        publishAllAndAwaitTheFloor(store);
         // An id allocated before the floor rose and committed after it (a sequence's cache in
         // another session): the sweeps start above it.
-        db.admin(
-            "INSERT INTO outbox_events (id, event_id, aggregate_type, aggregate_id, event_type,"
-                + " payload) OVERRIDING SYSTEM VALUE VALUES (500, gen_random_uuid(), 'order',"
-                + " 'late', 'Happened', '{}')");
+        insertBelowTheFloor(db);
         assertThat(claimAll(store)).as("before the check").isEmpty();
         check.check(store);
         assertThat(check.latest().lowest()).isEqualTo(500);
@@ -236,22 +228,14 @@ class PostgresPinnedClaimIT {
   @Test
   void whileTheFloorCheckIsStaleTheSweepsFindARowBelowTheFloorThemselves() throws Exception {
     try (OutboxDatabase db = OutboxDatabase.postgres()) {
-      db.admin(
-          "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload)"
-              + " SELECT gen_random_uuid(), 'order', 'a-' || (g % 100), 'Happened', '{}'"
-              + " FROM generate_series(1, 3000) g ORDER BY g",
-          "DELETE FROM outbox_events WHERE id <= 1000");
+      rowsAboveAGap(db);
       try (Connection c = relayConnection(db)) {
         // A check that never succeeds (its thread fails, or never started): stale at once, and
         // each sweep reads from the first row itself once every 3 s.
         FloorCheck check = Layouts.floorCheck(Duration.ofSeconds(3), Duration.ZERO);
         OutboxStore store = Layouts.store(c, SqlDialect.POSTGRESQL, check);
-        assertThat(claimAll(store)).hasSize(2_000);
-        awaitFloor(store, 1_000);
-        db.admin(
-            "INSERT INTO outbox_events (id, event_id, aggregate_type, aggregate_id, event_type,"
-                + " payload) OVERRIDING SYSTEM VALUE VALUES (500, gen_random_uuid(), 'order',"
-                + " 'late', 'Happened', '{}')");
+        publishAllAndAwaitTheFloor(store);
+        insertBelowTheFloor(db);
         List<Long> found = new ArrayList<>();
         await()
             .atMost(Duration.ofSeconds(30))
@@ -264,6 +248,31 @@ class PostgresPinnedClaimIT {
         assertThat(check.latest()).as("no check ever ran").isNull();
       }
     }
+  }
+
+  /** Rows 1,001 to 3,000 unsettled, in 100 aggregates; rows 1 to 1,000 gone. */
+  private static void rowsAboveAGap(OutboxDatabase db) throws Exception {
+    db.admin(
+        "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload)"
+            + " SELECT gen_random_uuid(), 'order', 'a-' || (g % 100), 'Happened', '{}'"
+            + " FROM generate_series(1, 3000) g ORDER BY g",
+        "DELETE FROM outbox_events WHERE id <= 1000");
+  }
+
+  /**
+   * Publishes the rows of {@link #rowsAboveAGap} and waits until the floor has risen past 1,000.
+   */
+  private static void publishAllAndAwaitTheFloor(OutboxStore store) throws Exception {
+    assertThat(claimAll(store)).hasSize(2_000);
+    awaitFloor(store, 1_000);
+  }
+
+  /** Row 500 of aggregate {@code late}, committed after the floor rose past it. */
+  private static void insertBelowTheFloor(OutboxDatabase db) throws Exception {
+    db.admin(
+        "INSERT INTO outbox_events (id, event_id, aggregate_type, aggregate_id, event_type,"
+            + " payload) OVERRIDING SYSTEM VALUE VALUES (500, gen_random_uuid(), 'order',"
+            + " 'late', 'Happened', '{}')");
   }
 
   /**
