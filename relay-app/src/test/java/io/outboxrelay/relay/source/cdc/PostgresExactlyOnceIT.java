@@ -180,10 +180,18 @@ class PostgresExactlyOnceIT {
     Ledger.Result result = awaitAll();
     assertThat(ledger.size()).isGreaterThan(2_000);
     assertExactlyOnce(result);
-    // Each restart after a kill resumed where Kafka's records end, far past the database's.
-    assertThat(starts.toString().lines())
+    // A restart after a kill resumes where Kafka's records end, far past the database's; a kill
+    // that lands right after a full batch's position write (8,192 events: a relay behind on a
+    // slow machine) finds the two the same, and the restart says so.
+    List<String> restarts = starts.toString().lines().toList();
+    assertThat(restarts)
         .hasSize(2)
-        .allMatch(l -> l.contains("exactly-once: resuming at the position committed in Kafka"));
+        .allMatch(
+            l ->
+                l.contains("exactly-once: resuming at the position committed in Kafka")
+                    || l.contains("exactly-once: starting from the database's position")
+                        && l.contains(": the same ("))
+        .anyMatch(l -> l.contains("exactly-once: resuming at the position committed in Kafka"));
     // What a killed relay had sent in its open transaction stays in the log, aborted: a
     // read_uncommitted reader may see it again, a read_committed one never does.
     List<ConsumedRecord> all =
