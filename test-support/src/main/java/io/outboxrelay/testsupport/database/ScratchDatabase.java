@@ -198,10 +198,15 @@ public abstract class ScratchDatabase implements AutoCloseable {
   }
 
   /**
-   * Runs a query as administrator and returns the first column of the first row.
+   * Runs a query as administrator and returns the first column of the first row. The query runs on
+   * a connection kept from an earlier call where there is one (auto-commit on; a query must leave
+   * no session state behind), or a new one; a kept connection the server closed since (a restart, a
+   * kill) is replaced and the query run again, so queries are reads. A query waits at most 30 s for
+   * the server's answer.
    *
    * @param sql the query
    * @return the value, or null when there is no row
+   * @throws IllegalStateException when the query fails, naming it
    */
   public Object queryValue(String sql) {
     Connection idle = takeIdle();
