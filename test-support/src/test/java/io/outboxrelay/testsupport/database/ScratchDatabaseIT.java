@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.outboxrelay.testsupport.stack.MariaDbServer;
 import io.outboxrelay.testsupport.stack.PostgresService;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,18 +17,31 @@ import org.junit.jupiter.api.Test;
 class ScratchDatabaseIT {
 
   @Test
-  void queriesOnMariaDbShareAConnectionAndSurviveARestartOfTheServer() {
-    try (MariaDbServer server = MariaDbServer.builder().start();
-        ScratchDatabase db = ScratchDatabase.onMariaDb(server, "scratch")) {
-      Object first = db.queryValue("SELECT CONNECTION_ID()");
-      assertThat(db.queryValue("SELECT CONNECTION_ID()")).isEqualTo(first);
-      assertThat(db.queryValue("SELECT DATABASE()")).isEqualTo(db.name());
+  void queriesOnMariaDbShareAConnectionSurviveARestartOfTheServerAndEndItOnClose()
+      throws Exception {
+    try (MariaDbServer server = MariaDbServer.builder().start()) {
+      Object kept;
+      try (ScratchDatabase db = ScratchDatabase.onMariaDb(server, "scratch")) {
+        Object first = db.queryValue("SELECT CONNECTION_ID()");
+        assertThat(db.queryValue("SELECT CONNECTION_ID()")).isEqualTo(first);
+        assertThat(db.queryValue("SELECT DATABASE()")).isEqualTo(db.name());
 
-      server.kill();
-      server.start();
+        server.kill();
+        server.start();
 
-      assertThat(db.queryValue("SELECT DATABASE()")).isEqualTo(db.name());
-      assertThat(db.queryValue("SELECT CONNECTION_ID()")).isNotEqualTo(first);
+        assertThat(db.queryValue("SELECT DATABASE()")).isEqualTo(db.name());
+        kept = db.queryValue("SELECT CONNECTION_ID()");
+        assertThat(kept).isNotEqualTo(first);
+      }
+      // Dropping a MariaDB database leaves its sessions open: close() ends the kept one itself.
+      try (Connection admin = server.adminConnection();
+          Statement st = admin.createStatement();
+          ResultSet rs =
+              st.executeQuery(
+                  "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = " + kept)) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getLong(1)).as("the kept connection after close()").isZero();
+      }
     }
   }
 
