@@ -3,10 +3,11 @@ package io.outboxrelay.relay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.outboxrelay.relay.testing.InProcessRelay;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
-import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
 import io.outboxrelay.testsupport.stack.FreePorts;
@@ -39,7 +40,7 @@ class KafkaAvailabilityIT {
   @TempDir Path dir;
   private OutboxDatabase db;
   private String name;
-  private RelayProcess relay;
+  private RelayRun relay;
 
   @BeforeEach
   void setUp() {
@@ -55,9 +56,9 @@ class KafkaAvailabilityIT {
     db.close();
   }
 
-  private RelayProcess start(String label, RelaySettings settings) {
+  private RelayRun start(String label, RelaySettings settings) {
     Path config = settings.writeTo(dir.resolve(label + ".properties"));
-    relay = RelayProcess.start(label, dir, "run", "--config", config.toString());
+    relay = InProcessRelay.start(label, dir, "run", "--config", config.toString());
     return relay;
   }
 
@@ -72,15 +73,13 @@ class KafkaAvailabilityIT {
 
   /** Waits for the relay to log that Kafka has not answered since it started, and what it does. */
   private void awaitKafkaSilentSinceStart(String bootstrap, String meanwhile) {
-    relay
-        .process()
-        .awaitLogLine(
-            ".*Kafka \\("
-                + Pattern.quote(bootstrap)
-                + "\\) has not answered since the relay started .*: "
-                + Pattern.quote(meanwhile)
-                + ".*",
-            Duration.ofSeconds(60));
+    relay.awaitLogLine(
+        ".*Kafka \\("
+            + Pattern.quote(bootstrap)
+            + "\\) has not answered since the relay started .*: "
+            + Pattern.quote(meanwhile)
+            + ".*",
+        Duration.ofSeconds(60));
   }
 
   private long count(String where) {
@@ -107,19 +106,19 @@ class KafkaAvailabilityIT {
     String unresolvable = "kafka.invalid:9092";
 
     // Waited for (relay.resolve.timeout), then refused: HostResolutionIT has the wait.
-    RelayProcess polling =
+    RelayRun polling =
         start(
             "polling",
             RelaySettings.polling(db, unresolvable, name + "-p")
                 .with("relay.resolve.timeout", "2s"));
     assertThat(polling.waitFor(Duration.ofSeconds(60))).as(polling.log()).isEqualTo(2);
-    RelayProcess cdc =
+    RelayRun cdc =
         start(
             "cdc",
             RelaySettings.cdc(db, unresolvable, name + "-c").with("relay.resolve.timeout", "2s"));
     assertThat(cdc.waitFor(Duration.ofSeconds(60))).as(cdc.log()).isEqualTo(2);
 
-    for (RelayProcess p : List.of(polling, cdc)) {
+    for (RelayRun p : List.of(polling, cdc)) {
       assertThat(p.log())
           .contains(
               "startup check failed: kafka.bootstrap.servers: no bootstrap server resolves to an"
@@ -209,7 +208,7 @@ class KafkaAvailabilityIT {
         await()
             .during(Duration.ofSeconds(25))
             .atMost(Duration.ofSeconds(30))
-            .until(() -> relay.process().isAlive());
+            .until(() -> relay.isAlive());
         List<String> outageLog = relay.log().lines().skip(linesBefore).toList();
         LOG.info("{}: the relay's log during the outage:\n{}", name, String.join("\n", outageLog));
         broker.start();
@@ -229,11 +228,9 @@ class KafkaAvailabilityIT {
             .asString()
             .contains("is unreachable since")
             .contains("publishing paused");
-        relay
-            .process()
-            .awaitLogLine(
-                ".*Kafka \\(.*\\) answers again after \\d+ s unreachable; publishing resumes.*",
-                Duration.ofSeconds(30));
+        relay.awaitLogLine(
+            ".*Kafka \\(.*\\) answers again after \\d+ s unreachable; publishing resumes.*",
+            Duration.ofSeconds(30));
       }
     }
   }

@@ -3,9 +3,10 @@ package io.outboxrelay.relay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.outboxrelay.relay.testing.InProcessRelay;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.SteadyWriter;
 import io.outboxrelay.testsupport.stack.ConsumedRecord;
@@ -96,7 +97,7 @@ class KafkaBrokerFaultIT {
   private void brokerStopsAndStarts(Settings settings) throws Exception {
     broker.start(); // in case a failed test left it stopped
     Path config = settings.of(broker).writeTo(dir.resolve("relay.properties"));
-    try (RelayProcess relay = RelayProcess.run("relay", dir, config)) {
+    try (RelayRun relay = InProcessRelay.run("relay", dir, config)) {
       try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2)) {
         awaitPublished(broker, 400);
 
@@ -125,7 +126,7 @@ class KafkaBrokerFaultIT {
       assertThat(OUTAGE_WARN.matcher(log).results().count()).as(log).isEqualTo(1);
       assertThat(OUTAGE_INFO.matcher(log).results().count()).as(log).isEqualTo(1);
       assertThat(STACK_FRAME.matcher(log).find()).as(log).isFalse();
-      relay.process().terminate();
+      relay.terminate();
       assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
     }
   }

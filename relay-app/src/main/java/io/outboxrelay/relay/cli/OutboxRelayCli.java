@@ -1,5 +1,6 @@
 package io.outboxrelay.relay.cli;
 
+import java.io.PrintWriter;
 import java.security.Security;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -66,6 +67,23 @@ public final class OutboxRelayCli implements Callable<Integer> {
    */
   public static int execute(String... args) {
     return commandLine(args).execute(args);
+  }
+
+  /**
+   * Runs the command line without exiting, its output and errors (usage, configuration problems, an
+   * operator command's answer) to the given writers; log lines go where the logging configuration
+   * sends them. {@code run} stops gracefully when this thread is interrupted, as on SIGTERM.
+   *
+   * @param out where the command's output goes
+   * @param err where its errors go
+   * @param args the arguments
+   * @return the exit code
+   */
+  public static int execute(PrintWriter out, PrintWriter err, String... args) {
+    CommandLine cli = commandLine(args);
+    cli.setOut(out);
+    cli.setErr(err);
+    return cli.execute(args);
   }
 
   /** The command line, ready to execute; tests set its output and error writers. */

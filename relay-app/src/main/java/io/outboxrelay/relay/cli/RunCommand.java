@@ -20,7 +20,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code outbox-relay run}: runs the relay until SIGTERM/SIGINT (graceful drain, exit 0) or a fatal
  * failure (exit 1). A configuration or database set-up problem exits with 2 before anything is
- * published.
+ * published. An interrupt of the thread running the command is a stop request as SIGTERM is, while
+ * the relay starts and once it runs.
  *
  * <p>A failure is one ERROR line that says what to do; its stack trace goes to DEBUG (logger {@code
  * io.outboxrelay}, {@code -Doutbox.relay.log.level=DEBUG}), so the console stays readable.
@@ -38,7 +39,7 @@ final class RunCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   @Override
-  public Integer call() throws InterruptedException {
+  public Integer call() {
     RelayConfig config = options.load(spec.commandLine().getErr());
     if (config == null) {
       return ExitCodes.CONFIG;
@@ -83,13 +84,23 @@ final class RunCommand implements Callable<Integer> {
       } finally {
         synchronized (starting) {
           starting.set(false);
-          Thread.interrupted(); // a signal that came as the start ended is seen below
+          if (Thread.interrupted()) {
+            // A signal that came as the start ended is seen below; so is an interrupt.
+            stopRequested.countDown();
+          }
         }
       }
-      while (!stopRequested.await(200, TimeUnit.MILLISECONDS)) {
-        if (relay.termination().isDone()) {
-          break;
+      try {
+        while (!stopRequested.await(200, TimeUnit.MILLISECONDS)) {
+          if (relay.termination().isDone()) {
+            break;
+          }
         }
+      } catch (InterruptedException e) {
+        // An interrupt of the thread running the command (an application or a test running it in
+        // its own JVM, where no signal is its own) asks for the same graceful stop as SIGTERM. The
+        // flag is cleared: the drain below waits.
+        LOG.debug("[{}] interrupted: stopping as on SIGTERM", context);
       }
       if (relay.termination().isCompletedExceptionally()) {
         try {

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.outboxrelay.relay.testing.Cli;
+import io.outboxrelay.relay.testing.InProcessRuns;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
-import io.outboxrelay.testsupport.outbox.RelayProcess;
-import io.outboxrelay.testsupport.outbox.RelayProcesses;
+import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
 import io.outboxrelay.testsupport.outbox.TestTopics;
@@ -48,7 +48,7 @@ class PositionImportIT {
 
   @TempDir Path dir;
   private OutboxDatabase db;
-  private final RelayProcesses processes = new RelayProcesses();
+  private final InProcessRuns processes = new InProcessRuns();
 
   @BeforeAll
   static void startServer() {
@@ -178,7 +178,7 @@ class PositionImportIT {
 
     assertThat(importing(0, config, offsetsFile(dir, CONNECTOR, offset)).out())
         .contains("inside a transaction");
-    RelayProcess relay = processes.run("relay-1", dir, config);
+    RelayRun relay = processes.run("relay-1", dir, config);
     relay.awaitReady();
     Ledger ledger = topics.newLedger();
     ledger.expect(transaction.subList(2, 5));
@@ -190,7 +190,7 @@ class PositionImportIT {
     assertThat(result.unexpected())
         .as("the rows before the offset, and the transaction's first two: " + result.summary())
         .isZero();
-    relay.process().terminate();
+    relay.terminate();
     assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
   }
 

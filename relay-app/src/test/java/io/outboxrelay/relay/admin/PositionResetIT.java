@@ -7,11 +7,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.shyiko.mysql.binlog.BinaryLogClient;
 import io.outboxrelay.relay.testing.Cli;
+import io.outboxrelay.relay.testing.InProcessRuns;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
-import io.outboxrelay.testsupport.outbox.RelayProcess;
-import io.outboxrelay.testsupport.outbox.RelayProcesses;
+import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
 import io.outboxrelay.testsupport.outbox.TestTopics;
@@ -48,7 +48,7 @@ class PositionResetIT {
   @TempDir Path dir;
   private MariaDbServer server;
   private OutboxDatabase db;
-  private final RelayProcesses processes = new RelayProcesses();
+  private final InProcessRuns processes = new InProcessRuns();
 
   @AfterEach
   void tearDown() {
@@ -61,7 +61,7 @@ class PositionResetIT {
     }
   }
 
-  private RelayProcess run(String label, String config) {
+  private RelayRun run(String label, String config) {
     return processes.run(label, dir, config);
   }
 
@@ -135,7 +135,7 @@ class PositionResetIT {
     List<TestEvent> before = events("a", 5);
     Ledger published = topics.newLedger();
     published.expect(before);
-    RelayProcess relay = run("relay-1", config);
+    RelayRun relay = run("relay-1", config);
     relay.awaitReady();
     write(db, before);
     reader.readUntil(published::allArrived, Duration.ofSeconds(60));
@@ -145,7 +145,7 @@ class PositionResetIT {
         .contains("stop the CDC relay " + name);
     // (The live relay itself commits new positions as it reads the command's probes.)
     assertThat(db.adminQuery("SELECT COUNT(*) FROM outbox_relay_offsets")).isEqualTo(1L);
-    relay.process().terminate();
+    relay.terminate();
     assertThat(relay.waitFor(Duration.ofSeconds(60))).isZero();
     String stored = offset(db);
     LOG.info("offset stored by Debezium: {}", stored);
@@ -160,7 +160,7 @@ class PositionResetIT {
     await().atMost(Duration.ofSeconds(30)).until(() -> binlogReaders(db) == 0);
     String current = BinlogPurge.allButCurrent(db);
 
-    RelayProcess refused = run("relay-2", config);
+    RelayRun refused = run("relay-2", config);
     assertThat(refused.waitFor(Duration.ofSeconds(90))).as(refused.log()).isEqualTo(1);
     LOG.info(
         "the relay refused to start: {}",
@@ -209,7 +209,7 @@ class PositionResetIT {
     // Everything committed after the reset is published, also what comes before the start.
     List<TestEvent> after = events("c", 6);
     write(db, after.subList(0, 3));
-    RelayProcess restarted = run("relay-3", config);
+    RelayRun restarted = run("relay-3", config);
     restarted.awaitReady();
     write(db, after.subList(3, 6));
     Ledger afterReset = topics.newLedger();
@@ -227,7 +227,7 @@ class PositionResetIT {
     assertThat(result.duplicates()).as(result.summary()).isZero();
     assertThat(result.outOfOrder()).as(result.summary()).isZero();
     assertThat(result.unexpected()).as("the purged events were skipped").isZero();
-    restarted.process().terminate();
+    restarted.terminate();
     assertThat(restarted.waitFor(Duration.ofSeconds(60))).isZero();
 
     // A reader that is gone stays listed until the server next sends it something; the reset

@@ -5,11 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import io.outboxrelay.relay.source.cdc.leader.OffsetKey;
 import io.outboxrelay.relay.testing.Cli;
+import io.outboxrelay.relay.testing.InProcessRuns;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
-import io.outboxrelay.testsupport.outbox.RelayProcess;
-import io.outboxrelay.testsupport.outbox.RelayProcesses;
+import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
 import io.outboxrelay.testsupport.outbox.TestTopics;
@@ -41,7 +41,7 @@ class SharedOffsetsTableIT {
 
   @TempDir Path dir;
   private OutboxDatabase db;
-  private final RelayProcesses processes = new RelayProcesses();
+  private final InProcessRuns processes = new InProcessRuns();
 
   @BeforeAll
   static void startServer() {
@@ -114,14 +114,14 @@ class SharedOffsetsTableIT {
         .toString();
   }
 
-  private RelayProcess start(String label, String config, String... more) {
-    RelayProcess relay = processes.run(label, dir, config, more);
+  private RelayRun start(String label, String config, String... more) {
+    RelayRun relay = processes.run(label, dir, config, more);
     relay.awaitReady();
     return relay;
   }
 
-  private static void stop(RelayProcess relay) {
-    relay.process().terminate();
+  private static void stop(RelayRun relay) {
+    relay.terminate();
     assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
   }
 
@@ -205,8 +205,8 @@ class SharedOffsetsTableIT {
     Ledger ledgerA = topicsA.newLedger();
     Ledger ledgerB = topicsB.newLedger();
 
-    RelayProcess b = start("b-1", configB);
-    RelayProcess a = start("a-1", configA);
+    RelayRun b = start("b-1", configB);
+    RelayRun a = start("a-1", configA);
     write("outbox_events", ledgerA, events("a", 1, 5));
     commitOf("outbox_b", topicsB, ledgerB, 1);
     topicsA.readAll(ledgerA, Duration.ofSeconds(60));
@@ -247,10 +247,10 @@ class SharedOffsetsTableIT {
     Ledger ledgerA = topicsA.newLedger();
     Ledger ledgerB = topicsB.newLedger();
     Ledger ledgerC = topicsC.newLedger();
-    RelayProcess b = start("b-1", configB);
+    RelayRun b = start("b-1", configB);
 
     // a: polling, then handed to CDC with rows polling never published.
-    RelayProcess polling = start("a-polling", configA, "--mode", "polling");
+    RelayRun polling = start("a-polling", configA, "--mode", "polling");
     RawOutboxInserts.write(db, ledgerA, events("a", 1, 5));
     topicsA.readAll(ledgerA, Duration.ofSeconds(60));
     stop(polling);
@@ -261,7 +261,7 @@ class SharedOffsetsTableIT {
     commitOf("outbox_b", topicsB, ledgerB, 1);
     assertThat(offsets()).containsKey(OffsetKey.of(topicsA.name()));
     assertThat(offsets().get(OffsetKey.of(topicsA.name()))).contains("\"outbox_relay_handoff\"");
-    RelayProcess a = start("a-cdc", configA);
+    RelayRun a = start("a-cdc", configA);
     RawOutboxInserts.write(db, ledgerA, events("a", 11, 2));
     assertExactly(topicsA, ledgerA);
     stop(a);
@@ -286,7 +286,7 @@ class SharedOffsetsTableIT {
         "--yes");
     commitOf("outbox_b", topicsB, ledgerB, 10);
     assertThat(offsets()).containsKey(OffsetKey.of(topicsC.name()));
-    RelayProcess c = start("c-1", configC);
+    RelayRun c = start("c-1", configC);
     write("outbox_c", ledgerC, events("c", 5, 2));
     assertExactly(topicsC, ledgerC);
     stop(c);

@@ -3,10 +3,11 @@ package io.outboxrelay.relay.publish;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.outboxrelay.relay.testing.InProcessRelay;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
-import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
 import io.outboxrelay.testsupport.outbox.TestTopics;
@@ -49,7 +50,7 @@ class DescribeConfigsDeniedIT {
 
   @TempDir Path dir;
   private OutboxDatabase db;
-  private RelayProcess relay;
+  private RelayRun relay;
 
   @BeforeAll
   static void startBrokerWithAcls() throws Exception {
@@ -123,7 +124,7 @@ class DescribeConfigsDeniedIT {
     String name = topics.name();
     Ledger ledger = new Ledger(RelaySettings.topicPrefix(name));
     relay =
-        RelayProcess.run(
+        InProcessRelay.run(
             "acl",
             dir,
             RelaySettings.polling(db, broker.bootstrapServers(), name)

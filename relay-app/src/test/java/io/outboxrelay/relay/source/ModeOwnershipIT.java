@@ -4,10 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.outboxrelay.relay.testing.Cli;
+import io.outboxrelay.relay.testing.InProcessRelay;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
-import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
 import io.outboxrelay.testsupport.outbox.TestTopics;
@@ -39,12 +40,12 @@ class ModeOwnershipIT {
     }
   }
 
-  private static List<String> warnings(RelayProcess relay) {
+  private static List<String> warnings(RelayRun relay) {
     return relay.log().lines().filter(l -> l.contains(" WARN ")).toList();
   }
 
-  private static void stop(RelayProcess relay) {
-    relay.process().terminate();
+  private static void stop(RelayRun relay) {
+    relay.terminate();
     assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
   }
 
@@ -54,14 +55,14 @@ class ModeOwnershipIT {
       Path pollingConfig =
           RelaySettings.polling(db, bootstrap(), "own-poll")
               .writeTo(dir.resolve("polling.properties"));
-      try (RelayProcess polling = RelayProcess.run("own-poll", dir, pollingConfig)) {
+      try (RelayRun polling = InProcessRelay.run("own-poll", dir, pollingConfig)) {
         writeOne(db, "order-1");
         await().atMost(Duration.ofSeconds(30)).until(() -> "PUBLISHED".equals(status(db)));
 
         Path cdcConfig =
             RelaySettings.cdc(db, bootstrap(), "own-cdc").writeTo(dir.resolve("cdc.properties"));
-        try (RelayProcess cdc =
-            RelayProcess.start("own-cdc", dir, "run", "--config", cdcConfig.toString())) {
+        try (RelayRun cdc =
+            InProcessRelay.start("own-cdc", dir, "run", "--config", cdcConfig.toString())) {
           assertThat(cdc.waitFor(Duration.ofSeconds(90))).as(cdc.log()).isEqualTo(2);
           assertThat(cdc.log())
               .contains(
@@ -102,8 +103,8 @@ class ModeOwnershipIT {
       for (int i = 1; i <= 5; i++) {
         polled.add(TestEvent.of("order", "gap-" + (i % 2), i));
       }
-      try (RelayProcess polling =
-          RelayProcess.start(
+      try (RelayRun polling =
+          InProcessRelay.start(
               "gap-poll", dir, "run", "--config", config.toString(), "--mode", "polling")) {
         polling.awaitReady();
         try (Connection c = db.app()) {
@@ -133,8 +134,8 @@ class ModeOwnershipIT {
       }
       ledger.expect(left);
 
-      try (RelayProcess cdc =
-          RelayProcess.start("gap-cdc", dir, "run", "--config", config.toString())) {
+      try (RelayRun cdc =
+          InProcessRelay.start("gap-cdc", dir, "run", "--config", config.toString())) {
         assertThat(cdc.waitFor(Duration.ofSeconds(90))).as(cdc.log()).isEqualTo(2);
         List<String> refusals =
             cdc.log().lines().filter(l -> l.contains("startup check failed")).toList();
@@ -154,7 +155,7 @@ class ModeOwnershipIT {
       }
 
       Cli.expect(0, "handoff", "--config", config.toString(), "--to", "cdc");
-      try (RelayProcess cdc = RelayProcess.run("gap-cdc-2", dir, config)) {
+      try (RelayRun cdc = InProcessRelay.run("gap-cdc-2", dir, config)) {
         Ledger.Result result = topics.check(ledger, Duration.ofSeconds(60));
         assertThat(result.lost()).as(result.summary()).isZero();
         assertThat(result.duplicates()).as(result.summary()).isZero();
@@ -170,11 +171,11 @@ class ModeOwnershipIT {
     try (OutboxDatabase db = OutboxDatabase.forPolling()) {
       Path cdcConfig =
           RelaySettings.cdc(db, bootstrap(), "own-both").writeTo(dir.resolve("cdc.properties"));
-      try (RelayProcess cdc = RelayProcess.run("own-cdc", dir, cdcConfig)) {
+      try (RelayRun cdc = InProcessRelay.run("own-cdc", dir, cdcConfig)) {
         writeOne(db, "order-1");
         // The same file with --mode polling: the mistake of switching without a hand-off.
-        try (RelayProcess polling =
-            RelayProcess.start(
+        try (RelayRun polling =
+            InProcessRelay.start(
                 "own-poll", dir, "run", "--config", cdcConfig.toString(), "--mode", "polling")) {
           assertThat(polling.waitFor(Duration.ofSeconds(90))).as(polling.log()).isEqualTo(2);
           assertThat(polling.log())
@@ -206,8 +207,8 @@ class ModeOwnershipIT {
               .with("source.user", cdcDb.relayUser())
               .with("source.password", cdcDb.password())
               .writeTo(dir.resolve("polling.properties"));
-      try (RelayProcess cdc = RelayProcess.run("own-a", dir, cdcConfig);
-          RelayProcess polling = RelayProcess.run("own-b", dir, pollingConfig)) {
+      try (RelayRun cdc = InProcessRelay.run("own-a", dir, cdcConfig);
+          RelayRun polling = InProcessRelay.run("own-b", dir, pollingConfig)) {
         writeOne(pollingDb, "order-1");
         await().atMost(Duration.ofSeconds(30)).until(() -> "PUBLISHED".equals(status(pollingDb)));
         assertThat(warnings(polling)).as(polling.log()).isEmpty();

@@ -7,7 +7,6 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import picocli.CommandLine;
 
 /** Runs {@code outbox-relay <args>} in this JVM and captures what it prints. */
 public final class Cli {
@@ -52,13 +51,9 @@ public final class Cli {
    * @return the exit code and output
    */
   public static Result run(String... args) {
-    CommandLine cli = new CommandLine(new OutboxRelayCli());
-    cli.setCaseInsensitiveEnumValuesAllowed(true);
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    cli.setOut(new PrintWriter(out, true));
-    cli.setErr(new PrintWriter(err, true));
-    int code = cli.execute(args);
+    int code = OutboxRelayCli.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
     return new Result(code, out.toString(), err.toString());
   }
 }

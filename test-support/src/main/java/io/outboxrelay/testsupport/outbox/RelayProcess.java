@@ -11,7 +11,7 @@ import java.util.Map;
  * The relay as a child process, started from the built distribution ({@code bin/outbox-relay})
  * exactly as users run it, so tests can SIGKILL, SIGTERM or SIGSTOP it.
  */
-public final class RelayProcess implements AutoCloseable {
+public final class RelayProcess implements RelayRun {
 
   private final ChildProcess process;
 
@@ -85,7 +85,12 @@ public final class RelayProcess implements AutoCloseable {
     return p;
   }
 
-  /** Waits for the ready line. */
+  @Override
+  public String name() {
+    return process.name();
+  }
+
+  @Override
   public void awaitReady() {
     process.awaitLogLine(".*\\] ready: .*", Duration.ofSeconds(90));
   }
@@ -95,30 +100,34 @@ public final class RelayProcess implements AutoCloseable {
     return process;
   }
 
-  /** The whole log so far. */
+  @Override
+  public String awaitLogLine(String regex, Duration timeout) {
+    return process.awaitLogLine(regex, timeout);
+  }
+
+  @Override
   public String log() {
     return process.logTail(100_000);
   }
 
-  /**
-   * The lines of the log that belong to a stack trace: a frame ({@code \tat ...}), a cause or a
-   * folded tail. The console should show none: stack traces are logged at DEBUG only.
-   *
-   * @return the lines, empty when the log has no stack trace
-   */
-  public List<String> stackTraceLines() {
-    return log()
-        .lines()
-        .filter(l -> l.startsWith("\tat ") || l.startsWith("Caused by:") || l.startsWith("\t..."))
-        .toList();
+  /** Sends SIGTERM. */
+  @Override
+  public void terminate() {
+    process.terminate();
+  }
+
+  @Override
+  public boolean isAlive() {
+    return process.isAlive();
   }
 
   /**
    * Waits for the process to exit.
    *
    * @param timeout how long to wait
-   * @return the exit code
+   * @return the exit code (128 + the signal's number when a signal ended it)
    */
+  @Override
   public int waitFor(Duration timeout) {
     return process.waitFor(timeout);
   }

@@ -2,8 +2,9 @@ package io.outboxrelay.relay.source.cdc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.outboxrelay.relay.testing.InProcessRelay;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
 import io.outboxrelay.testsupport.outbox.TestTopics;
@@ -40,7 +41,7 @@ class CdcApplicationHeadersIT {
   @TempDir Path dir;
   private OutboxDatabase db;
   private TestTopics topics;
-  private final List<RelayProcess> processes = new ArrayList<>();
+  private final List<RelayRun> processes = new ArrayList<>();
 
   @BeforeEach
   void setUp(TestInfo info) {
@@ -54,7 +55,7 @@ class CdcApplicationHeadersIT {
 
   @AfterEach
   void tearDown() {
-    processes.forEach(RelayProcess::close);
+    processes.forEach(RelayRun::close);
     db.close();
   }
 
@@ -62,9 +63,9 @@ class CdcApplicationHeadersIT {
     return RelaySettings.cdc(db, topics.bootstrap(), topics.name());
   }
 
-  private RelayProcess run(String label, RelaySettings settings) {
-    RelayProcess p =
-        RelayProcess.run(label, dir, settings.writeTo(dir.resolve(label + ".properties")));
+  private RelayRun run(String label, RelaySettings settings) {
+    RelayRun p =
+        InProcessRelay.run(label, dir, settings.writeTo(dir.resolve(label + ".properties")));
     processes.add(p);
     return p;
   }
@@ -111,14 +112,14 @@ class CdcApplicationHeadersIT {
         .toList();
   }
 
-  private static List<String> errorLines(RelayProcess p) {
+  private static List<String> errorLines(RelayRun p) {
     return p.log().lines().filter(l -> l.contains(" ERROR ")).toList();
   }
 
   @Test
   void publishesApplicationHeadersAfterTheRelaysOwnAndSkipsRowsThatBreakTheContract()
       throws Exception {
-    RelayProcess relay = run("relay", settings().with("cdc.poison.action", "skip"));
+    RelayRun relay = run("relay", settings().with("cdc.poison.action", "skip"));
     Row withHeaders =
         row(1, "{ \"tenant\": \"acme\", \"email\": \"" + SECRET + "\", \"note\": \"caf\\u00e9\" }");
     Row reserved = row(2, "{\"email\":\"" + SECRET + "\",\"aggregate_id\":\"other\"}");
@@ -161,7 +162,7 @@ class CdcApplicationHeadersIT {
     Row later = row(6, "{\"tenant\":\"acme\"}");
     write(List.of(later));
     assertThat(awaitEvents(List.of(later))).hasSize(4);
-    assertThat(relay.process().isAlive()).isTrue();
+    assertThat(relay.isAlive()).isTrue();
     assertThat(relay.log()).doesNotContain(SECRET);
     assertThat(relay.stackTraceLines()).isEmpty();
   }
@@ -169,7 +170,7 @@ class CdcApplicationHeadersIT {
   @Test
   void stopsBeforeARowWithAReservedHeaderNameWithOneErrorThatNamesItAndSaysWhatToDo()
       throws Exception {
-    RelayProcess relay = run("relay", settings());
+    RelayRun relay = run("relay", settings());
     Row first = row(1, "{\"tenant\":\"acme\"}");
     Row poison = row(2, "{\"email\":\"" + SECRET + "\",\"id\":\"spoofed\"}");
     Row after = row(3, null);

@@ -3,10 +3,11 @@ package io.outboxrelay.relay.source.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.outboxrelay.relay.testing.InProcessRelay;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
-import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
 import io.outboxrelay.testsupport.stack.ConsumedRecord;
@@ -42,7 +43,7 @@ class CdcBinlogHazardsIT {
   private static final AtomicInteger TESTS = new AtomicInteger();
 
   @TempDir Path dir;
-  private final List<RelayProcess> relays = new ArrayList<>();
+  private final List<RelayRun> relays = new ArrayList<>();
 
   private static String bootstrap() {
     return LocalStack.shared().kafka().bootstrapServers();
@@ -71,15 +72,15 @@ class CdcBinlogHazardsIT {
     return records;
   }
 
-  private RelayProcess runToExit(String logName, Path config, int expectedCode) {
-    RelayProcess relay = RelayProcess.start(logName, dir, "run", "--config", config.toString());
+  private RelayRun runToExit(String logName, Path config, int expectedCode) {
+    RelayRun relay = InProcessRelay.start(logName, dir, "run", "--config", config.toString());
     relays.add(relay);
     assertThat(relay.waitFor(Duration.ofSeconds(90))).as(relay.log()).isEqualTo(expectedCode);
     return relay;
   }
 
-  private RelayProcess run(String logName, Path config) {
-    RelayProcess relay = RelayProcess.start(logName, dir, "run", "--config", config.toString());
+  private RelayRun run(String logName, Path config) {
+    RelayRun relay = InProcessRelay.start(logName, dir, "run", "--config", config.toString());
     relays.add(relay);
     relay.awaitReady();
     return relay;
@@ -87,12 +88,12 @@ class CdcBinlogHazardsIT {
 
   /** Stops every relay a test started: before its database is dropped, which they would block. */
   private void closeRelays() {
-    relays.forEach(RelayProcess::close);
+    relays.forEach(RelayRun::close);
     relays.clear();
   }
 
-  private static void stop(RelayProcess relay) {
-    relay.process().terminate();
+  private static void stop(RelayRun relay) {
+    relay.terminate();
     assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
   }
 
@@ -113,7 +114,7 @@ class CdcBinlogHazardsIT {
       Ledger ledger = new Ledger(RelaySettings.topicPrefix(name));
       String payloadMarker = "PAYLOAD-MARKER-" + UUID.randomUUID();
       String otherMarker = "OTHER-MARKER-" + UUID.randomUUID();
-      RelayProcess relay = run("stmt-1", config);
+      RelayRun relay = run("stmt-1", config);
       try (Connection rowSession = db.app()) {
         write(rowSession, ledger, event("o-1", 1, "{\"n\":1}"));
         awaitPublished(name, ledger);
@@ -140,7 +141,7 @@ class CdcBinlogHazardsIT {
 
         // Set back to ROW, a restart meets the same statement: its position was never passed.
         server.execute(null, "SET GLOBAL binlog_format=ROW");
-        RelayProcess again = runToExit("stmt-2", config, 1);
+        RelayRun again = runToExit("stmt-2", config, 1);
         assertThat(again.log())
             .contains("a statement-based binlog event changed " + db.name() + ".outbox_events")
             .doesNotContain(payloadMarker);
@@ -152,7 +153,7 @@ class CdcBinlogHazardsIT {
             RelaySettings.cdc(db, bootstrap(), name)
                 .with("cdc.first.start", "skip")
                 .writeTo(dir.resolve("stmt-afresh.properties"));
-        RelayProcess fresh = run("stmt-3", afresh);
+        RelayRun fresh = run("stmt-3", afresh);
         try (Connection c = db.app()) {
           write(c, ledger, event("o-1", 4, "{\"n\":4}"));
         }
@@ -175,7 +176,7 @@ class CdcBinlogHazardsIT {
       Path config =
           RelaySettings.cdc(db, bootstrap(), name).writeTo(dir.resolve("purged.properties"));
       Ledger ledger = new Ledger(RelaySettings.topicPrefix(name));
-      RelayProcess relay = run("purged-1", config);
+      RelayRun relay = run("purged-1", config);
       try (Connection c = db.app()) {
         write(c, ledger, event("o-1", 1, "{\"n\":1}"));
         awaitPublished(name, ledger);
@@ -190,7 +191,7 @@ class CdcBinlogHazardsIT {
         server.execute(null, "FLUSH BINARY LOGS");
         purgeOldBinlogs(server);
 
-        RelayProcess restarted = runToExit("purged-2", config, 1);
+        RelayRun restarted = runToExit("purged-2", config, 1);
         assertThat(restarted.log())
             .contains(
                 "the binlog position stored in outbox_relay_offsets for relay.name '"
@@ -203,7 +204,7 @@ class CdcBinlogHazardsIT {
 
         // The recovery in docs/cdc.md: after the rows went by polling, start afresh.
         deleteStoredPosition(db, name);
-        RelayProcess fresh = run("purged-3", config);
+        RelayRun fresh = run("purged-3", config);
         write(c, ledger, event("o-1", 4, "{\"n\":4}"));
         awaitPublished(name, ledger);
         stop(fresh);
@@ -252,7 +253,7 @@ class CdcBinlogHazardsIT {
       Ledger ledger = new Ledger(RelaySettings.topicPrefix(name));
       Path first =
           RelaySettings.cdc(db, bootstrap(), name).writeTo(dir.resolve("first.properties"));
-      RelayProcess relay = run("moved-1", first);
+      RelayRun relay = run("moved-1", first);
       try (Connection c = db.app()) {
         write(c, ledger, event("o-1", 1, "{\"n\":1}"));
         awaitPublished(name, ledger);
@@ -262,7 +263,7 @@ class CdcBinlogHazardsIT {
             RelaySettings.cdc(db, bootstrap(), name)
                 .with("source.table", "outbox_events_v2")
                 .writeTo(dir.resolve("second.properties"));
-        RelayProcess refused = runToExit("moved-2", second, 2);
+        RelayRun refused = runToExit("moved-2", second, 2);
         assertThat(refused.log())
             .contains(
                 "startup check failed: the position stored in outbox_relay_offsets for relay.name '"
@@ -276,7 +277,7 @@ class CdcBinlogHazardsIT {
             .doesNotContain("Exception");
 
         deleteStoredPosition(db, name);
-        RelayProcess fresh = run("moved-3", second);
+        RelayRun fresh = run("moved-3", second);
         TestEvent e = event("o-2", 1, "{\"n\":2}");
         try (PreparedStatement ps =
             c.prepareStatement(
@@ -314,7 +315,7 @@ class CdcBinlogHazardsIT {
       // stopped in the middle of the transaction.
       quota(admin, name, 100_000.0);
       try {
-        RelayProcess relay = run("bigtx-1", config);
+        RelayRun relay = run("bigtx-1", config);
         try (Connection c = db.app();
             PreparedStatement ps =
                 c.prepareStatement(
@@ -342,7 +343,7 @@ class CdcBinlogHazardsIT {
             .containsPattern("\"event\":[1-9]");
         quota(admin, name, null);
 
-        RelayProcess restarted = run("bigtx-2", config);
+        RelayRun restarted = run("bigtx-2", config);
         List<ConsumedRecord> records = awaitPublished(name, ledger);
         Ledger.Result result = ledger.check(records);
         assertThat(result.lost()).as(result.summary()).isZero();

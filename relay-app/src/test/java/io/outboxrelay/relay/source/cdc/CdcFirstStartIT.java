@@ -3,10 +3,11 @@ package io.outboxrelay.relay.source.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.outboxrelay.relay.testing.InProcessRelay;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
-import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.SteadyWriter;
 import io.outboxrelay.testsupport.outbox.TestEvent;
@@ -39,7 +40,7 @@ class CdcFirstStartIT {
   private OutboxDatabase db;
   private TestTopics topics;
   private SteadyWriter writer;
-  private final List<RelayProcess> processes = new ArrayList<>();
+  private final List<RelayRun> processes = new ArrayList<>();
 
   @BeforeEach
   void setUp(TestInfo info) {
@@ -53,13 +54,13 @@ class CdcFirstStartIT {
     if (writer != null) {
       writer.close();
     }
-    processes.forEach(RelayProcess::close);
+    processes.forEach(RelayRun::close);
     db.close();
   }
 
-  private RelayProcess run(String label, RelaySettings settings) {
-    RelayProcess p =
-        RelayProcess.run(label, dir, settings.writeTo(dir.resolve(label + ".properties")));
+  private RelayRun run(String label, RelaySettings settings) {
+    RelayRun p =
+        InProcessRelay.run(label, dir, settings.writeTo(dir.resolve(label + ".properties")));
     processes.add(p);
     return p;
   }
@@ -80,7 +81,7 @@ class CdcFirstStartIT {
     writer = SteadyWriter.start(db, ledger, "order", 200, 12, 2);
     await().atMost(Duration.ofSeconds(30)).until(() -> writer.commitMillis().size() > 100);
 
-    RelayProcess relay = run("relay", RelaySettings.cdc(db, topics.bootstrap(), topics.name()));
+    RelayRun relay = run("relay", RelaySettings.cdc(db, topics.bootstrap(), topics.name()));
     relay.awaitReady();
     long atReady = writer.commitMillis().size();
     await()
@@ -107,7 +108,7 @@ class CdcFirstStartIT {
     List<TestEvent> old = existing(40);
     RawOutboxInserts.write(db, before, old);
 
-    RelayProcess relay =
+    RelayRun relay =
         run(
             "relay",
             RelaySettings.cdc(db, topics.bootstrap(), topics.name())
@@ -152,7 +153,7 @@ class CdcFirstStartIT {
       Path config =
           RelaySettings.cdc(db, broker.bootstrapServers(), topics.name())
               .writeTo(dir.resolve("relay.properties"));
-      RelayProcess relay = RelayProcess.start("relay", dir, "run", "--config", config.toString());
+      RelayRun relay = InProcessRelay.start("relay", dir, "run", "--config", config.toString());
       processes.add(relay); // not run(): that waits for ready, which follows the topic
       await().atMost(Duration.ofSeconds(60)).until(() -> relay.log().contains("leader (epoch"));
       Thread.sleep(10_000); // the first start takes its snapshot and waits for the topic
@@ -192,7 +193,7 @@ class CdcFirstStartIT {
     Ledger before = topics.newLedger();
     RawOutboxInserts.write(db, before, existing(30));
     RelaySettings settings = RelaySettings.cdc(db, topics.bootstrap(), topics.name());
-    RelayProcess first = run("first", settings);
+    RelayRun first = run("first", settings);
     first.awaitReady();
     List<TestEvent> streamed = List.of(TestEvent.of("order", "streamed-1", 1));
     RawOutboxInserts.write(db, before, streamed);
@@ -201,7 +202,7 @@ class CdcFirstStartIT {
     first.close();
 
     db.admin("DELETE FROM " + db.name() + ".outbox_relay_offsets");
-    RelayProcess second = run("second", settings);
+    RelayRun second = run("second", settings);
     second.awaitReady();
     Ledger after = topics.newLedger();
     List<TestEvent> later = List.of(TestEvent.of("order", "after-1", 1));

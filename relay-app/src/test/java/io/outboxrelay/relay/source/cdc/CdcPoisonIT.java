@@ -268,8 +268,8 @@ class CdcPoisonIT {
     TestEvent d = TestEvent.of("order", "o-2", 1);
     List<TestEvent> all = othersAnd(a, b, c, d);
     java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("poison-limit");
-    io.outboxrelay.testsupport.outbox.RelayProcess relay =
-        io.outboxrelay.testsupport.outbox.RelayProcess.run(
+    io.outboxrelay.testsupport.outbox.RelayRun relay =
+        io.outboxrelay.relay.testing.InProcessRelay.run(
             "limit-fail", dir, settings().writeTo(dir.resolve("relay.properties")));
     writeInOneTransaction(all);
     assertThat(relay.waitFor(Duration.ofSeconds(90))).as(relay.log()).isEqualTo(1);

@@ -6,9 +6,10 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.outboxrelay.relay.testing.InProcessRelay;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
-import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
 import io.outboxrelay.testsupport.stack.FreePorts;
@@ -39,8 +40,8 @@ class CdcStartupChecksIT {
     return LocalStack.shared().kafka().bootstrapServers();
   }
 
-  private RelayProcess runExpectingExit(String name, Path config, int expectedCode) {
-    RelayProcess relay = RelayProcess.start(name, dir, "run", "--config", config.toString());
+  private RelayRun runExpectingExit(String name, Path config, int expectedCode) {
+    RelayRun relay = InProcessRelay.start(name, dir, "run", "--config", config.toString());
     assertThat(relay.waitFor(Duration.ofSeconds(90))).as(relay.log()).isEqualTo(expectedCode);
     return relay;
   }
@@ -53,7 +54,7 @@ class CdcStartupChecksIT {
           RelaySettings.cdc(db, bootstrap(), "nobinlog")
               .writeTo(dir.resolve("nobinlog.properties"));
 
-      RelayProcess relay = runExpectingExit("nobinlog", config, 2);
+      RelayRun relay = runExpectingExit("nobinlog", config, 2);
 
       assertThat(relay.log())
           .contains(
@@ -70,7 +71,7 @@ class CdcStartupChecksIT {
       Path config =
           RelaySettings.cdc(db, bootstrap(), "stmt").writeTo(dir.resolve("stmt.properties"));
 
-      RelayProcess relay = runExpectingExit("stmt", config, 2);
+      RelayRun relay = runExpectingExit("stmt", config, 2);
 
       assertThat(relay.log())
           .contains("startup check failed: binlog_format is STATEMENT")
@@ -89,7 +90,7 @@ class CdcStartupChecksIT {
       Path config =
           RelaySettings.cdc(db, bootstrap(), "grants").writeTo(dir.resolve("grants.properties"));
 
-      RelayProcess relay = runExpectingExit("grants", config, 2);
+      RelayRun relay = runExpectingExit("grants", config, 2);
 
       assertThat(relay.log())
           .contains("startup check failed: user '" + db.relayUser() + "' lacks REPLICATION SLAVE");
@@ -111,7 +112,7 @@ class CdcStartupChecksIT {
           RelaySettings.cdc(db, bootstrap(), "leasegrant")
               .writeTo(dir.resolve("leasegrant.properties"));
 
-      RelayProcess relay = runExpectingExit("leasegrant", config, 2);
+      RelayRun relay = runExpectingExit("leasegrant", config, 2);
 
       assertThat(relay.log())
           .contains(
@@ -137,7 +138,7 @@ class CdcStartupChecksIT {
               .with("cdc.retention", "1h")
               .writeTo(dir.resolve("noage.properties"));
 
-      RelayProcess relay = runExpectingExit("noage", config, 2);
+      RelayRun relay = runExpectingExit("noage", config, 2);
 
       assertThat(relay.log())
           .contains(
@@ -157,7 +158,7 @@ class CdcStartupChecksIT {
               .with("source.password", "not-the-password")
               .writeTo(dir.resolve("wrongpw.properties"));
 
-      RelayProcess relay = runExpectingExit("wrongpw", config, 2);
+      RelayRun relay = runExpectingExit("wrongpw", config, 2);
 
       assertThat(relay.log())
           .contains(
@@ -183,7 +184,7 @@ class CdcStartupChecksIT {
               .with("relay.resolve.timeout", "0s") // not waited for: HostResolutionIT waits
               .writeTo(dir.resolve("nohost.properties"));
 
-      RelayProcess relay = runExpectingExit("nohost", config, 2);
+      RelayRun relay = runExpectingExit("nohost", config, 2);
 
       assertThat(relay.log())
           .contains(
@@ -200,16 +201,14 @@ class CdcStartupChecksIT {
               .with("source.port", String.valueOf(FreePorts.findFreePort()))
               .writeTo(dir.resolve("dbdown.properties"));
 
-      try (RelayProcess relay =
-          RelayProcess.start("dbdown", dir, "run", "--config", config.toString())) {
-        relay
-            .process()
-            .awaitLogLine(
-                ".* WARN .*source database mariadb 127.0.0.1:\\d+/"
-                    + db.name()
-                    + " unreachable since .*the relay starts as soon as it accepts connections.*",
-                Duration.ofSeconds(60));
-        relay.process().terminate();
+      try (RelayRun relay =
+          InProcessRelay.start("dbdown", dir, "run", "--config", config.toString())) {
+        relay.awaitLogLine(
+            ".* WARN .*source database mariadb 127.0.0.1:\\d+/"
+                + db.name()
+                + " unreachable since .*the relay starts as soon as it accepts connections.*",
+            Duration.ofSeconds(60));
+        relay.terminate();
         assertThat(relay.waitFor(Duration.ofSeconds(30))).as(relay.log()).isZero();
         assertThat(relay.stackTraceLines()).as(relay.log()).isEmpty();
         assertThat(relay.log()).doesNotContain(" ERROR ");
@@ -230,7 +229,7 @@ class CdcStartupChecksIT {
       String name = "gone" + Long.toHexString(System.nanoTime() & 0xffff);
       Path config =
           RelaySettings.cdc(db, bootstrap(), name).writeTo(dir.resolve("gone.properties"));
-      try (RelayProcess first = RelayProcess.run("gone-1", dir, config)) {
+      try (RelayRun first = InProcessRelay.run("gone-1", dir, config)) {
         TestEvent event = TestEvent.of("order", "o-1", 1);
         try (Connection c = db.app()) {
           RawOutboxInserts.writeTransaction(c, List.of(event));
@@ -239,7 +238,7 @@ class CdcStartupChecksIT {
             .readUntil(
                 r -> r.stream().anyMatch(x -> event.eventId().equals(x.header("id"))),
                 Duration.ofSeconds(60));
-        first.process().terminate();
+        first.terminate();
         assertThat(first.waitFor(Duration.ofSeconds(60))).isZero();
       }
       // A position in a binlog file the server no longer has, as after a purge, without GTIDs.
@@ -258,7 +257,7 @@ class CdcStartupChecksIT {
       assertThat(stored.has("gtids")).as(stored.toString()).isFalse();
       assertThat(stored.path("file").asText()).isEqualTo("mariadb-bin.999999");
 
-      RelayProcess relay = runExpectingExit("gone-2", config, 1);
+      RelayRun relay = runExpectingExit("gone-2", config, 1);
 
       List<String> errors = relay.log().lines().filter(l -> l.contains(" ERROR ")).toList();
       assertThat(errors)
@@ -283,7 +282,7 @@ class CdcStartupChecksIT {
       Path config =
           RelaySettings.cdc(db, bootstrap(), "notable").writeTo(dir.resolve("notable.properties"));
 
-      RelayProcess relay = runExpectingExit("notable", config, 2);
+      RelayRun relay = runExpectingExit("notable", config, 2);
 
       assertThat(relay.log())
           .contains(
@@ -307,7 +306,7 @@ class CdcStartupChecksIT {
       Path config =
           RelaySettings.cdc(db, bootstrap(), "coltypes").writeTo(dir.resolve("types.properties"));
 
-      RelayProcess relay = runExpectingExit("coltypes", config, 2);
+      RelayRun relay = runExpectingExit("coltypes", config, 2);
 
       String table = db.name() + ".outbox_events";
       assertThat(relay.log())
@@ -340,7 +339,7 @@ class CdcStartupChecksIT {
             "kafka.producer.enable.idempotence=false",
             ""));
 
-    RelayProcess relay = runExpectingExit("badconfig", config, 2);
+    RelayRun relay = runExpectingExit("badconfig", config, 2);
 
     assertThat(relay.log())
         .contains("Invalid configuration in " + config + " (9 problems):")
@@ -370,7 +369,7 @@ class CdcStartupChecksIT {
               .with("cdc.first.start", "skip")
               .writeTo(dir.resolve("retfresh.properties"));
 
-      RelayProcess relay = runExpectingExit("retfresh", config, 2);
+      RelayRun relay = runExpectingExit("retfresh", config, 2);
 
       assertThat(relay.log())
           .contains("cdc.retention is set and relay.name 'retfresh' starts fresh on")
@@ -390,14 +389,14 @@ class CdcStartupChecksIT {
       Path config =
           RelaySettings.cdc(db, bootstrap(), "clean").writeTo(dir.resolve("clean.properties"));
 
-      try (RelayProcess relay = RelayProcess.run("clean", dir, config)) {
+      try (RelayRun relay = InProcessRelay.run("clean", dir, config)) {
         try (Connection c = db.app()) {
           RawOutboxInserts.writeTransaction(c, List.of(TestEvent.of("order", "o-1", 1)));
         }
         await()
             .atMost(Duration.ofSeconds(30))
             .until(() -> db.adminQuery("SELECT offset_val FROM outbox_relay_offsets") != null);
-        relay.process().terminate();
+        relay.terminate();
         assertThat(relay.waitFor(Duration.ofSeconds(60))).isZero();
 
         // An operator learns to ignore warnings that are not problems: a healthy start has none.
@@ -417,8 +416,8 @@ class CdcStartupChecksIT {
               .with("kafka.producer.ssl.truststore.password", "truststore-secret-42")
               .writeTo(dir.resolve("secrets.properties"));
 
-      RelayProcess relay = RelayProcess.run("secrets", dir, config);
-      relay.process().terminate();
+      RelayRun relay = InProcessRelay.run("secrets", dir, config);
+      relay.terminate();
       assertThat(relay.waitFor(Duration.ofSeconds(60))).isZero();
 
       assertThat(relay.log())
@@ -441,7 +440,7 @@ class CdcStartupChecksIT {
               .with("source.column.additional.placement", "timestamp:header:eventTimestamp")
               .writeTo(dir.resolve("mapping.properties"));
 
-      RelayProcess relay = runExpectingExit("mapping", config, 2);
+      RelayRun relay = runExpectingExit("mapping", config, 2);
 
       String table = db.name() + ".outbox_events";
       assertThat(relay.log())

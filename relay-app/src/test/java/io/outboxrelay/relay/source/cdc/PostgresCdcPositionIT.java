@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.outboxrelay.relay.testing.Cli;
+import io.outboxrelay.relay.testing.InProcessRuns;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
-import io.outboxrelay.testsupport.outbox.RelayProcess;
-import io.outboxrelay.testsupport.outbox.RelayProcesses;
+import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
 import io.outboxrelay.testsupport.outbox.TestTopics;
@@ -45,7 +45,7 @@ class PostgresCdcPositionIT {
   private OutboxDatabase db;
   private TestTopics topics;
   private String config;
-  private final RelayProcesses processes = new RelayProcesses();
+  private final InProcessRuns processes = new InProcessRuns();
 
   @BeforeEach
   void setUp() {
@@ -108,7 +108,7 @@ class PostgresCdcPositionIT {
   void showsThePositionAndResetSkipsExactlyWhatWasCommittedWhileTheRelayWasDown() throws Exception {
     Ledger ledger = topics.newLedger().semanticPayloads();
     List<TestEvent> before = events("a", 1, 3);
-    RelayProcess relay = processes.run("relay-1", dir, config);
+    RelayRun relay = processes.run("relay-1", dir, config);
     relay.awaitReady();
     write(before);
     ledger.expect(before);
@@ -129,7 +129,7 @@ class PostgresCdcPositionIT {
     assertThat(running.err()).contains("is read by process").contains("nothing was changed");
     assertThat(running.err().strip().lines().count()).as(running.toString()).isOne();
 
-    relay.process().terminate();
+    relay.terminate();
     assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
     List<TestEvent> skipped = events("b", 1, 3);
     write(skipped); // committed while the relay is down: the reset skips them
@@ -162,11 +162,11 @@ class PostgresCdcPositionIT {
     List<TestEvent> after = events("a", 4, 3);
     write(after);
     ledger.expect(after);
-    RelayProcess again = processes.run("relay-2", dir, config);
+    RelayRun again = processes.run("relay-2", dir, config);
     again.awaitReady();
     // before (once, by the first relay) and after; none of the skipped ones.
     assertExactly(ledger);
-    again.process().terminate();
+    again.terminate();
     assertThat(again.waitFor(Duration.ofSeconds(60))).as(again.log()).isZero();
     assertThat(storedWhileRunning).isNotEqualTo("null");
   }
@@ -269,7 +269,7 @@ class PostgresCdcPositionIT {
           .contains("imported: relay " + topics.name());
       assertThat(importing(2, file, connectorSlot, true).err()).contains("already has");
 
-      RelayProcess relay = processes.run("relay-1", dir, config);
+      RelayRun relay = processes.run("relay-1", dir, config);
       relay.awaitReady();
       List<TestEvent> later = events("a", 9, 2);
       write(later);
@@ -277,7 +277,7 @@ class PostgresCdcPositionIT {
       ledger.expect(after);
       ledger.expect(later);
       assertExactly(ledger);
-      relay.process().terminate();
+      relay.terminate();
       assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
     } finally {
       db.admin(
@@ -354,7 +354,7 @@ class PostgresCdcPositionIT {
           .isEqualTo(status.path("position").asText());
       assertThat(status.path("resumes_at").asText()).as(status.toString()).isEqualTo("database");
 
-      RelayProcess relay = processes.run("relay-1", dir, config);
+      RelayRun relay = processes.run("relay-1", dir, config);
       relay.awaitReady();
       List<TestEvent> later = events("a", 7, 2);
       write(later);
@@ -362,7 +362,7 @@ class PostgresCdcPositionIT {
       ledger.expect(after);
       ledger.expect(later);
       assertExactly(ledger);
-      relay.process().terminate();
+      relay.terminate();
       assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
     } finally {
       db.admin(

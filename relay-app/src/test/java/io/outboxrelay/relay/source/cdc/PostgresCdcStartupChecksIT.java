@@ -2,11 +2,12 @@ package io.outboxrelay.relay.source.cdc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.outboxrelay.relay.testing.InProcessRelay;
 import io.outboxrelay.relay.testing.InProcessRelays;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
-import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
 import io.outboxrelay.testsupport.outbox.TestTopics;
@@ -37,8 +38,8 @@ class PostgresCdcStartupChecksIT {
         .with("cdc.first.start", "skip");
   }
 
-  private RelayProcess runExpectingExit(String name, Path config, int expectedCode) {
-    RelayProcess relay = RelayProcess.start(name, dir, "run", "--config", config.toString());
+  private RelayRun runExpectingExit(String name, Path config, int expectedCode) {
+    RelayRun relay = InProcessRelay.start(name, dir, "run", "--config", config.toString());
     assertThat(relay.waitFor(Duration.ofSeconds(90))).as(relay.log()).isEqualTo(expectedCode);
     return relay;
   }
@@ -63,7 +64,7 @@ class PostgresCdcStartupChecksIT {
           "GRANT SELECT, INSERT, UPDATE ON outbox_relay_leases TO " + db.relayUser());
       Path config = settings(db, "pgchecks").writeTo(dir.resolve("pgchecks.properties"));
 
-      RelayProcess relay = runExpectingExit("pgchecks", config, 2);
+      RelayRun relay = runExpectingExit("pgchecks", config, 2);
 
       String log = relay.log();
       String publication = PostgresReplication.publicationName("pgchecks");
@@ -119,7 +120,7 @@ class PostgresCdcStartupChecksIT {
           "ALTER PUBLICATION " + publication + " SET TABLE other_table");
       Path config = settings(db, "pgpub").writeTo(dir.resolve("pgpub.properties"));
 
-      RelayProcess relay = runExpectingExit("pgpub", config, 2);
+      RelayRun relay = runExpectingExit("pgpub", config, 2);
 
       assertThat(relay.log())
           .contains(
@@ -189,7 +190,7 @@ class PostgresCdcStartupChecksIT {
       db.admin(hourOldRow("PENDING"), hourOldRow("PENDING"));
       Path config = retentionSettings(db, name).writeTo(dir.resolve(name + ".properties"));
 
-      RelayProcess relay = runExpectingExit(name, config, 2);
+      RelayRun relay = runExpectingExit(name, config, 2);
 
       String log = relay.log();
       assertThat(log)
@@ -223,7 +224,7 @@ class PostgresCdcStartupChecksIT {
       Path config = retentionSettings(db, topics.name()).writeTo(dir.resolve("pgretok.properties"));
       Ledger ledger = topics.newLedger().semanticPayloads();
 
-      try (RelayProcess relay = RelayProcess.run("pgretok", dir, config)) {
+      try (RelayRun relay = InProcessRelay.run("pgretok", dir, config)) {
         RawOutboxInserts.write(db, ledger, List.of(TestEvent.of("order", "o-2", 1)));
         Ledger.Result result = ledger.check(topics.readAll(ledger, Duration.ofSeconds(60)));
 
@@ -231,7 +232,7 @@ class PostgresCdcStartupChecksIT {
         assertThat(result.duplicates()).as(result.summary()).isZero();
         assertThat(result.mismatches()).as(result.summary()).isEmpty();
         assertThat(relay.log()).doesNotContain("startup check failed");
-        relay.process().terminate();
+        relay.terminate();
         assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
       }
     }

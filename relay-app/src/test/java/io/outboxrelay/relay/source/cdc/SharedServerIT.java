@@ -2,10 +2,11 @@ package io.outboxrelay.relay.source.cdc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.outboxrelay.relay.testing.InProcessRelay;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
-import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
 import io.outboxrelay.testsupport.outbox.TestTopics;
@@ -48,12 +49,12 @@ class SharedServerIT {
       TestTopics firstTopics = TestTopics.fresh(bootstrap, "shared1");
       TestTopics secondTopics = TestTopics.fresh(bootstrap, "shared2");
 
-      try (RelayProcess firstRelay = run("first", first, firstTopics)) {
+      try (RelayRun firstRelay = run("first", first, firstTopics)) {
         Ledger firstLedger = firstTopics.newLedger();
         RawOutboxInserts.write(first, firstLedger, events("a", 1));
         firstTopics.readAll(firstLedger, Duration.ofSeconds(60));
 
-        try (RelayProcess secondRelay = run("second", second, secondTopics)) {
+        try (RelayRun secondRelay = run("second", second, secondTopics)) {
           Ledger secondLedger = secondTopics.newLedger();
           for (int round = 2; round <= 4; round++) {
             RawOutboxInserts.write(first, firstLedger, events("a", round));
@@ -79,11 +80,11 @@ class SharedServerIT {
     }
   }
 
-  private RelayProcess run(String name, OutboxDatabase db, TestTopics topics) {
+  private RelayRun run(String name, OutboxDatabase db, TestTopics topics) {
     Path config =
         RelaySettings.cdc(db, topics.bootstrap(), topics.name())
             .writeTo(dir.resolve(name + ".properties"));
-    return RelayProcess.run(name, dir, config);
+    return InProcessRelay.run(name, dir, config);
   }
 
   private static List<TestEvent> events(String aggregatePrefix, int round) {

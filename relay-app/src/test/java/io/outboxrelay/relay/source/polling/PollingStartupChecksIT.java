@@ -2,8 +2,9 @@ package io.outboxrelay.relay.source.polling;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.outboxrelay.relay.testing.InProcessRelay;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.stack.LocalStack;
 import java.nio.file.Path;
@@ -18,8 +19,8 @@ class PollingStartupChecksIT {
 
   @TempDir Path dir;
 
-  private RelayProcess exits(String name, int code, String... args) {
-    RelayProcess relay = RelayProcess.start(name, dir, args);
+  private RelayRun exits(String name, int code, String... args) {
+    RelayRun relay = InProcessRelay.start(name, dir, args);
     assertThat(relay.waitFor(Duration.ofSeconds(90))).as(relay.log()).isEqualTo(code);
     return relay;
   }
@@ -30,7 +31,7 @@ class PollingStartupChecksIT {
   }
 
   /** Runs the relay on the settings, written to {@code name.properties}, and expects exit 2. */
-  private RelayProcess refused(String name, RelaySettings settings) {
+  private RelayRun refused(String name, RelaySettings settings) {
     Path config = settings.writeTo(dir.resolve(name + ".properties"));
     return exits(name, 2, "run", "--config", config.toString());
   }
@@ -42,7 +43,7 @@ class PollingStartupChecksIT {
   @Test
   void refusesALeaseTooShortToRenewAndABatchSizeOfZero() {
     try (OutboxDatabase db = database()) {
-      RelayProcess relay =
+      RelayRun relay =
           refused(
               "badlease",
               RelaySettings.polling(db, "127.0.0.1:9092", "badlease")
@@ -80,7 +81,7 @@ class PollingStartupChecksIT {
           "ALTER TABLE outbox_events DROP COLUMN last_error",
           "ALTER TABLE outbox_events DROP INDEX ix_outbox_events_status_id",
           "ALTER TABLE outbox_events DROP INDEX ix_outbox_events_aggregate");
-      RelayProcess relay = refused("nolasterror", settings(db, "nolasterror"));
+      RelayRun relay = refused("nolasterror", settings(db, "nolasterror"));
 
       assertThat(relay.log())
           .contains("table outbox_events has no last_error column")
@@ -99,7 +100,7 @@ class PollingStartupChecksIT {
     // The local PostgreSQL trusts connections from 127.0.0.1, so it ignores a wrong password; an
     // unknown role is refused the same way (SQLSTATE 28000 instead of 28P01).
     try (OutboxDatabase db = OutboxDatabase.postgres()) {
-      RelayProcess relay =
+      RelayRun relay =
           refused("pgnouser", settings(db, "pgnouser").with("source.user", "no_such_role"));
 
       assertThat(relay.log())
@@ -119,8 +120,7 @@ class PollingStartupChecksIT {
   @Test
   void refusesAnUnknownDatabaseOnMariaDbWithExitTwo() {
     try (OutboxDatabase db = database()) {
-      RelayProcess relay =
-          refused("nodb", settings(db, "nodb").with("source.database", "no_such_db"));
+      RelayRun relay = refused("nodb", settings(db, "nodb").with("source.database", "no_such_db"));
 
       assertThat(relay.log()).contains("startup check failed: ").contains("no_such_db");
       assertThat(relay.stackTraceLines()).as(relay.log()).isEmpty();
@@ -133,7 +133,7 @@ class PollingStartupChecksIT {
       db.admin(
           "ALTER TABLE outbox_events MODIFY event_id BINARY(16) NOT NULL,"
               + " MODIFY aggregate_id INT NOT NULL, MODIFY payload BLOB NOT NULL");
-      RelayProcess relay = refused("mytypes", settings(db, "mytypes"));
+      RelayRun relay = refused("mytypes", settings(db, "mytypes"));
 
       assertThat(relay.log())
           .contains(
@@ -161,7 +161,7 @@ class PollingStartupChecksIT {
       db.admin(
           "ALTER TABLE outbox_events ADD COLUMN batch_no BIGINT NOT NULL DEFAULT 0,"
               + " ADD UNIQUE KEY ux_batch_and_id (batch_no, id), ADD KEY ix_batch_no (batch_no)");
-      RelayProcess relay =
+      RelayRun relay =
           refused("myseq", settings(db, "myseq").with("source.column.sequence", "batch_no"));
 
       assertThat(relay.log().lines().filter(l -> l.contains("startup check failed")))
@@ -183,7 +183,7 @@ class PollingStartupChecksIT {
           "ALTER TABLE outbox_events ADD COLUMN batch_no bigint NOT NULL DEFAULT 0",
           "CREATE UNIQUE INDEX ux_batch_partial ON outbox_events (batch_no) WHERE batch_no > 0",
           "CREATE INDEX ix_batch_no ON outbox_events (batch_no)");
-      RelayProcess relay =
+      RelayRun relay =
           refused("pgseq", settings(db, "pgseq").with("source.column.sequence", "batch_no"));
 
       assertThat(relay.log())
@@ -210,9 +210,9 @@ class PollingStartupChecksIT {
             settings(db, name)
                 .with("source.column.sequence", "batch_no")
                 .writeTo(dir.resolve(name + ".properties"));
-        try (RelayProcess relay = RelayProcess.run(name, dir, config)) {
+        try (RelayRun relay = InProcessRelay.run(name, dir, config)) {
           relay.awaitReady();
-          relay.process().terminate();
+          relay.terminate();
           assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
           assertThat(relay.log()).doesNotContain("startup check failed");
         }
@@ -228,7 +228,7 @@ class PollingStartupChecksIT {
           "ALTER TABLE outbox_events ALTER COLUMN id TYPE text,"
               + " ALTER COLUMN aggregate_id TYPE integer USING 0,"
               + " ALTER COLUMN payload TYPE bytea USING convert_to(payload::text, 'UTF8')");
-      RelayProcess relay = refused("pgtypes", settings(db, "pgtypes"));
+      RelayRun relay = refused("pgtypes", settings(db, "pgtypes"));
 
       assertThat(relay.log())
           .contains(
@@ -248,7 +248,7 @@ class PollingStartupChecksIT {
   @Test
   void namesTheKeyAndTheColumnOfEveryMappedColumnTheTableLacksOnPostgresql() {
     try (OutboxDatabase db = OutboxDatabase.postgres()) {
-      RelayProcess relay =
+      RelayRun relay =
           refused(
               "pgmapping",
               settings(db, "pgmapping")
@@ -272,7 +272,7 @@ class PollingStartupChecksIT {
   void refusesAHeadersColumnThatIsNotTextOrJsonOnMariaDb() {
     try (OutboxDatabase db = database()) {
       db.admin("ALTER TABLE outbox_events MODIFY headers INT NULL");
-      RelayProcess relay = refused("hdrtype", settings(db, "hdrtype"));
+      RelayRun relay = refused("hdrtype", settings(db, "hdrtype"));
 
       assertThat(relay.log())
           .contains(

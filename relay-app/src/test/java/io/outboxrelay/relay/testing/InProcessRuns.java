@@ -1,0 +1,58 @@
+package io.outboxrelay.relay.testing;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The in-process runs of {@code outbox-relay run} a test starts, closed (stopped as on SIGTERM)
+ * after it, as {@link io.outboxrelay.testsupport.outbox.RelayProcesses} does for child processes.
+ * Close it before the test's database is dropped: a live relay blocks the drop. Not thread-safe.
+ */
+public final class InProcessRuns implements AutoCloseable {
+
+  private final List<InProcessRelay> runs = new ArrayList<>();
+
+  /**
+   * Starts {@code outbox-relay run --config <config> <more>} in this JVM without waiting for it to
+   * be ready.
+   *
+   * @param label a name for the run and its log file
+   * @param dir where the log goes
+   * @param config the properties file
+   * @param more further arguments, e.g. {@code --mode polling}
+   * @return the started run
+   */
+  public InProcessRelay run(String label, Path dir, String config, String... more) {
+    String[] args = new String[3 + more.length];
+    args[0] = "run";
+    args[1] = "--config";
+    args[2] = config;
+    System.arraycopy(more, 0, args, 3, more.length);
+    InProcessRelay run = InProcessRelay.start(label, dir, args);
+    runs.add(run);
+    return run;
+  }
+
+  /** Stops every run still under way. */
+  @Override
+  public void close() {
+    List<InProcessRelay> all = new ArrayList<>(runs);
+    runs.clear();
+    RuntimeException first = null;
+    for (InProcessRelay run : all) {
+      try {
+        run.close();
+      } catch (RuntimeException e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+}
