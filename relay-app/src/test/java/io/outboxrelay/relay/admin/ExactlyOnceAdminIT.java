@@ -6,11 +6,13 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.outboxrelay.relay.testing.Cli;
+import io.outboxrelay.relay.testing.InProcessRuns;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelayProcesses;
+import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.SteadyWriter;
 import io.outboxrelay.testsupport.outbox.TestEvent;
@@ -56,6 +58,7 @@ class ExactlyOnceAdminIT {
   private OutboxDatabase db;
   private SteadyWriter writer;
   private final RelayProcesses processes = new RelayProcesses();
+  private final InProcessRuns runs = new InProcessRuns();
 
   @BeforeAll
   static void startServer() {
@@ -74,7 +77,8 @@ class ExactlyOnceAdminIT {
     if (writer != null) {
       writer.close();
     }
-    processes.close(); // before the database: a live relay blocks its drop
+    runs.close(); // before the database: a live relay blocks its drop
+    processes.close();
     if (db != null) {
       db.close();
     }
@@ -87,8 +91,8 @@ class ExactlyOnceAdminIT {
         .with("cdc.startup.timeout", "30s");
   }
 
-  private static void stop(RelayProcess relay) {
-    relay.process().terminate();
+  private static void stop(RelayRun relay) {
+    relay.terminate();
     assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
   }
 
@@ -176,7 +180,7 @@ class ExactlyOnceAdminIT {
         .contains("next start at:")
         .contains("Kafka's position (the database's is behind it");
     assertThat(toPolling[0].out()).contains("with delivery.guarantee=at-least-once");
-    RelayProcess polling = processes.run("polling-1", dir, pollingConfig, "--mode", "polling");
+    RelayRun polling = runs.run("polling-1", dir, pollingConfig, "--mode", "polling");
     polling.awaitReady();
     int beforePolling = ledger.size();
     await().atMost(Duration.ofSeconds(60)).until(() -> ledger.size() > beforePolling + 900);
@@ -185,7 +189,7 @@ class ExactlyOnceAdminIT {
     // Back to CDC: the first start publishes what polling left, then streams.
     Cli.Result toCdc = Cli.expect(0, "handoff", "--config", config, "--to", "cdc");
     assertThat(statusJson(config).path("resumes_at").asText()).isEqualTo("handoff");
-    RelayProcess back = processes.run("cdc-2", dir, config);
+    RelayRun back = runs.run("cdc-2", dir, config);
     back.awaitReady();
     LOG.info("handoff --to cdc: {}", toCdc);
     assertThat(back.log()).contains("that polling left unpublished");
@@ -237,7 +241,7 @@ class ExactlyOnceAdminIT {
         RawOutboxInserts.writeTransaction(c, List.of(e));
       }
     }
-    RelayProcess relay = processes.run("relay-1", dir, config);
+    RelayRun relay = runs.run("relay-1", dir, config);
     relay.awaitReady();
     List<TestEvent> second = new ArrayList<>();
     for (int i = 6; i <= 10; i++) {
@@ -308,7 +312,7 @@ class ExactlyOnceAdminIT {
     assertThat(status.path("kafka_position").path("pos").asLong())
         .isEqualTo(((Number) before.get("pos")).longValue());
 
-    RelayProcess rewound = processes.run("relay-2", dir, config);
+    RelayRun rewound = runs.run("relay-2", dir, config);
     rewound.awaitReady();
     topics.readAtLeast(20, Duration.ofSeconds(60));
     List<ConsumedRecord> records = topics.reader().readAll(Duration.ofSeconds(3));

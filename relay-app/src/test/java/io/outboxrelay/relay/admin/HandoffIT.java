@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.outboxrelay.relay.testing.Cli;
+import io.outboxrelay.relay.testing.InProcessRuns;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.LongTransactionWriter;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelayProcesses;
+import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.SteadyWriter;
 import io.outboxrelay.testsupport.outbox.TestEvent;
@@ -53,6 +55,7 @@ class HandoffIT {
   private OutboxDatabase db;
   private SteadyWriter writer;
   private final RelayProcesses processes = new RelayProcesses();
+  private final InProcessRuns runs = new InProcessRuns();
 
   @BeforeAll
   static void startServer() {
@@ -71,7 +74,8 @@ class HandoffIT {
     if (writer != null) {
       writer.close();
     }
-    processes.close(); // before the database: a live relay blocks its drop
+    runs.close(); // before the database: a live relay blocks its drop
+    processes.close();
     if (db != null) {
       db.close();
     }
@@ -89,7 +93,7 @@ class HandoffIT {
   }
 
   /** Lines of a relay's log that say a relay of the other mode may be at work. */
-  private static List<String> overlapWarnings(RelayProcess relay) {
+  private static List<String> overlapWarnings(RelayRun relay) {
     return relay
         .log()
         .lines()
@@ -101,8 +105,8 @@ class HandoffIT {
         .toList();
   }
 
-  private RelayProcess run(String label, String config, String... more) {
-    return processes.run(label, dir, config, more);
+  private RelayRun run(String label, String config, String... more) {
+    return runs.run(label, dir, config, more);
   }
 
   /** CDC settings with retention and a short startup timeout, on a fresh handoff database. */
@@ -119,8 +123,8 @@ class HandoffIT {
     return Cli.expect(expectedExit, args);
   }
 
-  private static void stop(RelayProcess relay) {
-    relay.process().terminate();
+  private static void stop(RelayRun relay) {
+    relay.terminate();
     assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
   }
 
@@ -165,7 +169,7 @@ class HandoffIT {
     Ledger ledger = topics.newLedger();
 
     // CDC with retention, under load; killed mid-batch.
-    RelayProcess first = run("cdc-1", config);
+    RelayProcess first = processes.run("cdc-1", dir, config);
     first.awaitReady();
     writer = SteadyWriter.start(db, ledger, "order", 300, 24, 3);
     await()
@@ -195,7 +199,7 @@ class HandoffIT {
 
     // CDC again, publishing; a late transaction opens (a low id) while it publishes higher ones;
     // the hand-off is refused while the relay runs.
-    RelayProcess second = run("cdc-2", config);
+    RelayRun second = run("cdc-2", config);
     second.awaitReady();
     TestEvent late = TestEvent.of("order", "late-1", 1);
     Connection lateTx = openLate(db, late);
@@ -212,7 +216,7 @@ class HandoffIT {
     lateTx.commit();
     lateTx.close();
     ledger.expect(late);
-    RelayProcess polling = run("polling-1", config, "--mode", "polling");
+    RelayRun polling = run("polling-1", config, "--mode", "polling");
     polling.awaitReady();
     assertThat(admin(2, "handoff", "--config", config, "--to", "cdc").err())
         .contains("other connection(s) of user")
@@ -225,7 +229,7 @@ class HandoffIT {
     Cli.Result handedToCdc = Cli.run("handoff", "--config", config, "--to", "cdc");
     LOG.info("handoff --to cdc: {}", handedToCdc);
     assertThat(handedToCdc.exitCode()).as(handedToCdc.toString()).isZero();
-    RelayProcess third = run("cdc-3", config);
+    RelayRun third = run("cdc-3", config);
     third.awaitReady();
     late2Tx.commit();
     late2Tx.close();
@@ -263,7 +267,7 @@ class HandoffIT {
     TopicReader reader = topics.reader();
     String config = cdcWithRetention(topics).writeTo(dir.resolve("relay.properties")).toString();
     Ledger ledger = topics.newLedger();
-    RelayProcess first = run("cdc-1", config);
+    RelayRun first = run("cdc-1", config);
     first.awaitReady();
     writer = SteadyWriter.start(db, ledger, "order", 200, 12, 2);
     await().atMost(Duration.ofSeconds(60)).until(() -> writer.commitMillis().size() > 400);
@@ -273,7 +277,7 @@ class HandoffIT {
     await().atMost(Duration.ofSeconds(60)).until(() -> writer.commitMillis().size() > 800);
     db.admin("FLUSH BINARY LOGS");
     BinlogPurge.allButCurrent(db);
-    RelayProcess refused = run("cdc-2", config);
+    RelayRun refused = run("cdc-2", config);
     assertThat(refused.waitFor(Duration.ofSeconds(90))).as(refused.log()).isEqualTo(1);
     assertThat(refused.log()).contains("'outbox-relay handoff --to polling'");
 
@@ -282,12 +286,12 @@ class HandoffIT {
                 .out())
         .contains("was purged")
         .contains("to polling");
-    RelayProcess polling = run("polling-1", config, "--mode", "polling");
+    RelayRun polling = run("polling-1", config, "--mode", "polling");
     polling.awaitReady();
     await().atMost(Duration.ofSeconds(60)).until(() -> writer.commitMillis().size() > 1200);
     stop(polling);
     admin(0, "handoff", "--config", config, "--to", "cdc");
-    RelayProcess back = run("cdc-3", config);
+    RelayRun back = run("cdc-3", config);
     back.awaitReady();
 
     writer.stop(Duration.ofSeconds(10));
@@ -323,7 +327,7 @@ class HandoffIT {
             .writeTo(dir.resolve("relay.properties"))
             .toString();
     Ledger ledger = topics.newLedger();
-    RelayProcess cdc = run("cdc-1", config);
+    RelayRun cdc = run("cdc-1", config);
     cdc.awaitReady();
     try (LongTransactionWriter app =
         LongTransactionWriter.start(
@@ -332,14 +336,14 @@ class HandoffIT {
       stop(cdc);
 
       HeldHandoff toPolling = heldHandoff("polling", config, ledger, 1);
-      RelayProcess polling = run("polling-1", config, "--mode", "polling");
+      RelayRun polling = run("polling-1", config, "--mode", "polling");
       polling.awaitReady();
       long committed = app.transactions();
       await().atMost(Duration.ofSeconds(60)).until(() -> app.transactions() >= committed + 8);
       stop(polling);
 
       HeldHandoff toCdc = heldHandoff("cdc", config, ledger, 2);
-      RelayProcess back = run("cdc-2", config);
+      RelayRun back = run("cdc-2", config);
       back.awaitReady();
       await().atMost(Duration.ofSeconds(60)).until(() -> app.transactions() >= committed + 16);
       app.stop(Duration.ofSeconds(30));
@@ -360,7 +364,7 @@ class HandoffIT {
       assertThat(result.duplicates()).as(result.summary()).isZero();
       assertThat(result.outOfOrder()).as(result.summary()).isZero();
       assertThat(result.mismatches()).as(result.summary()).isEmpty();
-      for (RelayProcess relay : List.of(cdc, polling, back)) {
+      for (RelayRun relay : List.of(cdc, polling, back)) {
         assertThat(overlapWarnings(relay)).as(relay.log()).isEmpty();
       }
       stop(back);
@@ -462,7 +466,7 @@ class HandoffIT {
             .writeTo(dir.resolve("relay.properties"))
             .toString();
     Ledger ledger = topics.newLedger();
-    RelayProcess cdc = run("cdc-1", config);
+    RelayRun cdc = run("cdc-1", config);
     cdc.awaitReady();
     List<TestEvent> first = new ArrayList<>();
     for (int i = 0; i < 40; i++) {
@@ -487,13 +491,13 @@ class HandoffIT {
         .contains("already")
         .contains("nothing was changed");
     // The table is polling's now: a CDC relay refuses to start on it.
-    RelayProcess refusedCdc = processes.run("cdc-refused", dir, config);
+    RelayRun refusedCdc = runs.run("cdc-refused", dir, config);
     assertThat(refusedCdc.waitFor(Duration.ofSeconds(90))).as(refusedCdc.log()).isEqualTo(2);
     assertThat(refusedCdc.log())
         .contains("was handed to polling at ")
         .contains("'outbox-relay handoff --to cdc'");
 
-    RelayProcess polling = run("polling-1", config, "--mode", "polling");
+    RelayRun polling = run("polling-1", config, "--mode", "polling");
     polling.awaitReady();
     List<TestEvent> second = new ArrayList<>();
     for (int i = 0; i < 10; i++) {
@@ -507,8 +511,7 @@ class HandoffIT {
     assertThat(admin(2, "handoff", "--config", config, "--to", "cdc").err())
         .contains("was handed to cdc at ")
         .contains("nothing was changed");
-    RelayProcess refusedPolling =
-        processes.run("polling-refused", dir, config, "--mode", "polling");
+    RelayRun refusedPolling = runs.run("polling-refused", dir, config, "--mode", "polling");
     assertThat(refusedPolling.waitFor(Duration.ofSeconds(90)))
         .as(refusedPolling.log())
         .isEqualTo(2);
@@ -516,7 +519,7 @@ class HandoffIT {
         .contains("was handed to cdc at ")
         .contains("'outbox-relay handoff --to polling'");
 
-    RelayProcess back = run("cdc-2", config);
+    RelayRun back = run("cdc-2", config);
     back.awaitReady();
     List<TestEvent> third = List.of(TestEvent.of("order", "o-1", 1000));
     RawOutboxInserts.write(db, ledger, third);
@@ -525,7 +528,7 @@ class HandoffIT {
     assertThat(result.lost() + result.duplicates() + result.outOfOrder())
         .as(result.summary())
         .isZero();
-    for (RelayProcess relay : List.of(cdc, polling, back)) {
+    for (RelayRun relay : List.of(cdc, polling, back)) {
       assertThat(overlapWarnings(relay)).as(relay.log()).isEmpty();
     }
     stop(back);
@@ -551,7 +554,7 @@ class HandoffIT {
             .writeTo(dir.resolve("relay.properties"))
             .toString();
     Ledger ledger = topics.newLedger();
-    RelayProcess polling = run("polling-1", config, "--mode", "polling");
+    RelayRun polling = run("polling-1", config, "--mode", "polling");
     polling.awaitReady();
     List<TestEvent> published = new ArrayList<>();
     for (int i = 0; i < 30; i++) {
@@ -568,7 +571,7 @@ class HandoffIT {
 
     assertThat(admin(0, "handoff", "--config", config, "--to", "cdc").out())
         .contains("the rows polling had not published (20 now");
-    RelayProcess cdc = run("cdc-1", config);
+    RelayRun cdc = run("cdc-1", config);
     cdc.awaitReady();
     assertThat(cdc.log())
         .contains("published 20 rows of " + db.name() + ".outbox_events that polling left")

@@ -178,7 +178,7 @@ public final class InProcessRelay implements RelayRun {
         text = end > from ? log.substring(from, end) : "";
         from = Math.max(from, end);
       }
-      for (String line : text.split("\n", -1)) {
+      for (String line : (Iterable<String>) text.lines()::iterator) {
         if (pattern.matcher(line).find()) {
           return line;
         }

@@ -3,10 +3,11 @@ package io.outboxrelay.relay.source.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.outboxrelay.relay.testing.InProcessRelay;
 import io.outboxrelay.relay.testing.OwnMariaDbFaultTest;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
-import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.SteadyWriter;
 import io.outboxrelay.testsupport.outbox.TestEvent;
@@ -43,7 +44,7 @@ class CdcDatabaseFaultIT extends OwnMariaDbFaultTest {
       throws Exception {
     Path config = RelaySettings.cdc(db, bootstrap, name).writeTo(dir.resolve("relay.properties"));
     Ledger.Result result;
-    try (RelayProcess relay = RelayProcess.run("relay", dir, config)) {
+    try (RelayRun relay = InProcessRelay.run("relay", dir, config)) {
       try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2)) {
         awaitPublished(400);
 
@@ -61,16 +62,16 @@ class CdcDatabaseFaultIT extends OwnMariaDbFaultTest {
       assertNothingLostOrReordered(result);
       assertOutageToldOnceWithoutStackTraces(relay);
       // Nothing fatal happened, and a clean stop commits the position.
-      relay.process().terminate();
+      relay.terminate();
       assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
     }
     // The position survived the restart: a new relay publishes only what is new.
-    try (RelayProcess restarted = RelayProcess.run("relay-2", dir, config)) {
+    try (RelayRun restarted = InProcessRelay.run("relay-2", dir, config)) {
       write(TestEvent.of("order", "after-restart", 1));
       Ledger.Result again = awaitAll();
       assertNothingLostOrReordered(again);
       assertThat(again.duplicates()).as(again.summary()).isEqualTo(result.duplicates());
-      restarted.process().terminate();
+      restarted.terminate();
       assertThat(restarted.waitFor(Duration.ofSeconds(60))).isZero();
     }
   }
@@ -78,7 +79,7 @@ class CdcDatabaseFaultIT extends OwnMariaDbFaultTest {
   @Test
   void noticesADatabaseThatFreezesAndPublishesEveryEventOnceItAnswersAgain() throws Exception {
     Path config = RelaySettings.cdc(db, bootstrap, name).writeTo(dir.resolve("relay.properties"));
-    try (RelayProcess relay = RelayProcess.run("relay", dir, config)) {
+    try (RelayRun relay = InProcessRelay.run("relay", dir, config)) {
       try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2)) {
         awaitPublished(400);
 
@@ -96,7 +97,7 @@ class CdcDatabaseFaultIT extends OwnMariaDbFaultTest {
       }
       assertNothingLostOrReordered(awaitAll());
       assertOutageToldOnceWithoutStackTraces(relay);
-      relay.process().terminate();
+      relay.terminate();
       assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
     }
   }
@@ -117,7 +118,7 @@ class CdcDatabaseFaultIT extends OwnMariaDbFaultTest {
           RelaySettings.cdc(db, bootstrap, name)
               .with("cdc.batch.size", "50") // a queue of 200 events: full within a second
               .writeTo(dir.resolve("relay.properties"));
-      try (RelayProcess relay = RelayProcess.run("relay", dir, config)) {
+      try (RelayRun relay = InProcessRelay.run("relay", dir, config)) {
         try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2)) {
           awaitPublished(400);
           broker.stop();
@@ -140,7 +141,7 @@ class CdcDatabaseFaultIT extends OwnMariaDbFaultTest {
         // are sent again after it (at-least-once); the binlog reader adds none.
         assertNothingLostOrReordered(result);
         assertThat(OUTAGE_WARN.matcher(log).find()).as(log).isFalse();
-        relay.process().terminate();
+        relay.terminate();
         assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
       }
     }
@@ -158,25 +159,23 @@ class CdcDatabaseFaultIT extends OwnMariaDbFaultTest {
         RelaySettings.cdc(db, bootstrap, name)
             .with("http.port", String.valueOf(httpPort))
             .writeTo(dir.resolve("relay.properties"));
-    try (RelayProcess first = RelayProcess.run("relay-1", dir, config)) {
+    try (RelayRun first = InProcessRelay.run("relay-1", dir, config)) {
       write(TestEvent.of("order", "before", 1));
       awaitPublished(1);
-      first.process().terminate();
+      first.terminate();
       assertThat(first.waitFor(Duration.ofSeconds(60))).as(first.log()).isZero();
     }
     server.stop();
-    try (RelayProcess relay =
-        RelayProcess.start("relay-2", dir, "run", "--config", config.toString())) {
-      relay
-          .process()
-          .awaitLogLine(
-              ".* WARN .*source database .* unreachable since .*the relay starts as soon as it"
-                  + " accepts connections.*",
-              Duration.ofSeconds(60));
+    try (RelayRun relay =
+        InProcessRelay.start("relay-2", dir, "run", "--config", config.toString())) {
+      relay.awaitLogLine(
+          ".* WARN .*source database .* unreachable since .*the relay starts as soon as it"
+              + " accepts connections.*",
+          Duration.ofSeconds(60));
       java.net.http.HttpResponse<String> ready = ready(httpPort);
       assertThat(ready.statusCode()).isEqualTo(503);
       assertThat(ready.body()).contains("\"reason\":\"starting: database unreachable\"");
-      assertThat(relay.process().isAlive()).as(relay.log()).isTrue();
+      assertThat(relay.isAlive()).as(relay.log()).isTrue();
 
       server.start();
       LOG.info("{}: mariadbd accepts connections again", name);
@@ -193,7 +192,7 @@ class CdcDatabaseFaultIT extends OwnMariaDbFaultTest {
           .hasSize(1);
       assertThat(OUTAGE_INFO.matcher(log).find()).as(log).isTrue();
       assertThat(STACK_FRAME.matcher(log).find()).as(log).isFalse();
-      relay.process().terminate();
+      relay.terminate();
       assertThat(relay.waitFor(Duration.ofSeconds(60))).as(log).isZero();
     }
   }
@@ -208,7 +207,7 @@ class CdcDatabaseFaultIT extends OwnMariaDbFaultTest {
             java.net.http.HttpResponse.BodyHandlers.ofString());
   }
 
-  private static void assertOutageToldOnceWithoutStackTraces(RelayProcess relay) {
+  private static void assertOutageToldOnceWithoutStackTraces(RelayRun relay) {
     await().atMost(Duration.ofSeconds(30)).until(() -> OUTAGE_INFO.matcher(relay.log()).find());
     String log = relay.log();
     log.lines()

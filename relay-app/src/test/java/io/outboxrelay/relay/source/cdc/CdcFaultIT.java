@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.outboxrelay.relay.Relay;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.testing.Configs;
+import io.outboxrelay.relay.testing.InProcessRelay;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
@@ -112,7 +113,7 @@ class CdcFaultIT {
     awaitPublished(bootstrap, 3_000);
     relay.process().kill();
     assertThat(relay.waitFor(Duration.ofSeconds(30))).isEqualTo(137);
-    RelayProcess restarted = RelayProcess.run("relay-2", dir, config);
+    InProcessRelay restarted = InProcessRelay.run("relay-2", dir, config);
     writer.get(120, TimeUnit.SECONDS);
 
     Ledger.Result result = awaitAll(ledger, bootstrap);
@@ -125,7 +126,7 @@ class CdcFaultIT {
     // Published again: what Kafka acknowledged since the last position commit (less than a batch,
     // or what one commit interval gathered) and the batch whose sends the kill interrupted.
     assertThat(result.duplicates()).as(result.summary()).isLessThanOrEqualTo(2 * BATCH);
-    restarted.process().terminate();
+    restarted.terminate();
     assertThat(restarted.waitFor(Duration.ofSeconds(60))).isZero();
   }
 
@@ -142,14 +143,14 @@ class CdcFaultIT {
     relay.process().terminate();
     assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
     assertThat(relay.log()).contains("stopping: draining in-flight events").contains("] stopped");
-    RelayProcess restarted = RelayProcess.run("relay-2", dir, config);
+    InProcessRelay restarted = InProcessRelay.run("relay-2", dir, config);
     writer.get(120, TimeUnit.SECONDS);
 
     Ledger.Result result = awaitAll(ledger, bootstrap);
     assertThat(result.lost()).as(result.summary()).isZero();
     assertThat(result.duplicates()).as(result.summary()).isZero();
     assertThat(result.outOfOrder()).as(result.summary()).isZero();
-    restarted.process().terminate();
+    restarted.terminate();
     assertThat(restarted.waitFor(Duration.ofSeconds(60))).isZero();
   }
 

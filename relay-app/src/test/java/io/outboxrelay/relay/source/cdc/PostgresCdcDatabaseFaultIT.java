@@ -3,10 +3,11 @@ package io.outboxrelay.relay.source.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.outboxrelay.relay.testing.InProcessRelay;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
-import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.SteadyWriter;
 import io.outboxrelay.testsupport.outbox.TestEvent;
@@ -146,7 +147,7 @@ class PostgresCdcDatabaseFaultIT {
   private void restartUnderTheRelay(boolean crash) throws Exception {
     Path config = config();
     Ledger.Result result;
-    try (RelayProcess relay = RelayProcess.run("relay", dir, config)) {
+    try (RelayRun relay = InProcessRelay.run("relay", dir, config)) {
       try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2)) {
         awaitPublished(400);
         if (crash) {
@@ -166,11 +167,11 @@ class PostgresCdcDatabaseFaultIT {
       result = awaitAll();
       assertNothingLostOrReordered(result);
       assertOutageToldOnceWithoutStackTraces(relay);
-      relay.process().terminate();
+      relay.terminate();
       assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
     }
     // The position survived the restart: a new relay publishes only what is new.
-    try (RelayProcess restarted = RelayProcess.run("relay-2", dir, config)) {
+    try (RelayRun restarted = InProcessRelay.run("relay-2", dir, config)) {
       TestEvent after = TestEvent.of("order", "after-restart", 1);
       try (Connection c = db.app()) {
         RawOutboxInserts.writeTransaction(c, List.of(after));
@@ -179,12 +180,12 @@ class PostgresCdcDatabaseFaultIT {
       Ledger.Result again = awaitAll();
       assertNothingLostOrReordered(again);
       assertThat(again.duplicates()).as(again.summary()).isEqualTo(result.duplicates());
-      restarted.process().terminate();
+      restarted.terminate();
       assertThat(restarted.waitFor(Duration.ofSeconds(60))).isZero();
     }
   }
 
-  private static void assertOutageToldOnceWithoutStackTraces(RelayProcess relay) {
+  private static void assertOutageToldOnceWithoutStackTraces(RelayRun relay) {
     await().atMost(Duration.ofSeconds(30)).until(() -> OUTAGE_INFO.matcher(relay.log()).find());
     String log = relay.log();
     log.lines()

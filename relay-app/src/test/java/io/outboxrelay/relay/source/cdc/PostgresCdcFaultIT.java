@@ -3,6 +3,7 @@ package io.outboxrelay.relay.source.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.outboxrelay.relay.testing.InProcessRelay;
 import io.outboxrelay.relay.testing.InProcessRelays;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
@@ -116,7 +117,7 @@ class PostgresCdcFaultIT {
     reader(bootstrap).readUntil(records -> records.size() >= 2_000, Duration.ofSeconds(60));
     relay.process().kill();
     assertThat(relay.waitFor(Duration.ofSeconds(30))).isEqualTo(137);
-    RelayProcess restarted = RelayProcess.run("relay-2", dir, config);
+    InProcessRelay restarted = InProcessRelay.run("relay-2", dir, config);
     writer.get(120, TimeUnit.SECONDS);
 
     Ledger.Result result = awaitAll(ledger, bootstrap);
@@ -127,7 +128,7 @@ class PostgresCdcFaultIT {
     // Published again: what Kafka acknowledged since the last position commit (less than a batch,
     // or what one commit interval gathered) and the batch whose sends the kill interrupted.
     assertThat(result.duplicates()).as(result.summary()).isLessThanOrEqualTo(2 * BATCH);
-    restarted.process().terminate();
+    restarted.terminate();
     assertThat(restarted.waitFor(Duration.ofSeconds(60))).isZero();
   }
 

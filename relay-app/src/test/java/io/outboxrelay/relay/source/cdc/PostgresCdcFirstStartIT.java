@@ -3,10 +3,11 @@ package io.outboxrelay.relay.source.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.outboxrelay.relay.testing.InProcessRelay;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
-import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.SteadyWriter;
 import io.outboxrelay.testsupport.outbox.TestEvent;
@@ -35,7 +36,7 @@ class PostgresCdcFirstStartIT {
   private OutboxDatabase db;
   private TestTopics topics;
   private SteadyWriter writer;
-  private final List<RelayProcess> processes = new ArrayList<>();
+  private final List<RelayRun> processes = new ArrayList<>();
 
   @BeforeEach
   void setUp(TestInfo info) {
@@ -50,7 +51,7 @@ class PostgresCdcFirstStartIT {
     if (writer != null) {
       writer.close();
     }
-    processes.forEach(RelayProcess::close);
+    processes.forEach(RelayRun::close);
     db.close();
   }
 
@@ -58,9 +59,9 @@ class PostgresCdcFirstStartIT {
     return RelaySettings.cdc(db, topics.bootstrap(), topics.name()).without("cdc.server.id");
   }
 
-  private RelayProcess run(String label, RelaySettings settings) {
-    RelayProcess p =
-        RelayProcess.run(label, dir, settings.writeTo(dir.resolve(label + ".properties")));
+  private RelayRun run(String label, RelaySettings settings) {
+    RelayRun p =
+        InProcessRelay.run(label, dir, settings.writeTo(dir.resolve(label + ".properties")));
     processes.add(p);
     return p;
   }
@@ -81,7 +82,7 @@ class PostgresCdcFirstStartIT {
     writer = SteadyWriter.start(db, ledger, "order", 200, 12, 2);
     await().atMost(Duration.ofSeconds(30)).until(() -> writer.commitMillis().size() > 100);
 
-    RelayProcess relay = run("relay", settings());
+    RelayRun relay = run("relay", settings());
     relay.awaitReady();
     long atReady = writer.commitMillis().size();
     await()
@@ -121,7 +122,7 @@ class PostgresCdcFirstStartIT {
             + "', '{\"outbox_relay_first_start\":\"2026-12-06T00:00:00Z\"}', now(), 1)");
     RawOutboxInserts.write(db, ledger, existing("late-", 40));
 
-    RelayProcess relay = run("relay", settings());
+    RelayRun relay = run("relay", settings());
     relay.awaitReady();
     RawOutboxInserts.write(db, ledger, List.of(TestEvent.of("order", "after", 1)));
 
@@ -140,7 +141,7 @@ class PostgresCdcFirstStartIT {
     Ledger ledger = topics.newLedger().semanticPayloads();
     RawOutboxInserts.write(db, ledger, existing("before-", 30));
     RelaySettings settings = settings().with("cdc.heartbeat.interval", "500ms");
-    RelayProcess first = run("first", settings);
+    RelayRun first = run("first", settings);
     first.awaitReady();
     Object beforeStreamed = db.adminQuery("SELECT pg_current_wal_insert_lsn()::text");
     RawOutboxInserts.write(db, ledger, List.of(TestEvent.of("order", "streamed", 1)));
@@ -173,7 +174,7 @@ class PostgresCdcFirstStartIT {
 
     db.admin("DELETE FROM outbox_relay_offsets");
     RawOutboxInserts.write(db, ledger, existing("while-down-", 20));
-    RelayProcess second = run("second", settings);
+    RelayRun second = run("second", settings);
     second.awaitReady();
     RawOutboxInserts.write(db, ledger, List.of(TestEvent.of("order", "after", 1)));
 

@@ -3,10 +3,11 @@ package io.outboxrelay.relay.source.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.outboxrelay.relay.testing.InProcessRelay;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
-import io.outboxrelay.testsupport.outbox.RelayProcess;
+import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.SteadyWriter;
 import io.outboxrelay.testsupport.outbox.TestEvent;
@@ -142,7 +143,7 @@ class PostgresCdcNetworkFaultIT {
       throws Exception {
     Path config = config();
     Ledger.Result result;
-    try (RelayProcess relay = RelayProcess.run("relay", dir, config)) {
+    try (RelayRun relay = InProcessRelay.run("relay", dir, config)) {
       try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2)) {
         awaitPublished(400, Duration.ofSeconds(120));
         proxy.blackhole();
@@ -173,7 +174,7 @@ class PostgresCdcNetworkFaultIT {
       // (at most a batch, or a commit interval's events), as after a kill.
       assertThat(result.duplicates()).as(result.summary()).isLessThanOrEqualTo(2 * BATCH);
       assertOutageToldOnceWithoutStackTraces(relay);
-      relay.process().terminate();
+      relay.terminate();
       assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
     }
   }
@@ -207,8 +208,8 @@ class PostgresCdcNetworkFaultIT {
     String finished = "] first start of relay.name '" + topics.name() + "': published";
     try (Connection direct = server.connect(db.name());
         SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 100, 20, 1);
-        RelayProcess first =
-            RelayProcess.start("relay-1", dir, "run", "--config", config.toString())) {
+        RelayRun first =
+            InProcessRelay.start("relay-1", dir, "run", "--config", config.toString())) {
       await()
           .atMost(Duration.ofSeconds(90))
           .pollInterval(Duration.ofMillis(10))
@@ -221,14 +222,14 @@ class PostgresCdcNetworkFaultIT {
       assertThat(first.log()).contains(failed).doesNotContain(finished);
       proxy.restore();
       LOG.info("{}: network restored", topics.name());
-      try (RelayProcess second = RelayProcess.run("relay-2", dir, config)) {
+      try (RelayRun second = InProcessRelay.run("relay-2", dir, config)) {
         assertThat(second.log()).contains(finished);
         assertThat(second.log())
             .containsPattern("dropped replication slot .* a first start that did not finish");
         Thread.sleep(3_000); // events the writer commits now: streamed, not snapshotted
         writer.stop(Duration.ofSeconds(60));
         assertNoneLostOrOutOfOrder(topics.check(ledger, Duration.ofSeconds(120)));
-        second.process().terminate();
+        second.terminate();
         assertThat(second.waitFor(Duration.ofSeconds(60))).as(second.log()).isZero();
       }
     }
@@ -254,7 +255,7 @@ class PostgresCdcNetworkFaultIT {
     assertThat(result.mismatches()).as(result.summary()).isEmpty();
   }
 
-  private static void assertOutageToldOnceWithoutStackTraces(RelayProcess relay) {
+  private static void assertOutageToldOnceWithoutStackTraces(RelayRun relay) {
     await().atMost(Duration.ofSeconds(30)).until(() -> OUTAGE_INFO.matcher(relay.log()).find());
     String log = relay.log();
     log.lines()
