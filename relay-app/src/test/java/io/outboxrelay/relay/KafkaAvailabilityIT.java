@@ -3,7 +3,7 @@ package io.outboxrelay.relay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.relay.testing.InProcessRelay;
+import io.outboxrelay.relay.testing.InProcessRun;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
@@ -58,7 +58,7 @@ class KafkaAvailabilityIT {
 
   private RelayRun start(String label, RelaySettings settings) {
     Path config = settings.writeTo(dir.resolve(label + ".properties"));
-    relay = InProcessRelay.start(label, dir, "run", "--config", config.toString());
+    relay = InProcessRun.start(label, dir, "run", "--config", config.toString());
     return relay;
   }
 

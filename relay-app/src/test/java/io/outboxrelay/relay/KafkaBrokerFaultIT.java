@@ -3,7 +3,7 @@ package io.outboxrelay.relay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.relay.testing.InProcessRelay;
+import io.outboxrelay.relay.testing.InProcessRun;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RelayRun;
@@ -97,7 +97,7 @@ class KafkaBrokerFaultIT {
   private void brokerStopsAndStarts(Settings settings) throws Exception {
     broker.start(); // in case a failed test left it stopped
     Path config = settings.of(broker).writeTo(dir.resolve("relay.properties"));
-    try (RelayRun relay = InProcessRelay.run("relay", dir, config)) {
+    try (RelayRun relay = InProcessRun.run("relay", dir, config)) {
       try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2)) {
         awaitPublished(broker, 400);
 

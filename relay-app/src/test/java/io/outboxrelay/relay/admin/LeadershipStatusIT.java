@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.outboxrelay.relay.testing.Cli;
-import io.outboxrelay.relay.testing.InProcessRelay;
+import io.outboxrelay.relay.testing.InProcessRun;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
@@ -44,9 +44,8 @@ class LeadershipStatusIT {
               .toString();
       String holder;
       String pid;
-      try (RelayRun leader = InProcessRelay.run("leader", dir, Path.of(config));
-          RelayRun standby =
-              InProcessRelay.start("standby", dir, "run", "--config", standbyConfig)) {
+      try (RelayRun leader = InProcessRun.run("leader", dir, Path.of(config));
+          RelayRun standby = InProcessRun.start("standby", dir, "run", "--config", standbyConfig)) {
         standby.awaitLogLine(".*\\] standby \\(holder .*", Duration.ofSeconds(90));
         // A standby exports the lag figures too, from the leader's committed position.
         try (java.sql.Connection c = db.app()) {

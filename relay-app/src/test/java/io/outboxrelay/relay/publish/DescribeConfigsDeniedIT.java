@@ -3,7 +3,7 @@ package io.outboxrelay.relay.publish;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.relay.testing.InProcessRelay;
+import io.outboxrelay.relay.testing.InProcessRun;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
@@ -124,7 +124,7 @@ class DescribeConfigsDeniedIT {
     String name = topics.name();
     Ledger ledger = new Ledger(RelaySettings.topicPrefix(name));
     relay =
-        InProcessRelay.run(
+        InProcessRun.run(
             "acl",
             dir,
             RelaySettings.polling(db, broker.bootstrapServers(), name)

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.outboxrelay.relay.testing.Cli;
-import io.outboxrelay.relay.testing.InProcessRelay;
+import io.outboxrelay.relay.testing.InProcessRun;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
@@ -55,14 +55,14 @@ class ModeOwnershipIT {
       Path pollingConfig =
           RelaySettings.polling(db, bootstrap(), "own-poll")
               .writeTo(dir.resolve("polling.properties"));
-      try (RelayRun polling = InProcessRelay.run("own-poll", dir, pollingConfig)) {
+      try (RelayRun polling = InProcessRun.run("own-poll", dir, pollingConfig)) {
         writeOne(db, "order-1");
         await().atMost(Duration.ofSeconds(30)).until(() -> "PUBLISHED".equals(status(db)));
 
         Path cdcConfig =
             RelaySettings.cdc(db, bootstrap(), "own-cdc").writeTo(dir.resolve("cdc.properties"));
         try (RelayRun cdc =
-            InProcessRelay.start("own-cdc", dir, "run", "--config", cdcConfig.toString())) {
+            InProcessRun.start("own-cdc", dir, "run", "--config", cdcConfig.toString())) {
           assertThat(cdc.waitFor(Duration.ofSeconds(90))).as(cdc.log()).isEqualTo(2);
           assertThat(cdc.log())
               .contains(
@@ -104,7 +104,7 @@ class ModeOwnershipIT {
         polled.add(TestEvent.of("order", "gap-" + (i % 2), i));
       }
       try (RelayRun polling =
-          InProcessRelay.start(
+          InProcessRun.start(
               "gap-poll", dir, "run", "--config", config.toString(), "--mode", "polling")) {
         polling.awaitReady();
         try (Connection c = db.app()) {
@@ -135,7 +135,7 @@ class ModeOwnershipIT {
       ledger.expect(left);
 
       try (RelayRun cdc =
-          InProcessRelay.start("gap-cdc", dir, "run", "--config", config.toString())) {
+          InProcessRun.start("gap-cdc", dir, "run", "--config", config.toString())) {
         assertThat(cdc.waitFor(Duration.ofSeconds(90))).as(cdc.log()).isEqualTo(2);
         List<String> refusals =
             cdc.log().lines().filter(l -> l.contains("startup check failed")).toList();
@@ -155,7 +155,7 @@ class ModeOwnershipIT {
       }
 
       Cli.expect(0, "handoff", "--config", config.toString(), "--to", "cdc");
-      try (RelayRun cdc = InProcessRelay.run("gap-cdc-2", dir, config)) {
+      try (RelayRun cdc = InProcessRun.run("gap-cdc-2", dir, config)) {
         Ledger.Result result = topics.check(ledger, Duration.ofSeconds(60));
         assertThat(result.lost()).as(result.summary()).isZero();
         assertThat(result.duplicates()).as(result.summary()).isZero();
@@ -171,11 +171,11 @@ class ModeOwnershipIT {
     try (OutboxDatabase db = OutboxDatabase.forPolling()) {
       Path cdcConfig =
           RelaySettings.cdc(db, bootstrap(), "own-both").writeTo(dir.resolve("cdc.properties"));
-      try (RelayRun cdc = InProcessRelay.run("own-cdc", dir, cdcConfig)) {
+      try (RelayRun cdc = InProcessRun.run("own-cdc", dir, cdcConfig)) {
         writeOne(db, "order-1");
         // The same file with --mode polling: the mistake of switching without a hand-off.
         try (RelayRun polling =
-            InProcessRelay.start(
+            InProcessRun.start(
                 "own-poll", dir, "run", "--config", cdcConfig.toString(), "--mode", "polling")) {
           assertThat(polling.waitFor(Duration.ofSeconds(90))).as(polling.log()).isEqualTo(2);
           assertThat(polling.log())
@@ -207,8 +207,8 @@ class ModeOwnershipIT {
               .with("source.user", cdcDb.relayUser())
               .with("source.password", cdcDb.password())
               .writeTo(dir.resolve("polling.properties"));
-      try (RelayRun cdc = InProcessRelay.run("own-a", dir, cdcConfig);
-          RelayRun polling = InProcessRelay.run("own-b", dir, pollingConfig)) {
+      try (RelayRun cdc = InProcessRun.run("own-a", dir, cdcConfig);
+          RelayRun polling = InProcessRun.run("own-b", dir, pollingConfig)) {
         writeOne(pollingDb, "order-1");
         await().atMost(Duration.ofSeconds(30)).until(() -> "PUBLISHED".equals(status(pollingDb)));
         assertThat(warnings(polling)).as(polling.log()).isEmpty();

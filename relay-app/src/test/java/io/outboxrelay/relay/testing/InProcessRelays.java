@@ -5,7 +5,10 @@ import io.outboxrelay.testsupport.outbox.RelaySettings;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The relays a test runs in this JVM, closed after it. Not thread-safe. */
+/**
+ * The {@link Relay} objects a test runs in this JVM, built from its settings without the command
+ * line, closed after it; {@link InProcessRun} runs the command line itself. Not thread-safe.
+ */
 public final class InProcessRelays implements AutoCloseable {
 
   private final List<Relay> relays = new ArrayList<>();

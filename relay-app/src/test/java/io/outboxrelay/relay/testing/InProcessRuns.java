@@ -11,7 +11,7 @@ import java.util.List;
  */
 public final class InProcessRuns implements AutoCloseable {
 
-  private final List<InProcessRelay> runs = new ArrayList<>();
+  private final List<InProcessRun> runs = new ArrayList<>();
 
   /**
    * Starts {@code outbox-relay run --config <config> <more>} in this JVM without waiting for it to
@@ -23,13 +23,13 @@ public final class InProcessRuns implements AutoCloseable {
    * @param more further arguments, e.g. {@code --mode polling}
    * @return the started run
    */
-  public InProcessRelay run(String label, Path dir, String config, String... more) {
+  public InProcessRun run(String label, Path dir, String config, String... more) {
     String[] args = new String[3 + more.length];
     args[0] = "run";
     args[1] = "--config";
     args[2] = config;
     System.arraycopy(more, 0, args, 3, more.length);
-    InProcessRelay run = InProcessRelay.start(label, dir, args);
+    InProcessRun run = InProcessRun.start(label, dir, args);
     runs.add(run);
     return run;
   }
@@ -37,10 +37,10 @@ public final class InProcessRuns implements AutoCloseable {
   /** Stops every run still under way. */
   @Override
   public void close() {
-    List<InProcessRelay> all = new ArrayList<>(runs);
+    List<InProcessRun> all = new ArrayList<>(runs);
     runs.clear();
     RuntimeException first = null;
-    for (InProcessRelay run : all) {
+    for (InProcessRun run : all) {
       try {
         run.close();
       } catch (RuntimeException e) {

@@ -2,7 +2,7 @@ package io.outboxrelay.relay.source.cdc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.outboxrelay.relay.testing.InProcessRelay;
+import io.outboxrelay.relay.testing.InProcessRun;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
@@ -64,8 +64,7 @@ class CdcApplicationHeadersIT {
   }
 
   private RelayRun run(String label, RelaySettings settings) {
-    RelayRun p =
-        InProcessRelay.run(label, dir, settings.writeTo(dir.resolve(label + ".properties")));
+    RelayRun p = InProcessRun.run(label, dir, settings.writeTo(dir.resolve(label + ".properties")));
     processes.add(p);
     return p;
   }

@@ -3,7 +3,7 @@ package io.outboxrelay.relay.source.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.relay.testing.InProcessRelay;
+import io.outboxrelay.relay.testing.InProcessRun;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
@@ -73,14 +73,14 @@ class CdcBinlogHazardsIT {
   }
 
   private RelayRun runToExit(String logName, Path config, int expectedCode) {
-    RelayRun relay = InProcessRelay.start(logName, dir, "run", "--config", config.toString());
+    RelayRun relay = InProcessRun.start(logName, dir, "run", "--config", config.toString());
     relays.add(relay);
     assertThat(relay.waitFor(Duration.ofSeconds(90))).as(relay.log()).isEqualTo(expectedCode);
     return relay;
   }
 
   private RelayRun run(String logName, Path config) {
-    RelayRun relay = InProcessRelay.start(logName, dir, "run", "--config", config.toString());
+    RelayRun relay = InProcessRun.start(logName, dir, "run", "--config", config.toString());
     relays.add(relay);
     relay.awaitReady();
     return relay;

@@ -3,7 +3,7 @@ package io.outboxrelay.relay.source.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.relay.testing.InProcessRelay;
+import io.outboxrelay.relay.testing.InProcessRun;
 import io.outboxrelay.relay.testing.OwnMariaDbFaultTest;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
@@ -44,7 +44,7 @@ class CdcDatabaseFaultIT extends OwnMariaDbFaultTest {
       throws Exception {
     Path config = RelaySettings.cdc(db, bootstrap, name).writeTo(dir.resolve("relay.properties"));
     Ledger.Result result;
-    try (RelayRun relay = InProcessRelay.run("relay", dir, config)) {
+    try (RelayRun relay = InProcessRun.run("relay", dir, config)) {
       try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2)) {
         awaitPublished(400);
 
@@ -66,7 +66,7 @@ class CdcDatabaseFaultIT extends OwnMariaDbFaultTest {
       assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
     }
     // The position survived the restart: a new relay publishes only what is new.
-    try (RelayRun restarted = InProcessRelay.run("relay-2", dir, config)) {
+    try (RelayRun restarted = InProcessRun.run("relay-2", dir, config)) {
       write(TestEvent.of("order", "after-restart", 1));
       Ledger.Result again = awaitAll();
       assertNothingLostOrReordered(again);
@@ -79,7 +79,7 @@ class CdcDatabaseFaultIT extends OwnMariaDbFaultTest {
   @Test
   void noticesADatabaseThatFreezesAndPublishesEveryEventOnceItAnswersAgain() throws Exception {
     Path config = RelaySettings.cdc(db, bootstrap, name).writeTo(dir.resolve("relay.properties"));
-    try (RelayRun relay = InProcessRelay.run("relay", dir, config)) {
+    try (RelayRun relay = InProcessRun.run("relay", dir, config)) {
       try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2)) {
         awaitPublished(400);
 
@@ -118,7 +118,7 @@ class CdcDatabaseFaultIT extends OwnMariaDbFaultTest {
           RelaySettings.cdc(db, bootstrap, name)
               .with("cdc.batch.size", "50") // a queue of 200 events: full within a second
               .writeTo(dir.resolve("relay.properties"));
-      try (RelayRun relay = InProcessRelay.run("relay", dir, config)) {
+      try (RelayRun relay = InProcessRun.run("relay", dir, config)) {
         try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2)) {
           awaitPublished(400);
           broker.stop();
@@ -159,7 +159,7 @@ class CdcDatabaseFaultIT extends OwnMariaDbFaultTest {
         RelaySettings.cdc(db, bootstrap, name)
             .with("http.port", String.valueOf(httpPort))
             .writeTo(dir.resolve("relay.properties"));
-    try (RelayRun first = InProcessRelay.run("relay-1", dir, config)) {
+    try (RelayRun first = InProcessRun.run("relay-1", dir, config)) {
       write(TestEvent.of("order", "before", 1));
       awaitPublished(1);
       first.terminate();
@@ -167,7 +167,7 @@ class CdcDatabaseFaultIT extends OwnMariaDbFaultTest {
     }
     server.stop();
     try (RelayRun relay =
-        InProcessRelay.start("relay-2", dir, "run", "--config", config.toString())) {
+        InProcessRun.start("relay-2", dir, "run", "--config", config.toString())) {
       relay.awaitLogLine(
           ".* WARN .*source database .* unreachable since .*the relay starts as soon as it"
               + " accepts connections.*",

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.outboxrelay.relay.Relay;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.testing.Configs;
-import io.outboxrelay.relay.testing.InProcessRelay;
+import io.outboxrelay.relay.testing.InProcessRun;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
@@ -113,7 +113,7 @@ class CdcFaultIT {
     awaitPublished(bootstrap, 3_000);
     relay.process().kill();
     assertThat(relay.waitFor(Duration.ofSeconds(30))).isEqualTo(137);
-    InProcessRelay restarted = InProcessRelay.run("relay-2", dir, config);
+    InProcessRun restarted = InProcessRun.run("relay-2", dir, config);
     writer.get(120, TimeUnit.SECONDS);
 
     Ledger.Result result = awaitAll(ledger, bootstrap);
@@ -143,7 +143,7 @@ class CdcFaultIT {
     relay.process().terminate();
     assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
     assertThat(relay.log()).contains("stopping: draining in-flight events").contains("] stopped");
-    InProcessRelay restarted = InProcessRelay.run("relay-2", dir, config);
+    InProcessRun restarted = InProcessRun.run("relay-2", dir, config);
     writer.get(120, TimeUnit.SECONDS);
 
     Ledger.Result result = awaitAll(ledger, bootstrap);

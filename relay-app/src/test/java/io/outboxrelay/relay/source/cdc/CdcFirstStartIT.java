@@ -3,7 +3,7 @@ package io.outboxrelay.relay.source.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.relay.testing.InProcessRelay;
+import io.outboxrelay.relay.testing.InProcessRun;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
@@ -59,8 +59,7 @@ class CdcFirstStartIT {
   }
 
   private RelayRun run(String label, RelaySettings settings) {
-    RelayRun p =
-        InProcessRelay.run(label, dir, settings.writeTo(dir.resolve(label + ".properties")));
+    RelayRun p = InProcessRun.run(label, dir, settings.writeTo(dir.resolve(label + ".properties")));
     processes.add(p);
     return p;
   }
@@ -153,7 +152,7 @@ class CdcFirstStartIT {
       Path config =
           RelaySettings.cdc(db, broker.bootstrapServers(), topics.name())
               .writeTo(dir.resolve("relay.properties"));
-      RelayRun relay = InProcessRelay.start("relay", dir, "run", "--config", config.toString());
+      RelayRun relay = InProcessRun.start("relay", dir, "run", "--config", config.toString());
       processes.add(relay); // not run(): that waits for ready, which follows the topic
       await().atMost(Duration.ofSeconds(60)).until(() -> relay.log().contains("leader (epoch"));
       Thread.sleep(10_000); // the first start takes its snapshot and waits for the topic

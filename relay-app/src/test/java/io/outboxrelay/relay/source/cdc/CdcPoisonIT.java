@@ -269,7 +269,7 @@ class CdcPoisonIT {
     List<TestEvent> all = othersAnd(a, b, c, d);
     java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("poison-limit");
     io.outboxrelay.testsupport.outbox.RelayRun relay =
-        io.outboxrelay.relay.testing.InProcessRelay.run(
+        io.outboxrelay.relay.testing.InProcessRun.run(
             "limit-fail", dir, settings().writeTo(dir.resolve("relay.properties")));
     writeInOneTransaction(all);
     assertThat(relay.waitFor(Duration.ofSeconds(90))).as(relay.log()).isEqualTo(1);

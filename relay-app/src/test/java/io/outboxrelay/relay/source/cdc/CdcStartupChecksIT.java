@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.outboxrelay.relay.testing.InProcessRelay;
+import io.outboxrelay.relay.testing.InProcessRun;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
 import io.outboxrelay.testsupport.outbox.RelayRun;
@@ -41,7 +41,7 @@ class CdcStartupChecksIT {
   }
 
   private RelayRun runExpectingExit(String name, Path config, int expectedCode) {
-    RelayRun relay = InProcessRelay.start(name, dir, "run", "--config", config.toString());
+    RelayRun relay = InProcessRun.start(name, dir, "run", "--config", config.toString());
     assertThat(relay.waitFor(Duration.ofSeconds(90))).as(relay.log()).isEqualTo(expectedCode);
     return relay;
   }
@@ -202,7 +202,7 @@ class CdcStartupChecksIT {
               .writeTo(dir.resolve("dbdown.properties"));
 
       try (RelayRun relay =
-          InProcessRelay.start("dbdown", dir, "run", "--config", config.toString())) {
+          InProcessRun.start("dbdown", dir, "run", "--config", config.toString())) {
         relay.awaitLogLine(
             ".* WARN .*source database mariadb 127.0.0.1:\\d+/"
                 + db.name()
@@ -229,7 +229,7 @@ class CdcStartupChecksIT {
       String name = "gone" + Long.toHexString(System.nanoTime() & 0xffff);
       Path config =
           RelaySettings.cdc(db, bootstrap(), name).writeTo(dir.resolve("gone.properties"));
-      try (RelayRun first = InProcessRelay.run("gone-1", dir, config)) {
+      try (RelayRun first = InProcessRun.run("gone-1", dir, config)) {
         TestEvent event = TestEvent.of("order", "o-1", 1);
         try (Connection c = db.app()) {
           RawOutboxInserts.writeTransaction(c, List.of(event));
@@ -389,7 +389,7 @@ class CdcStartupChecksIT {
       Path config =
           RelaySettings.cdc(db, bootstrap(), "clean").writeTo(dir.resolve("clean.properties"));
 
-      try (RelayRun relay = InProcessRelay.run("clean", dir, config)) {
+      try (RelayRun relay = InProcessRun.run("clean", dir, config)) {
         try (Connection c = db.app()) {
           RawOutboxInserts.writeTransaction(c, List.of(TestEvent.of("order", "o-1", 1)));
         }
@@ -416,7 +416,7 @@ class CdcStartupChecksIT {
               .with("kafka.producer.ssl.truststore.password", "truststore-secret-42")
               .writeTo(dir.resolve("secrets.properties"));
 
-      RelayRun relay = InProcessRelay.run("secrets", dir, config);
+      RelayRun relay = InProcessRun.run("secrets", dir, config);
       relay.terminate();
       assertThat(relay.waitFor(Duration.ofSeconds(60))).isZero();
 

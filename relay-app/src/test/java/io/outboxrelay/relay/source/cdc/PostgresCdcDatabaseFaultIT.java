@@ -3,7 +3,7 @@ package io.outboxrelay.relay.source.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.relay.testing.InProcessRelay;
+import io.outboxrelay.relay.testing.InProcessRun;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
@@ -147,7 +147,7 @@ class PostgresCdcDatabaseFaultIT {
   private void restartUnderTheRelay(boolean crash) throws Exception {
     Path config = config();
     Ledger.Result result;
-    try (RelayRun relay = InProcessRelay.run("relay", dir, config)) {
+    try (RelayRun relay = InProcessRun.run("relay", dir, config)) {
       try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2)) {
         awaitPublished(400);
         if (crash) {
@@ -171,7 +171,7 @@ class PostgresCdcDatabaseFaultIT {
       assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
     }
     // The position survived the restart: a new relay publishes only what is new.
-    try (RelayRun restarted = InProcessRelay.run("relay-2", dir, config)) {
+    try (RelayRun restarted = InProcessRun.run("relay-2", dir, config)) {
       TestEvent after = TestEvent.of("order", "after-restart", 1);
       try (Connection c = db.app()) {
         RawOutboxInserts.writeTransaction(c, List.of(after));

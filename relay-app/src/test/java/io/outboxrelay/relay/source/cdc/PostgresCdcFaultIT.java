@@ -3,8 +3,8 @@ package io.outboxrelay.relay.source.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.relay.testing.InProcessRelay;
 import io.outboxrelay.relay.testing.InProcessRelays;
+import io.outboxrelay.relay.testing.InProcessRun;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
@@ -117,7 +117,7 @@ class PostgresCdcFaultIT {
     reader(bootstrap).readUntil(records -> records.size() >= 2_000, Duration.ofSeconds(60));
     relay.process().kill();
     assertThat(relay.waitFor(Duration.ofSeconds(30))).isEqualTo(137);
-    InProcessRelay restarted = InProcessRelay.run("relay-2", dir, config);
+    InProcessRun restarted = InProcessRun.run("relay-2", dir, config);
     writer.get(120, TimeUnit.SECONDS);
 
     Ledger.Result result = awaitAll(ledger, bootstrap);

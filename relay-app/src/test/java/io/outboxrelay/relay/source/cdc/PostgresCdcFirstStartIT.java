@@ -3,7 +3,7 @@ package io.outboxrelay.relay.source.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.relay.testing.InProcessRelay;
+import io.outboxrelay.relay.testing.InProcessRun;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
@@ -60,8 +60,7 @@ class PostgresCdcFirstStartIT {
   }
 
   private RelayRun run(String label, RelaySettings settings) {
-    RelayRun p =
-        InProcessRelay.run(label, dir, settings.writeTo(dir.resolve(label + ".properties")));
+    RelayRun p = InProcessRun.run(label, dir, settings.writeTo(dir.resolve(label + ".properties")));
     processes.add(p);
     return p;
   }

@@ -3,7 +3,7 @@ package io.outboxrelay.relay.source.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.relay.testing.InProcessRelay;
+import io.outboxrelay.relay.testing.InProcessRun;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
@@ -143,7 +143,7 @@ class PostgresCdcNetworkFaultIT {
       throws Exception {
     Path config = config();
     Ledger.Result result;
-    try (RelayRun relay = InProcessRelay.run("relay", dir, config)) {
+    try (RelayRun relay = InProcessRun.run("relay", dir, config)) {
       try (SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 200, 40, 2)) {
         awaitPublished(400, Duration.ofSeconds(120));
         proxy.blackhole();
@@ -208,8 +208,7 @@ class PostgresCdcNetworkFaultIT {
     String finished = "] first start of relay.name '" + topics.name() + "': published";
     try (Connection direct = server.connect(db.name());
         SteadyWriter writer = SteadyWriter.start(db, ledger, "order", 100, 20, 1);
-        RelayRun first =
-            InProcessRelay.start("relay-1", dir, "run", "--config", config.toString())) {
+        RelayRun first = InProcessRun.start("relay-1", dir, "run", "--config", config.toString())) {
       await()
           .atMost(Duration.ofSeconds(90))
           .pollInterval(Duration.ofMillis(10))
@@ -222,7 +221,7 @@ class PostgresCdcNetworkFaultIT {
       assertThat(first.log()).contains(failed).doesNotContain(finished);
       proxy.restore();
       LOG.info("{}: network restored", topics.name());
-      try (RelayRun second = InProcessRelay.run("relay-2", dir, config)) {
+      try (RelayRun second = InProcessRun.run("relay-2", dir, config)) {
         assertThat(second.log()).contains(finished);
         assertThat(second.log())
             .containsPattern("dropped replication slot .* a first start that did not finish");

@@ -2,8 +2,8 @@ package io.outboxrelay.relay.source.cdc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.outboxrelay.relay.testing.InProcessRelay;
 import io.outboxrelay.relay.testing.InProcessRelays;
+import io.outboxrelay.relay.testing.InProcessRun;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
@@ -39,7 +39,7 @@ class PostgresCdcStartupChecksIT {
   }
 
   private RelayRun runExpectingExit(String name, Path config, int expectedCode) {
-    RelayRun relay = InProcessRelay.start(name, dir, "run", "--config", config.toString());
+    RelayRun relay = InProcessRun.start(name, dir, "run", "--config", config.toString());
     assertThat(relay.waitFor(Duration.ofSeconds(90))).as(relay.log()).isEqualTo(expectedCode);
     return relay;
   }
@@ -224,7 +224,7 @@ class PostgresCdcStartupChecksIT {
       Path config = retentionSettings(db, topics.name()).writeTo(dir.resolve("pgretok.properties"));
       Ledger ledger = topics.newLedger().semanticPayloads();
 
-      try (RelayRun relay = InProcessRelay.run("pgretok", dir, config)) {
+      try (RelayRun relay = InProcessRun.run("pgretok", dir, config)) {
         RawOutboxInserts.write(db, ledger, List.of(TestEvent.of("order", "o-2", 1)));
         Ledger.Result result = ledger.check(topics.readAll(ledger, Duration.ofSeconds(60)));
 

@@ -2,7 +2,7 @@ package io.outboxrelay.relay.source.cdc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.outboxrelay.relay.testing.InProcessRelay;
+import io.outboxrelay.relay.testing.InProcessRun;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
@@ -84,7 +84,7 @@ class SharedServerIT {
     Path config =
         RelaySettings.cdc(db, topics.bootstrap(), topics.name())
             .writeTo(dir.resolve(name + ".properties"));
-    return InProcessRelay.run(name, dir, config);
+    return InProcessRun.run(name, dir, config);
   }
 
   private static List<TestEvent> events(String aggregatePrefix, int round) {

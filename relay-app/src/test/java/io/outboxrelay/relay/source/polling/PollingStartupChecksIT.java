@@ -2,7 +2,7 @@ package io.outboxrelay.relay.source.polling;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.outboxrelay.relay.testing.InProcessRelay;
+import io.outboxrelay.relay.testing.InProcessRun;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
@@ -20,7 +20,7 @@ class PollingStartupChecksIT {
   @TempDir Path dir;
 
   private RelayRun exits(String name, int code, String... args) {
-    RelayRun relay = InProcessRelay.start(name, dir, args);
+    RelayRun relay = InProcessRun.start(name, dir, args);
     assertThat(relay.waitFor(Duration.ofSeconds(90))).as(relay.log()).isEqualTo(code);
     return relay;
   }
@@ -210,7 +210,7 @@ class PollingStartupChecksIT {
             settings(db, name)
                 .with("source.column.sequence", "batch_no")
                 .writeTo(dir.resolve(name + ".properties"));
-        try (RelayRun relay = InProcessRelay.run(name, dir, config)) {
+        try (RelayRun relay = InProcessRun.run(name, dir, config)) {
           relay.awaitReady();
           relay.terminate();
           assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();

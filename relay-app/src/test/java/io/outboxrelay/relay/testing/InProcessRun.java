@@ -43,9 +43,9 @@ import sun.misc.SignalHandler;
  * #terminate()} interrupts the command's thread, which stops the relay as SIGTERM does. Several
  * runs may share the JVM, each with its own log.
  */
-public final class InProcessRelay implements RelayRun {
+public final class InProcessRun implements RelayRun {
 
-  private static final Logger LOG = LoggerFactory.getLogger(InProcessRelay.class);
+  private static final Logger LOG = LoggerFactory.getLogger(InProcessRun.class);
 
   /** How long {@link #close()} waits for a graceful stop, as a child's SIGTERM grace. */
   private static final Duration CLOSE_GRACE = Duration.ofSeconds(60);
@@ -75,7 +75,7 @@ public final class InProcessRelay implements RelayRun {
   private final Appender appender;
   private volatile int exitCode = -1;
 
-  private InProcessRelay(String name, Path logDir, String[] args) {
+  private InProcessRun(String name, Path logDir, String[] args) {
     this.name = name;
     this.logFile = logDir.resolve(name + ".log");
     try {
@@ -114,9 +114,9 @@ public final class InProcessRelay implements RelayRun {
    * @param args the command line's arguments
    * @return the run, under way
    */
-  public static InProcessRelay start(String name, Path logDir, String... args) {
-    InProcessRelay run = new InProcessRelay(name, logDir, args);
-    synchronized (InProcessRelay.class) {
+  public static InProcessRun start(String name, Path logDir, String... args) {
+    InProcessRun run = new InProcessRun(name, logDir, args);
+    synchronized (InProcessRun.class) {
       if (RUNNING.getAndIncrement() == 0) {
         jvmTerm = ownHandler("TERM");
         jvmInt = ownHandler("INT");
@@ -139,13 +139,13 @@ public final class InProcessRelay implements RelayRun {
    * @param more further arguments, e.g. {@code --mode polling}
    * @return the ready run
    */
-  public static InProcessRelay run(String name, Path logDir, Path config, String... more) {
+  public static InProcessRun run(String name, Path logDir, Path config, String... more) {
     String[] args = new String[3 + more.length];
     args[0] = "run";
     args[1] = "--config";
     args[2] = config.toString();
     System.arraycopy(more, 0, args, 3, more.length);
-    InProcessRelay run = start(name, logDir, args);
+    InProcessRun run = start(name, logDir, args);
     try {
       run.awaitReady();
     } catch (RuntimeException e) {
@@ -243,7 +243,7 @@ public final class InProcessRelay implements RelayRun {
   }
 
   private void detach() {
-    synchronized (InProcessRelay.class) {
+    synchronized (InProcessRun.class) {
       if (!RUNS.remove(group)) {
         return;
       }
@@ -334,7 +334,7 @@ public final class InProcessRelay implements RelayRun {
    * does); on first use, the console stops showing the runs' lines, which their files have.
    */
   private static Layout<? extends Serializable> consoleLayout() {
-    synchronized (InProcessRelay.class) {
+    synchronized (InProcessRun.class) {
       Configuration config = configuration();
       Appender console = config.getAppender("stdout");
       if (console == null) {
@@ -400,9 +400,9 @@ public final class InProcessRelay implements RelayRun {
 
   /** The command's output and errors, into the run's log as a child's console has them. */
   private static final class LogWriter extends Writer {
-    private final InProcessRelay run;
+    private final InProcessRun run;
 
-    LogWriter(InProcessRelay run) {
+    LogWriter(InProcessRun run) {
       this.run = run;
     }
 
