@@ -20,8 +20,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code outbox-relay run}: runs the relay until SIGTERM/SIGINT (graceful drain, exit 0) or a fatal
  * failure (exit 1). A configuration or database set-up problem exits with 2 before anything is
- * published. An interrupt of the thread running the command is a stop request as SIGTERM is, while
- * the relay starts and once it runs.
+ * published. Once the configuration is read, an interrupt of the thread running the command is a
+ * stop request as SIGTERM is, while the relay starts and once it runs.
  *
  * <p>A failure is one ERROR line that says what to do; its stack trace goes to DEBUG (logger {@code
  * io.outboxrelay}, {@code -Doutbox.relay.log.level=DEBUG}), so the console stays readable.

@@ -5,9 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.outboxrelay.relay.testing.Cli;
-import io.outboxrelay.relay.testing.InProcessRun;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
-import io.outboxrelay.testsupport.outbox.RelayRun;
+import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.stack.LocalStack;
 import java.nio.file.Path;
@@ -44,9 +43,10 @@ class LeadershipStatusIT {
               .toString();
       String holder;
       String pid;
-      try (RelayRun leader = InProcessRun.run("leader", dir, Path.of(config));
-          RelayRun standby = InProcessRun.start("standby", dir, "run", "--config", standbyConfig)) {
-        standby.awaitLogLine(".*\\] standby \\(holder .*", Duration.ofSeconds(90));
+      try (RelayProcess leader = RelayProcess.run("leader", dir, Path.of(config));
+          RelayProcess standby =
+              RelayProcess.start("standby", dir, "run", "--config", standbyConfig)) {
+        standby.process().awaitLogLine(".*\\] standby \\(holder .*", Duration.ofSeconds(90));
         // A standby exports the lag figures too, from the leader's committed position.
         try (java.sql.Connection c = db.app()) {
           io.outboxrelay.testsupport.outbox.RawOutboxInserts.writeTransaction(
@@ -88,9 +88,9 @@ class LeadershipStatusIT {
             .contains("reading the binlog: the leader")
             .contains("hand-off:")
             .contains("none recorded");
-        leader.terminate();
+        leader.process().terminate();
         assertThat(leader.waitFor(Duration.ofSeconds(60))).isZero();
-        standby.awaitLogLine(".*\\] ready: .*", Duration.ofSeconds(90));
+        standby.process().awaitLogLine(".*\\] ready: .*", Duration.ofSeconds(90));
 
         JsonNode after =
             new ObjectMapper()
@@ -99,7 +99,7 @@ class LeadershipStatusIT {
             .as("the standby took over")
             .isNotEqualTo(holder);
         assertThat(after.path("leader").path("epoch").asLong()).isEqualTo(2);
-        standby.terminate();
+        standby.process().terminate();
         assertThat(standby.waitFor(Duration.ofSeconds(60))).isZero();
       }
       String stopped = Cli.expect(0, "status", "--config", config).out();

@@ -8,6 +8,7 @@ import io.outboxrelay.relay.testing.InProcessRun;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
+import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
@@ -173,9 +174,10 @@ class ModeOwnershipIT {
           RelaySettings.cdc(db, bootstrap(), "own-both").writeTo(dir.resolve("cdc.properties"));
       try (RelayRun cdc = InProcessRun.run("own-cdc", dir, cdcConfig)) {
         writeOne(db, "order-1");
-        // The same file with --mode polling: the mistake of switching without a hand-off.
+        // The same file with --mode polling: the mistake of switching without a hand-off. A child
+        // process: one relay.name twice in one JVM would share its JMX metrics.
         try (RelayRun polling =
-            InProcessRun.start(
+            RelayProcess.start(
                 "own-poll", dir, "run", "--config", cdcConfig.toString(), "--mode", "polling")) {
           assertThat(polling.waitFor(Duration.ofSeconds(90))).as(polling.log()).isEqualTo(2);
           assertThat(polling.log())

@@ -5,15 +5,19 @@ import io.outboxrelay.testsupport.outbox.RelayRun;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
+import java.io.Reader;
 import java.io.Serializable;
+import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import org.apache.logging.log4j.LogManager;
@@ -38,20 +42,29 @@ import sun.misc.SignalHandler;
  * kills or freezes: a {@link io.outboxrelay.testsupport.outbox.RelayProcess} does that.
  *
  * <p>Its log holds what its own threads log (the thread group of the thread running the command,
- * which every thread it starts joins) and what the command prints, the console of a child process;
- * written to {@code <dir>/<name>.log} as it comes and kept off this JVM's console. {@link
- * #terminate()} interrupts the command's thread, which stops the relay as SIGTERM does. Several
- * runs may share the JVM, each with its own log.
+ * which every thread it starts joins), what they do not catch, and what the command prints: the
+ * console of a child process, written to {@code <dir>/<name>.log} as it comes and kept off this
+ * JVM's console, until the command returns. {@link #terminate()} interrupts the command's thread,
+ * which stops the relay as SIGTERM does. Several runs may share the JVM, each with its own log, but
+ * not one {@code relay.name} (its JMX metrics are the JVM's). Unlike a child's exit, the end of a
+ * run kills nothing: a thread the relay failed to stop is named in a warning and lives on.
  */
 public final class InProcessRun implements RelayRun {
 
   private static final Logger LOG = LoggerFactory.getLogger(InProcessRun.class);
 
-  /** How long {@link #close()} waits for a graceful stop, as a child's SIGTERM grace. */
+  /** How long {@link #close()} waits for a graceful stop (a child gets 15 s, then SIGKILL). */
   private static final Duration CLOSE_GRACE = Duration.ofSeconds(60);
 
   /** The thread groups of the runs under way: the console does not show their lines. */
   private static final Set<ThreadGroup> RUNS = ConcurrentHashMap.newKeySet();
+
+  /**
+   * The {@code relay.name}s of the runs under way. Two runs of one name at once would share this
+   * JVM's JMX metrics, which the relay reads its reader's state from (Debezium's, by name): the one
+   * would report the other's lag and readiness. Such tests run one of them as a child process.
+   */
+  private static final Set<String> NAMES = ConcurrentHashMap.newKeySet();
 
   private static final AtomicInteger RUNNING = new AtomicInteger();
 
@@ -67,23 +80,35 @@ public final class InProcessRun implements RelayRun {
   private static SignalHandler jvmInt;
 
   private final String name;
+  private final String relayName;
   private final Path logFile;
   private final StringBuilder log = new StringBuilder(); // guarded by itself
   private final OutputStream file;
   private final ThreadGroup group;
   private final Thread thread;
   private final Appender appender;
+  private final AtomicBoolean stopSent = new AtomicBoolean();
   private volatile int exitCode = -1;
 
   private InProcessRun(String name, Path logDir, String[] args) {
     this.name = name;
+    this.relayName = relayName(args);
     this.logFile = logDir.resolve(name + ".log");
     try {
       this.file = Files.newOutputStream(logFile);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    this.group = new ThreadGroup("relay-" + name);
+    // What a thread of the run does not catch goes to its log, as a child's stderr would.
+    this.group =
+        new ThreadGroup("relay-" + name) {
+          @Override
+          public void uncaughtException(Thread t, Throwable e) {
+            StringWriter trace = new StringWriter();
+            e.printStackTrace(new PrintWriter(trace));
+            append("Exception in thread \"" + t.getName() + "\" " + trace);
+          }
+        };
     this.appender =
         new RunAppender(
             "in-process-" + name + "-" + STARTS.incrementAndGet(),
@@ -100,7 +125,7 @@ public final class InProcessRun implements RelayRun {
                 append("command failed: " + e + "\n");
                 exitCode = 1;
               } finally {
-                detach(); // as a child's exit: what the command's threads log later is not shown
+                detach(); // what the run's threads log after the command returned is not kept
               }
             },
             "relay-" + name);
@@ -117,6 +142,14 @@ public final class InProcessRun implements RelayRun {
   public static InProcessRun start(String name, Path logDir, String... args) {
     InProcessRun run = new InProcessRun(name, logDir, args);
     synchronized (InProcessRun.class) {
+      if (run.relayName != null && !NAMES.add(run.relayName)) {
+        run.closeFile();
+        throw new IllegalStateException(
+            "relay.name '"
+                + run.relayName
+                + "' already runs in this JVM: two runs of one name share its JMX metrics; run one"
+                + " as a RelayProcess");
+      }
       if (RUNNING.getAndIncrement() == 0) {
         jvmTerm = ownHandler("TERM");
         jvmInt = ownHandler("INT");
@@ -149,7 +182,11 @@ public final class InProcessRun implements RelayRun {
     try {
       run.awaitReady();
     } catch (RuntimeException e) {
-      run.close();
+      try {
+        run.close();
+      } catch (RuntimeException stillRunning) {
+        e.addSuppressed(stillRunning);
+      }
       throw e;
     }
     return run;
@@ -202,11 +239,16 @@ public final class InProcessRun implements RelayRun {
     }
   }
 
-  /** Interrupts the command's thread: the relay drains and stops, as on SIGTERM. */
+  /**
+   * Interrupts the command's thread, once: the relay drains and stops, as on SIGTERM. A second call
+   * does nothing, as a second SIGTERM does (an interrupt would cut the drain short).
+   */
   @Override
   public void terminate() {
-    LOG.info("[{}] stop requested (as SIGTERM)", name);
-    thread.interrupt();
+    if (stopSent.compareAndSet(false, true)) {
+      LOG.info("[{}] stop requested (as SIGTERM)", name);
+      thread.interrupt();
+    }
   }
 
   @Override
@@ -247,6 +289,9 @@ public final class InProcessRun implements RelayRun {
       if (!RUNS.remove(group)) {
         return;
       }
+      if (relayName != null) {
+        NAMES.remove(relayName);
+      }
       LoggerConfig root = configuration().getRootLogger();
       root.removeAppender(appender.getName());
       context().updateLoggers();
@@ -270,6 +315,10 @@ public final class InProcessRun implements RelayRun {
         }
       }
     }
+    closeFile();
+  }
+
+  private void closeFile() {
     synchronized (log) {
       try {
         file.close();
@@ -277,6 +326,22 @@ public final class InProcessRun implements RelayRun {
         LOG.warn("[{}] closing {}: {}", name, logFile, e.toString());
       }
     }
+  }
+
+  /** The {@code relay.name} of the {@code --config} file among the arguments, if it has one. */
+  private static String relayName(String[] args) {
+    for (int i = 0; i + 1 < args.length; i++) {
+      if (args[i].equals("--config")) {
+        Properties p = new Properties();
+        try (Reader in = Files.newBufferedReader(Path.of(args[i + 1]))) {
+          p.load(in);
+        } catch (IOException | RuntimeException e) {
+          return null; // the command reports a file it cannot read
+        }
+        return p.getProperty("relay.name");
+      }
+    }
+    return null;
   }
 
   private void append(String text) {

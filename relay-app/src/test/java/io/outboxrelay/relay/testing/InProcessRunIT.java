@@ -1,6 +1,7 @@
 package io.outboxrelay.relay.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
@@ -62,6 +63,30 @@ class InProcessRunIT {
             .doesNotContain(" InProcessRun - "); // this JVM's own lines are not the run's
         assertThat(run.stackTraceLines()).as(run.log()).isEmpty();
         assertThat(Files.readString(dir.resolve(run.name() + ".log"))).isEqualTo(run.log());
+      }
+    }
+  }
+
+  /**
+   * Two relays of one name in one JVM would share its JMX metrics, from which a relay reads its
+   * reader's lag and readiness: refused, and the name is free again once the first run ended.
+   */
+  @Test
+  void aSecondRunOfTheSameRelayNameIsRefusedWhileTheFirstRuns() throws Exception {
+    try (OutboxDatabase db = OutboxDatabase.forPolling()) {
+      Path one = polling(db, "run-d").writeTo(dir.resolve("d1.properties"));
+      Path two = polling(db, "run-d").writeTo(dir.resolve("d2.properties"));
+      try (InProcessRun first = InProcessRun.run("first", dir, one)) {
+        assertThatThrownBy(
+                () -> InProcessRun.start("second", dir, "run", "--config", two.toString()))
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("relay.name 'run-d' already runs in this JVM");
+        first.terminate();
+        assertThat(first.waitFor(Duration.ofSeconds(60))).as(first.log()).isZero();
+      }
+      try (InProcessRun again = InProcessRun.run("again", dir, two)) {
+        again.terminate();
+        assertThat(again.waitFor(Duration.ofSeconds(60))).as(again.log()).isZero();
       }
     }
   }

@@ -63,7 +63,10 @@ public interface RelayRun extends AutoCloseable {
    */
   int waitFor(Duration timeout);
 
-  /** Stops the run if it has not ended, gracefully first; idempotent. */
+  /**
+   * Stops the run if it has not ended, as {@link #terminate()} does; a child process that does not
+   * end in time is then killed, a run in the test JVM is reported. Idempotent.
+   */
   @Override
   void close();
 }

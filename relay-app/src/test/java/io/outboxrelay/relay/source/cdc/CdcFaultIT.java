@@ -7,6 +7,7 @@ import io.outboxrelay.relay.Relay;
 import io.outboxrelay.relay.metrics.RelayMetrics;
 import io.outboxrelay.relay.testing.Configs;
 import io.outboxrelay.relay.testing.InProcessRun;
+import io.outboxrelay.relay.testing.InProcessRuns;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
@@ -49,6 +50,7 @@ class CdcFaultIT {
   private static final ClassBroker OWN_BROKER = new ClassBroker();
 
   @TempDir Path dir;
+  private final InProcessRuns runs = new InProcessRuns();
   private OutboxDatabase db;
   private String name;
   private ExecutorService writerPool;
@@ -68,6 +70,7 @@ class CdcFaultIT {
 
   @AfterEach
   void tearDown() {
+    runs.close(); // before the database: a live relay blocks its drop
     writerPool.shutdownNow();
     db.close();
   }
@@ -113,7 +116,8 @@ class CdcFaultIT {
     awaitPublished(bootstrap, 3_000);
     relay.process().kill();
     assertThat(relay.waitFor(Duration.ofSeconds(30))).isEqualTo(137);
-    InProcessRun restarted = InProcessRun.run("relay-2", dir, config);
+    InProcessRun restarted = runs.run("relay-2", dir, config.toString());
+    restarted.awaitReady();
     writer.get(120, TimeUnit.SECONDS);
 
     Ledger.Result result = awaitAll(ledger, bootstrap);
@@ -143,7 +147,8 @@ class CdcFaultIT {
     relay.process().terminate();
     assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
     assertThat(relay.log()).contains("stopping: draining in-flight events").contains("] stopped");
-    InProcessRun restarted = InProcessRun.run("relay-2", dir, config);
+    InProcessRun restarted = runs.run("relay-2", dir, config.toString());
+    restarted.awaitReady();
     writer.get(120, TimeUnit.SECONDS);
 
     Ledger.Result result = awaitAll(ledger, bootstrap);

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.outboxrelay.relay.testing.InProcessRun;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
+import io.outboxrelay.testsupport.outbox.RelayProcess;
 import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
 import io.outboxrelay.testsupport.outbox.TestEvent;
@@ -201,8 +202,9 @@ class CdcStartupChecksIT {
               .with("source.port", String.valueOf(FreePorts.findFreePort()))
               .writeTo(dir.resolve("dbdown.properties"));
 
-      try (RelayRun relay =
-          InProcessRun.start("dbdown", dir, "run", "--config", config.toString())) {
+      // A child process: SIGTERM while the start waits, through the signal handler.
+      try (RelayProcess relay =
+          RelayProcess.start("dbdown", dir, "run", "--config", config.toString())) {
         relay.awaitLogLine(
             ".* WARN .*source database mariadb 127.0.0.1:\\d+/"
                 + db.name()

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.outboxrelay.relay.testing.InProcessRelays;
 import io.outboxrelay.relay.testing.InProcessRun;
+import io.outboxrelay.relay.testing.InProcessRuns;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
@@ -47,6 +48,7 @@ class PostgresCdcFaultIT {
   private static final ClassBroker OWN_BROKER = new ClassBroker();
 
   @TempDir Path dir;
+  private final InProcessRuns runs = new InProcessRuns();
   private PostgresServer server;
   private OutboxDatabase db;
   private String name;
@@ -68,6 +70,7 @@ class PostgresCdcFaultIT {
 
   @AfterEach
   void tearDown() {
+    runs.close(); // before the database: a live relay blocks its drop
     writerPool.shutdownNow();
     db.close();
   }
@@ -117,7 +120,8 @@ class PostgresCdcFaultIT {
     reader(bootstrap).readUntil(records -> records.size() >= 2_000, Duration.ofSeconds(60));
     relay.process().kill();
     assertThat(relay.waitFor(Duration.ofSeconds(30))).isEqualTo(137);
-    InProcessRun restarted = InProcessRun.run("relay-2", dir, config);
+    InProcessRun restarted = runs.run("relay-2", dir, config.toString());
+    restarted.awaitReady();
     writer.get(120, TimeUnit.SECONDS);
 
     Ledger.Result result = awaitAll(ledger, bootstrap);
