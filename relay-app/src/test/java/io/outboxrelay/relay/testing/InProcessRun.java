@@ -2,6 +2,7 @@ package io.outboxrelay.relay.testing;
 
 import io.outboxrelay.relay.cli.OutboxRelayCli;
 import io.outboxrelay.testsupport.outbox.RelayRun;
+import io.outboxrelay.testsupport.stack.LogFiles;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
@@ -19,6 +20,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.core.Appender;
@@ -65,8 +67,6 @@ public final class InProcessRun implements RelayRun {
    * would report the other's lag and readiness. Such tests run one of them as a child process.
    */
   private static final Set<String> NAMES = ConcurrentHashMap.newKeySet();
-
-  private static final AtomicInteger RUNNING = new AtomicInteger();
 
   /** Numbers the runs' appenders: a name may be run again. */
   private static final AtomicInteger STARTS = new AtomicInteger();
@@ -150,7 +150,7 @@ public final class InProcessRun implements RelayRun {
                 + "' already runs in this JVM: two runs of one name share its JMX metrics; run one"
                 + " as a RelayProcess");
       }
-      if (RUNNING.getAndIncrement() == 0) {
+      if (RUNS.isEmpty()) {
         jvmTerm = ownHandler("TERM");
         jvmInt = ownHandler("INT");
       }
@@ -173,12 +173,7 @@ public final class InProcessRun implements RelayRun {
    * @return the ready run
    */
   public static InProcessRun run(String name, Path logDir, Path config, String... more) {
-    String[] args = new String[3 + more.length];
-    args[0] = "run";
-    args[1] = "--config";
-    args[2] = config.toString();
-    System.arraycopy(more, 0, args, 3, more.length);
-    InProcessRun run = start(name, logDir, args);
+    InProcessRun run = start(name, logDir, runArgs(config.toString(), more));
     try {
       run.awaitReady();
     } catch (RuntimeException e) {
@@ -190,6 +185,16 @@ public final class InProcessRun implements RelayRun {
       throw e;
     }
     return run;
+  }
+
+  /** {@code run --config <config> <more>}. */
+  static String[] runArgs(String config, String... more) {
+    String[] args = new String[3 + more.length];
+    args[0] = "run";
+    args[1] = "--config";
+    args[2] = config;
+    System.arraycopy(more, 0, args, 3, more.length);
+    return args;
   }
 
   @Override
@@ -296,7 +301,7 @@ public final class InProcessRun implements RelayRun {
       root.removeAppender(appender.getName());
       context().updateLoggers();
       appender.stop();
-      if (RUNNING.decrementAndGet() == 0) {
+      if (RUNS.isEmpty()) {
         Signal.handle(new Signal("TERM"), jvmTerm);
         Signal.handle(new Signal("INT"), jvmInt);
       }
@@ -357,12 +362,7 @@ public final class InProcessRun implements RelayRun {
   }
 
   private String tail() {
-    String all = log();
-    int from = all.length();
-    for (int lines = 0; lines < 40 && from > 0; lines++) {
-      from = all.lastIndexOf('\n', from - 2) + 1;
-    }
-    return "\n--- last lines of " + logFile + ":\n" + all.substring(from);
+    return LogFiles.labelledTail("log of " + name, logFile, 40);
   }
 
   private static void pause(long millis) {
@@ -443,13 +443,13 @@ public final class InProcessRun implements RelayRun {
   /** Formats the lines a run's threads log with the console's layout. */
   private static final class RunAppender extends AbstractAppender {
     private final ThreadGroup group;
-    private final java.util.function.Consumer<String> sink;
+    private final Consumer<String> sink;
 
     RunAppender(
         String name,
         Layout<? extends Serializable> layout,
         ThreadGroup group,
-        java.util.function.Consumer<String> sink) {
+        Consumer<String> sink) {
       super(name, null, layout, true, Property.EMPTY_ARRAY);
       this.group = group;
       this.sink = sink;

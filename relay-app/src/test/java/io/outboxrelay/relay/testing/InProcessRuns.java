@@ -5,9 +5,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The in-process runs of {@code outbox-relay run} a test starts, closed (stopped as on SIGTERM)
- * after it, as {@link io.outboxrelay.testsupport.outbox.RelayProcesses} does for child processes.
- * Close it before the test's database is dropped: a live relay blocks the drop. Not thread-safe.
+ * The in-process runs of {@code outbox-relay} a test starts, closed (stopped as on SIGTERM) after
+ * it, as {@link io.outboxrelay.testsupport.outbox.RelayProcesses} does for child processes. Close
+ * it before the test's database is dropped: a live relay blocks the drop. It may be closed more
+ * than once, and used again after. Not thread-safe.
  */
 public final class InProcessRuns implements AutoCloseable {
 
@@ -24,11 +25,18 @@ public final class InProcessRuns implements AutoCloseable {
    * @return the started run
    */
   public InProcessRun run(String label, Path dir, String config, String... more) {
-    String[] args = new String[3 + more.length];
-    args[0] = "run";
-    args[1] = "--config";
-    args[2] = config;
-    System.arraycopy(more, 0, args, 3, more.length);
+    return start(label, dir, InProcessRun.runArgs(config, more));
+  }
+
+  /**
+   * Starts {@code outbox-relay <args>} in this JVM.
+   *
+   * @param label a name for the run and its log file
+   * @param dir where the log goes
+   * @param args the command line's arguments
+   * @return the started run
+   */
+  public InProcessRun start(String label, Path dir, String... args) {
     InProcessRun run = InProcessRun.start(label, dir, args);
     runs.add(run);
     return run;

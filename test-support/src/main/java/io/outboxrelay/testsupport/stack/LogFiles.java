@@ -13,7 +13,7 @@ import java.util.Arrays;
  * <p>Only the last {@value #MAX_TAIL_BYTES} bytes are read, so tails of large broker logs stay
  * cheap.
  */
-final class LogFiles {
+public final class LogFiles {
 
   static final int MAX_TAIL_BYTES = 256 * 1024;
 
@@ -26,7 +26,7 @@ final class LogFiles {
    * @param lines how many lines, at least 1
    * @return the lines joined by {@code \n}, never {@code null}
    */
-  static String tail(Path file, int lines) {
+  public static String tail(Path file, int lines) {
     if (lines < 1) {
       throw new IllegalArgumentException("lines must be at least 1: " + lines);
     }
@@ -62,7 +62,7 @@ final class LogFiles {
    * @param lines how many lines
    * @return a block starting with a newline
    */
-  static String labelledTail(String label, Path file, int lines) {
+  public static String labelledTail(String label, Path file, int lines) {
     return "\n--- last " + lines + " lines of " + label + " " + file + " ---\n" + tail(file, lines);
   }
 }

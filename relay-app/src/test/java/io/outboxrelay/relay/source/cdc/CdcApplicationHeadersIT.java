@@ -2,7 +2,7 @@ package io.outboxrelay.relay.source.cdc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.outboxrelay.relay.testing.InProcessRun;
+import io.outboxrelay.relay.testing.InProcessRuns;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RelayRun;
 import io.outboxrelay.testsupport.outbox.RelaySettings;
@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -41,7 +40,7 @@ class CdcApplicationHeadersIT {
   @TempDir Path dir;
   private OutboxDatabase db;
   private TestTopics topics;
-  private final List<RelayRun> processes = new ArrayList<>();
+  private final InProcessRuns runs = new InProcessRuns();
 
   @BeforeEach
   void setUp(TestInfo info) {
@@ -55,7 +54,7 @@ class CdcApplicationHeadersIT {
 
   @AfterEach
   void tearDown() {
-    processes.forEach(RelayRun::close);
+    runs.close(); // before the database: a live relay blocks its drop
     db.close();
   }
 
@@ -64,8 +63,9 @@ class CdcApplicationHeadersIT {
   }
 
   private RelayRun run(String label, RelaySettings settings) {
-    RelayRun p = InProcessRun.run(label, dir, settings.writeTo(dir.resolve(label + ".properties")));
-    processes.add(p);
+    RelayRun p =
+        runs.run(label, dir, settings.writeTo(dir.resolve(label + ".properties")).toString());
+    p.awaitReady();
     return p;
   }
 

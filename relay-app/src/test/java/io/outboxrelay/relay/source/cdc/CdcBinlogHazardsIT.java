@@ -3,7 +3,7 @@ package io.outboxrelay.relay.source.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.relay.testing.InProcessRun;
+import io.outboxrelay.relay.testing.InProcessRuns;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
@@ -43,7 +43,7 @@ class CdcBinlogHazardsIT {
   private static final AtomicInteger TESTS = new AtomicInteger();
 
   @TempDir Path dir;
-  private final List<RelayRun> relays = new ArrayList<>();
+  private final InProcessRuns relays = new InProcessRuns();
 
   private static String bootstrap() {
     return LocalStack.shared().kafka().bootstrapServers();
@@ -73,23 +73,20 @@ class CdcBinlogHazardsIT {
   }
 
   private RelayRun runToExit(String logName, Path config, int expectedCode) {
-    RelayRun relay = InProcessRun.start(logName, dir, "run", "--config", config.toString());
-    relays.add(relay);
+    RelayRun relay = relays.run(logName, dir, config.toString());
     assertThat(relay.waitFor(Duration.ofSeconds(90))).as(relay.log()).isEqualTo(expectedCode);
     return relay;
   }
 
   private RelayRun run(String logName, Path config) {
-    RelayRun relay = InProcessRun.start(logName, dir, "run", "--config", config.toString());
-    relays.add(relay);
+    RelayRun relay = relays.run(logName, dir, config.toString());
     relay.awaitReady();
     return relay;
   }
 
   /** Stops every relay a test started: before its database is dropped, which they would block. */
   private void closeRelays() {
-    relays.forEach(RelayRun::close);
-    relays.clear();
+    relays.close();
   }
 
   private static void stop(RelayRun relay) {

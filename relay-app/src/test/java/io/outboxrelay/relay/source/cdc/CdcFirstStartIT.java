@@ -3,7 +3,7 @@ package io.outboxrelay.relay.source.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.relay.testing.InProcessRun;
+import io.outboxrelay.relay.testing.InProcessRuns;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
@@ -40,7 +40,7 @@ class CdcFirstStartIT {
   private OutboxDatabase db;
   private TestTopics topics;
   private SteadyWriter writer;
-  private final List<RelayRun> processes = new ArrayList<>();
+  private final InProcessRuns runs = new InProcessRuns();
 
   @BeforeEach
   void setUp(TestInfo info) {
@@ -54,13 +54,14 @@ class CdcFirstStartIT {
     if (writer != null) {
       writer.close();
     }
-    processes.forEach(RelayRun::close);
+    runs.close(); // before the database: a live relay blocks its drop
     db.close();
   }
 
   private RelayRun run(String label, RelaySettings settings) {
-    RelayRun p = InProcessRun.run(label, dir, settings.writeTo(dir.resolve(label + ".properties")));
-    processes.add(p);
+    RelayRun p =
+        runs.run(label, dir, settings.writeTo(dir.resolve(label + ".properties")).toString());
+    p.awaitReady();
     return p;
   }
 
@@ -152,8 +153,8 @@ class CdcFirstStartIT {
       Path config =
           RelaySettings.cdc(db, broker.bootstrapServers(), topics.name())
               .writeTo(dir.resolve("relay.properties"));
-      RelayRun relay = InProcessRun.start("relay", dir, "run", "--config", config.toString());
-      processes.add(relay); // not run(): that waits for ready, which follows the topic
+      // Not run(): that waits for ready, which follows the topic.
+      RelayRun relay = runs.run("relay", dir, config.toString());
       await().atMost(Duration.ofSeconds(60)).until(() -> relay.log().contains("leader (epoch"));
       Thread.sleep(10_000); // the first start takes its snapshot and waits for the topic
 

@@ -3,7 +3,7 @@ package io.outboxrelay.relay.source.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxrelay.relay.testing.InProcessRun;
+import io.outboxrelay.relay.testing.InProcessRuns;
 import io.outboxrelay.testsupport.outbox.Ledger;
 import io.outboxrelay.testsupport.outbox.OutboxDatabase;
 import io.outboxrelay.testsupport.outbox.RawOutboxInserts;
@@ -36,7 +36,7 @@ class PostgresCdcFirstStartIT {
   private OutboxDatabase db;
   private TestTopics topics;
   private SteadyWriter writer;
-  private final List<RelayRun> processes = new ArrayList<>();
+  private final InProcessRuns runs = new InProcessRuns();
 
   @BeforeEach
   void setUp(TestInfo info) {
@@ -51,7 +51,7 @@ class PostgresCdcFirstStartIT {
     if (writer != null) {
       writer.close();
     }
-    processes.forEach(RelayRun::close);
+    runs.close(); // before the database: a live relay blocks its drop
     db.close();
   }
 
@@ -60,8 +60,9 @@ class PostgresCdcFirstStartIT {
   }
 
   private RelayRun run(String label, RelaySettings settings) {
-    RelayRun p = InProcessRun.run(label, dir, settings.writeTo(dir.resolve(label + ".properties")));
-    processes.add(p);
+    RelayRun p =
+        runs.run(label, dir, settings.writeTo(dir.resolve(label + ".properties")).toString());
+    p.awaitReady();
     return p;
   }
 
