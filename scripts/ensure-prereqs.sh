@@ -65,6 +65,14 @@ for program in mariadb-install-db mariadb; do
   fi
 done
 
+# --- xz (PostgresBinaries unpacks PostgreSQL 17's binaries, a .txz, with tar) ------------------
+if command -v xz >/dev/null 2>&1; then
+  log "xz ok"
+else
+  apt_install xz-utils
+  log "xz installed"
+fi
+
 # --- libfaketime (a polling test runs a relay whose clock is days off) --------------------------
 if [[ -n $(ls /usr/lib/*/faketime/libfaketime.so.1 2>/dev/null) ]]; then
   log "libfaketime ok"

@@ -25,6 +25,7 @@ import java.util.Locale;
  * @param confirmedFlush its {@code confirmed_flush_lsn}, or null
  * @param walStatus its {@code wal_status}, or null
  * @param active whether a reader holds it
+ * @param failover whether it is a failover slot, or null before PostgreSQL 17 (which has none)
  * @param server the server's current WAL position
  * @param behind the WAL bytes the slot holds past its confirmed position, or null
  * @param stored the stored {@code offset_val} as it is (a position or a marker), or null
@@ -37,6 +38,7 @@ record PostgresCdcStatus(
     String confirmedFlush,
     String walStatus,
     boolean active,
+    Boolean failover,
     String server,
     Long behind,
     String stored) {
@@ -76,14 +78,18 @@ record PostgresCdcStatus(
     try (PreparedStatement ps =
         c.prepareStatement(
             "SELECT confirmed_flush_lsn::text, wal_status, active, (pg_current_wal_lsn() -"
-                + " confirmed_flush_lsn)::bigint FROM pg_replication_slots WHERE slot_name = ?")) {
+                + " confirmed_flush_lsn)::bigint, (to_jsonb(s) ->> 'failover')::boolean"
+                + " FROM pg_replication_slots s WHERE slot_name = ?")) {
       ps.setString(1, slot);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
           return new PostgresCdcStatus(
-              position, marker, slot, false, null, null, false, server, null, stored);
+              position, marker, slot, false, null, null, false, null, server, null, stored);
         }
         long behind = rs.getLong(4);
+        Long bytesBehind = rs.wasNull() ? null : behind;
+        boolean failover = rs.getBoolean(5);
+        Boolean failoverOrNull = rs.wasNull() ? null : failover;
         return new PostgresCdcStatus(
             position,
             marker,
@@ -92,8 +98,9 @@ record PostgresCdcStatus(
             rs.getString(1),
             rs.getString(2),
             rs.getBoolean(3),
+            failoverOrNull,
             server,
-            rs.wasNull() ? null : behind,
+            bytesBehind,
             stored);
       }
     }
@@ -154,6 +161,7 @@ record PostgresCdcStatus(
                 + ", wal_status "
                 + walStatus
                 + (active ? ", read by a relay" : ", no reader")
+                + (failover == null ? "" : failover ? ", failover slot" : ", not a failover slot")
             : slot + " does not exist (the relay's first start creates it)");
     t.row("server:", server);
     t.row(
@@ -176,6 +184,9 @@ record PostgresCdcStatus(
     s.put("confirmed_flush_lsn", confirmedFlush);
     s.put("wal_status", walStatus);
     s.put("active", active);
+    if (failover != null) {
+      s.put("failover", failover);
+    }
     if (behind != null) {
       s.put("behind_bytes", behind);
     }

@@ -18,6 +18,8 @@ import java.util.Map;
  * @param startupTimeout how long to wait for streaming to start
  * @param requireDurableBinlog whether sync_binlog=1 and innodb_flush_log_at_trx_commit=1 are
  *     required
+ * @param slotFailover whether the relay makes its PostgreSQL replication slot a failover slot
+ *     (PostgreSQL 17 and later)
  * @param leaderTable the leases table, holding one leadership row per outbox table
  * @param leaderLease how long leadership lasts after each renewal, by the database clock ({@code
  *     cdc.leader.lease})
@@ -40,6 +42,7 @@ public record CdcConfig(
     Duration retryBackoffMax,
     Duration startupTimeout,
     boolean requireDurableBinlog,
+    boolean slotFailover,
     String leaderTable,
     Duration leaderLease,
     Duration leaderRenewInterval,
@@ -71,6 +74,7 @@ public record CdcConfig(
         v.get(RelayConfigKeys.CDC_RETRY_BACKOFF_MAX),
         v.get(RelayConfigKeys.CDC_STARTUP_TIMEOUT),
         v.get(RelayConfigKeys.CDC_REQUIRE_DURABLE_BINLOG),
+        v.get(RelayConfigKeys.CDC_SLOT_FAILOVER),
         v.get(RelayConfigKeys.CDC_LEADER_TABLE),
         v.get(RelayConfigKeys.CDC_LEADER_LEASE),
         v.get(RelayConfigKeys.CDC_LEADER_RENEW_INTERVAL),

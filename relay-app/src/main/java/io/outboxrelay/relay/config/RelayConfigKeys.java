@@ -608,6 +608,20 @@ public final class RelayConfigKeys {
                   + " warning.")
           .build();
 
+  public static final ConfigKey<Boolean> CDC_SLOT_FAILOVER =
+      define("cdc.slot.failover", ValueType.BOOLEAN)
+          .group(Group.CDC)
+          .usedIn(RelayMode.CDC)
+          .defaultValue(true)
+          .doc(
+              "PostgreSQL 17 and later: the relay's replication slot is a failover slot"
+                  + " (failover=true, set at every start when it is not), so that a standby with"
+                  + " sync_replication_slots=on keeps a copy and the relay continues there after"
+                  + " a promotion; list that standby's physical slot in synchronized_standby_slots"
+                  + " on the primary. false leaves the slot as it is. Ignored on MariaDB and"
+                  + " before PostgreSQL 17, where a slot exists on the primary only.")
+          .build();
+
   public static final ConfigKey<String> CDC_LEADER_TABLE =
       define("cdc.leader.table", ValueType.STRING)
           .group(Group.CDC)
@@ -945,6 +959,7 @@ public final class RelayConfigKeys {
           CDC_RETRY_BACKOFF_MAX,
           CDC_STARTUP_TIMEOUT,
           CDC_REQUIRE_DURABLE_BINLOG,
+          CDC_SLOT_FAILOVER,
           CDC_LEADER_TABLE,
           CDC_LEADER_LEASE,
           CDC_LEADER_RENEW_INTERVAL,

@@ -180,6 +180,83 @@ public final class OutboxDatabase implements SourceDatabase {
     return c;
   }
 
+  /**
+   * This database as the application reaches it at another address, e.g. a {@code TcpProxy} that
+   * stands for a virtual IP moved to a promoted standby: {@link SourceDatabase#host()}, {@link
+   * SourceDatabase#port()} and {@link SourceDatabase#app()} use that address; {@code admin} and
+   * {@code adminQuery} go to the server directly. Closing the view does nothing: this database owns
+   * the users and the database.
+   *
+   * @param host the host the application connects to
+   * @param port its port
+   * @return the view
+   */
+  public SourceDatabase through(String host, int port) {
+    OutboxDatabase direct = this;
+    return new SourceDatabase() {
+      @Override
+      public Flavor flavor() {
+        return direct.flavor();
+      }
+
+      @Override
+      public String host() {
+        return host;
+      }
+
+      @Override
+      public int port() {
+        return port;
+      }
+
+      @Override
+      public String name() {
+        return direct.name();
+      }
+
+      @Override
+      public String relayUser() {
+        return direct.relayUser();
+      }
+
+      @Override
+      public String password() {
+        return direct.password();
+      }
+
+      @Override
+      public Connection app() throws SQLException {
+        String url = flavor().jdbcPrefix() + host + ":" + port + "/" + name();
+        if (flavor() == Flavor.POSTGRESQL) {
+          url += "?stringtype=unspecified";
+        }
+        Connection c = DriverManager.getConnection(url, appUser, password);
+        c.setAutoCommit(false);
+        return c;
+      }
+
+      @Override
+      public void admin(String... statements) {
+        direct.admin(statements);
+      }
+
+      @Override
+      public Object adminQuery(String sql) {
+        return direct.adminQuery(sql);
+      }
+
+      @Override
+      public void close() {
+        // the direct database drops what it made
+      }
+
+      @Override
+      public String toString() {
+        return direct + " through " + host + ":" + port;
+      }
+    };
+  }
+
   @Override
   public void admin(String... statements) {
     db.execute(statements);

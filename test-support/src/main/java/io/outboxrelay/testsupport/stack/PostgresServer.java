@@ -36,6 +36,9 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #kill()} is a crash (SIGKILL of the postmaster; its backends exit once they see it
  * gone); the next {@link #start()} recovers from the WAL. Thread-safe: lifecycle methods are
  * synchronized.
+ *
+ * <p>A server may be a streaming standby of another ({@link Builder#standbyOf}): its data directory
+ * starts as a copy of the primary's, and {@link #promote()} makes it a primary.
  */
 public final class PostgresServer extends ChildService<PostgresServer> {
 
@@ -50,13 +53,20 @@ public final class PostgresServer extends ChildService<PostgresServer> {
   private final Path dataDir;
   private final Path socketDir;
   private final Path log;
+  private final Path bin;
+  private final Standby standby;
   private final boolean root = Dirs.runningAsRoot();
+
+  /** What a standby follows: its primary and the physical slot it streams from there. */
+  private record Standby(PostgresServer primary, String slot) {}
 
   private PostgresServer(
       Path baseDir,
       boolean ownsBaseDir,
       int port,
       Map<String, String> settings,
+      Path bin,
+      Standby standby,
       Duration startupTimeout,
       Duration stopTimeout) {
     super("[postgres port=" + port + "]", baseDir, ownsBaseDir, stopTimeout);
@@ -66,6 +76,8 @@ public final class PostgresServer extends ChildService<PostgresServer> {
     this.dataDir = baseDir.resolve("data");
     this.socketDir = baseDir.resolve("socket");
     this.log = baseDir.resolve("postgres.log");
+    this.bin = bin;
+    this.standby = standby;
   }
 
   /**
@@ -80,11 +92,14 @@ public final class PostgresServer extends ChildService<PostgresServer> {
 
   @Override
   protected ChildProcess launch() {
-    Path bin = binaries();
     long begin = System.nanoTime();
     long initMillis = 0;
     if (!Files.exists(dataDir.resolve("PG_VERSION"))) {
-      initialise(bin);
+      if (standby != null) {
+        copyPrimary();
+      } else {
+        initialise(bin);
+      }
       initMillis = millisSince(begin);
     }
     long deadline = begin + startupTimeout.toNanos();
@@ -143,6 +158,41 @@ public final class PostgresServer extends ChildService<PostgresServer> {
     }
   }
 
+  /**
+   * A standby's data directory: the primary's, copied while the primary is stopped cleanly (it is
+   * started again at once), without its slots, with {@code standby.signal}. The primary keeps the
+   * standby's physical slot, made first, so it keeps the WAL the standby has not received.
+   */
+  private void copyPrimary() {
+    PostgresServer primary = standby.primary();
+    primary.execute(
+        "postgres",
+        "SELECT pg_create_physical_replication_slot('"
+            + standby.slot()
+            + "', true) WHERE NOT EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_name = '"
+            + standby.slot()
+            + "')");
+    Dirs.createDirectories(socketDir);
+    primary.stop();
+    try {
+      Commands.runOrFail(
+          List.of("cp", "-a", primary.dataDir().toString(), dataDir.toString()), startupTimeout);
+    } finally {
+      primary.start();
+    }
+    Dirs.deleteRecursively(dataDir.resolve("pg_replslot"));
+    Dirs.createDirectories(dataDir.resolve("pg_replslot"));
+    try {
+      Files.deleteIfExists(dataDir.resolve("postmaster.pid"));
+      Files.createFile(dataDir.resolve("standby.signal"));
+    } catch (java.io.IOException e) {
+      throw new LocalStackException(logPrefix() + " cannot prepare " + dataDir + ": " + e, e);
+    }
+    if (root) {
+      Dirs.chownRecursively(getBaseDir(), OS_USER);
+    }
+  }
+
   private List<String> serverCommand(Path bin) {
     List<String> command = new ArrayList<>();
     command.add(bin.resolve("postgres").toString());
@@ -159,6 +209,20 @@ public final class PostgresServer extends ChildService<PostgresServer> {
           command.add("-c");
           command.add(name + "=" + value);
         });
+    if (standby != null) {
+      command.add("-c");
+      command.add(
+          "primary_conninfo=host="
+              + HOST
+              + " port="
+              + standby.primary().port()
+              + " user="
+              + SUPERUSER
+              + " dbname=postgres application_name="
+              + standby.slot());
+      command.add("-c");
+      command.add("primary_slot_name=" + standby.slot());
+    }
     return command;
   }
 
@@ -225,6 +289,33 @@ public final class PostgresServer extends ChildService<PostgresServer> {
     throw new LocalStackException(
         "initdb not found under /usr/lib/postgresql/*/bin: run scripts/ensure-prereqs.sh"
             + " (installs postgresql with apt), or set PG_BIN");
+  }
+
+  /**
+   * Makes a standby a primary ({@code pg_promote}, waiting for it) and stops it following its old
+   * primary; at its next start it stays a primary.
+   *
+   * @throws LocalStackException when it is not a standby or the promotion does not finish in 60 s
+   */
+  public void promote() {
+    if (standby == null) {
+      throw new LocalStackException(logPrefix() + " is not a standby");
+    }
+    try (Connection c = connect("postgres");
+        Statement st = c.createStatement();
+        java.sql.ResultSet rs = st.executeQuery("SELECT pg_promote(true, 60)")) {
+      if (!rs.next() || !rs.getBoolean(1)) {
+        throw new LocalStackException(logPrefix() + " was not promoted within 60 s" + logTail());
+      }
+    } catch (SQLException e) {
+      throw new LocalStackException(logPrefix() + " cannot promote: " + e, e);
+    }
+    LOG.info("{} promoted: it is a primary now", logPrefix());
+  }
+
+  /** The major version of its binaries, e.g. 15 or 17. */
+  public int majorVersion() {
+    return PostgresBinaries.majorVersion(bin);
   }
 
   private Path getBaseDir() {
@@ -325,6 +416,8 @@ public final class PostgresServer extends ChildService<PostgresServer> {
   public static final class Builder extends ChildService.Builder<Builder, PostgresServer> {
 
     private final Map<String, String> settings = new LinkedHashMap<>();
+    private Path bin;
+    private Standby standby;
 
     private Builder() {
       settings.put("wal_level", "logical");
@@ -359,6 +452,37 @@ public final class PostgresServer extends ChildService<PostgresServer> {
       return this;
     }
 
+    /**
+     * Runs these binaries instead of the machine's package (default: {@code PG_BIN}, or the newest
+     * {@code /usr/lib/postgresql/N/bin}), e.g. {@link PostgresBinaries#bundled()}.
+     *
+     * @param bin the directory holding {@code initdb} and {@code postgres}
+     * @return this builder
+     */
+    public Builder binaries(Path bin) {
+      this.bin = Objects.requireNonNull(bin, "bin");
+      return this;
+    }
+
+    /**
+     * Makes the server a streaming standby of a running primary of the same binaries: at its first
+     * start its data directory is a copy of the primary's (the primary is stopped cleanly for the
+     * copy and started again), and it streams the WAL from the primary through the physical slot
+     * {@code slot}, made on the primary if missing. Add the version's settings as needed, e.g.
+     * {@code hot_standby_feedback=on} and, on 17, {@code sync_replication_slots=on}.
+     *
+     * @param primary the primary, running
+     * @param slot the physical slot's name, also the standby's {@code application_name} (for {@code
+     *     synchronous_standby_names} and {@code synchronized_standby_slots})
+     * @return this builder
+     */
+    public Builder standbyOf(PostgresServer primary, String slot) {
+      this.standby =
+          new Standby(Objects.requireNonNull(primary, "primary"), Objects.requireNonNull(slot));
+      this.bin = primary.bin;
+      return this;
+    }
+
     @Override
     public PostgresServer build() {
       boolean owns = ownsDirectory();
@@ -371,7 +495,14 @@ public final class PostgresServer extends ChildService<PostgresServer> {
         throw new LocalStackException(parent + " is not searchable by the postgres user");
       }
       return new PostgresServer(
-          dir, owns, portOrFree(), Map.copyOf(settings), startupTimeout(), stopTimeout());
+          dir,
+          owns,
+          portOrFree(),
+          Map.copyOf(settings),
+          bin != null ? bin : PostgresServer.binaries(),
+          standby,
+          startupTimeout(),
+          stopTimeout());
     }
   }
 }

@@ -47,8 +47,7 @@ public final class TcpProxy implements AutoCloseable {
 
   private static final AtomicInteger PROXIES = new AtomicInteger();
 
-  private final String targetHost;
-  private final int targetPort;
+  private volatile InetSocketAddress target;
   private final ServerSocket listener;
   private final Set<Link> links = ConcurrentHashMap.newKeySet();
   private final String name;
@@ -56,8 +55,7 @@ public final class TcpProxy implements AutoCloseable {
   private volatile boolean closed;
 
   private TcpProxy(String targetHost, int targetPort) throws IOException {
-    this.targetHost = targetHost;
-    this.targetPort = targetPort;
+    this.target = InetSocketAddress.createUnresolved(targetHost, targetPort);
     this.listener = new ServerSocket();
     this.listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
     this.name = "tcp-proxy-" + PROXIES.incrementAndGet();
@@ -110,6 +108,17 @@ public final class TcpProxy implements AutoCloseable {
     }
   }
 
+  /**
+   * Forwards later connections to another server, as a virtual IP or a DNS name moved to a promoted
+   * standby does; open connections stay where they are (call {@link #cut()} to end them).
+   *
+   * @param host the new server's host
+   * @param port the new server's port
+   */
+  public void retarget(String host, int port) {
+    this.target = InetSocketAddress.createUnresolved(host, port);
+  }
+
   /** From now on nothing crosses, in either direction, on open and new connections alike. */
   public void blackhole() {
     blackholed = true;
@@ -145,7 +154,8 @@ public final class TcpProxy implements AutoCloseable {
 
   @Override
   public String toString() {
-    return name + " " + host() + ":" + port() + " -> " + targetHost + ":" + targetPort;
+    InetSocketAddress t = target;
+    return name + " " + host() + ":" + port() + " -> " + t.getHostString() + ":" + t.getPort();
   }
 
   private void acceptLoop() {
@@ -183,7 +193,8 @@ public final class TcpProxy implements AutoCloseable {
       }
       try {
         Socket s = new Socket();
-        s.connect(new InetSocketAddress(targetHost, targetPort), 10_000);
+        InetSocketAddress t = target;
+        s.connect(new InetSocketAddress(t.getHostString(), t.getPort()), 10_000);
         s.setTcpNoDelay(true);
         client.setTcpNoDelay(true);
         server = s;

@@ -120,6 +120,9 @@ final class EngineRun {
                           + " position",
                       config.logContext());
                 }
+                if (!dialect.hasBinlog()) {
+                  FailoverSlot.apply(config); // once the first start made the slot
+                }
               } catch (InterruptedException e) {
                 streaming.complete(null);
                 return;

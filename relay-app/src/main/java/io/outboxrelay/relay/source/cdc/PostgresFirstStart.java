@@ -8,7 +8,6 @@ import io.outboxrelay.relay.config.SourceConfig;
 import io.outboxrelay.relay.source.OutboxColumns;
 import io.outboxrelay.relay.source.RowLayout;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -17,7 +16,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
 import org.postgresql.PGConnection;
-import org.postgresql.PGProperty;
 import org.postgresql.replication.ReplicationSlotInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -168,7 +166,7 @@ final class PostgresFirstStart {
       // The position's time, read before the slot exists: see offsetAt.
       long slotMicros = PostgresReplication.databaseMicros(c);
       c.setAutoCommit(false);
-      try (Connection replication = replicationConnection()) {
+      try (Connection replication = PostgresReplication.replicationConnection(config)) {
         ReplicationSlotInfo created =
             replication
                 .unwrap(PGConnection.class)
@@ -277,18 +275,6 @@ final class PostgresFirstStart {
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
-  }
-
-  private Connection replicationConnection() throws SQLException {
-    Properties p = new Properties();
-    p.setProperty("user", source.user());
-    p.setProperty("password", source.password().reveal());
-    PGProperty.REPLICATION.set(p, "database");
-    PGProperty.ASSUME_MIN_SERVER_VERSION.set(p, "9.4");
-    PGProperty.PREFER_QUERY_MODE.set(p, "simple");
-    // The slot's creation waits for the transactions open then, at most this long.
-    PGProperty.SOCKET_TIMEOUT.set(p, (int) TermConnections.socketTimeout(config).toSeconds());
-    return DriverManager.getConnection(source.jdbcUrl(), p);
   }
 
   /**

@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32;
+import org.postgresql.PGProperty;
 import org.postgresql.replication.LogSequenceNumber;
 
 /**
@@ -25,8 +26,9 @@ import org.postgresql.replication.LogSequenceNumber;
  * and relays of other names never share it. The publication holds only the outbox table and
  * publishes only inserts ({@code publish = 'insert'}): updates and deletes of outbox rows never
  * leave the server. The relay creates it when its user may (see {@link PostgresPreflight});
- * otherwise the operator creates it with {@link #createPublicationSql}. Debezium creates the slot
- * ({@code pgoutput}) when it is missing, and uses one the operator made.
+ * otherwise the operator creates it with {@link #createPublicationSql}. The relay creates the slot
+ * ({@code pgoutput}) at its first start ({@link PostgresFirstStart}), and uses one the operator
+ * made; from PostgreSQL 17 on it makes it a failover slot ({@link FailoverSlot}).
  */
 public final class PostgresReplication {
 
@@ -157,6 +159,9 @@ public final class PostgresReplication {
     p.setProperty("database.dbname", source.database());
     p.setProperty("plugin.name", "pgoutput");
     p.setProperty("slot.name", slotName(config.name()));
+    // A slot Debezium makes (cdc.first.start=skip) fails over from the start on PostgreSQL 17+;
+    // the relay's own (its first start's, or an operator's) is made one by FailoverSlot.
+    p.setProperty("slot.failover", String.valueOf(config.cdc().slotFailover()));
     // For the task's check of its slot before each start (SlotGuard).
     p.setProperty(SlotGuard.RELAY_NAME, config.name());
     p.setProperty(SlotGuard.OFFSETS_TABLE, config.cdc().offsetsTable());
@@ -188,6 +193,29 @@ public final class PostgresReplication {
    * {@code debezium.driver.socketTimeout} (seconds) replaces it.
    */
   static final java.time.Duration SOCKET_TIMEOUT = java.time.Duration.ofMinutes(2);
+
+  /**
+   * Opens a replication connection ({@code replication=database}, simple queries) as the relay's
+   * user, for the replication commands the relay runs itself ({@code CREATE_REPLICATION_SLOT},
+   * {@code ALTER_REPLICATION_SLOT}), bounded by {@link TermConnections#socketTimeout}. The caller
+   * closes it.
+   *
+   * @param config the relay configuration
+   * @return the connection
+   * @throws SQLException when the database refuses it
+   */
+  static Connection replicationConnection(RelayConfig config) throws SQLException {
+    SourceConfig source = config.source();
+    Properties p = new Properties();
+    p.setProperty("user", source.user());
+    p.setProperty("password", source.password().reveal());
+    PGProperty.REPLICATION.set(p, "database");
+    PGProperty.ASSUME_MIN_SERVER_VERSION.set(p, "9.4");
+    PGProperty.PREFER_QUERY_MODE.set(p, "simple");
+    // The slot's creation waits for the transactions open then, at most this long.
+    PGProperty.SOCKET_TIMEOUT.set(p, (int) TermConnections.socketTimeout(config).toSeconds());
+    return java.sql.DriverManager.getConnection(source.jdbcUrl(), p);
+  }
 
   /**
    * An LSN as PostgreSQL prints a {@code pg_lsn} ({@code 16/B374D848}), from the number Debezium's

@@ -48,7 +48,9 @@ final class SlotGuard {
       ps.setString(1, slot);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
-          problem = "does not exist (dropped)";
+          problem =
+              "does not exist (dropped, or this server is a promoted standby that had no copy of"
+                  + " it: a failover slot, cdc.slot.failover on PostgreSQL 17, survives that)";
         } else if ("lost".equals(rs.getString(1))) {
           problem = "was invalidated by PostgreSQL (wal_status=lost, e.g. max_slot_wal_keep_size)";
         } else {
