@@ -83,15 +83,27 @@ final class PostgresDialect implements SqlDialect {
     return true;
   }
 
+  /**
+   * {@code pg_locks} of this database only (relation ids are per database); a prepared transaction
+   * keeps its locks under a holder of its own, with no pid. The reference is the snapshot's {@code
+   * xmax}, which a transaction that took its id since may pass: the caller reads the 32-bit ids as
+   * signed distances from it.
+   */
   @Override
-  public String snapshotText() {
-    return "txid_current_snapshot()::text";
+  public String outboxWritersQuery() {
+    return "SELECT txid_snapshot_xmax(txid_current_snapshot()), l.virtualtransaction,"
+        + " x.transactionid::text FROM pg_locks l LEFT JOIN pg_locks x ON x.locktype ="
+        + " 'transactionid' AND x.mode = 'ExclusiveLock' AND x.granted AND x.virtualtransaction ="
+        + " l.virtualtransaction WHERE l.locktype = 'relation' AND l.database = (SELECT oid FROM"
+        + " pg_database WHERE datname = current_database()) AND l.relation = CAST(? AS regclass)"
+        + " AND l.mode = 'RowExclusiveLock' AND l.granted AND l.pid IS DISTINCT FROM"
+        + " pg_backend_pid()";
   }
 
   /** {@code txid_status} is NULL for a transaction too old to know; it ended long ago. */
   @Override
-  public String snapshotRunningQuery() {
-    return "SELECT count(*) FROM txid_snapshot_xip(CAST(? AS txid_snapshot)) x"
+  public String writersRunningQuery() {
+    return "SELECT count(*) FROM unnest(CAST(? AS bigint[])) x"
         + " WHERE txid_status(x) = 'in progress'";
   }
 

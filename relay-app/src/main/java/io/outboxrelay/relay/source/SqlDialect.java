@@ -255,25 +255,29 @@ public sealed interface SqlDialect permits MySqlDialect, PostgresDialect {
   }
 
   /**
-   * The current statement's snapshot as text, in a select list: which transactions were still
-   * running when it was taken. A claim that starts at the lowest unsettled id it saw moves that
-   * start only once those transactions have ended ({@link #snapshotRunningQuery}), since a row one
-   * of them inserts may have a lower id.
-   *
-   * @return {@code txid_current_snapshot()::text} on PostgreSQL, {@code NULL} where claims do not
-   *     read an ordered window
-   */
-  default String snapshotText() {
-    return "NULL";
-  }
-
-  /**
-   * A query counting the transactions of a snapshot read by {@link #snapshotText} (bound as its
-   * only parameter) that are still running.
+   * A query listing the transactions, other than the caller's, that may still commit a row into the
+   * outbox table: those holding a granted {@code ROW EXCLUSIVE} lock on it (an {@code INSERT} takes
+   * that lock before it takes an id from the table's sequence, and keeps it until its transaction
+   * ends). A claim that starts at the lowest unsettled id it saw moves that start only once these
+   * transactions have ended ({@link #writersRunningQuery}), since a row one of them commits may
+   * have a lower id; the transactions of the rest of the server do not matter. Read after the
+   * statement whose lowest id it is about. One parameter: the table's name. One row per holder and
+   * transaction id: a reference transaction id of 64 bits (within 2^31 of every running one), the
+   * holder, and one of its 32-bit transaction ids, or NULL for a holder that has none (yet).
    *
    * @return the query, or {@code null} where claims do not read an ordered window
    */
-  default String snapshotRunningQuery() {
+  default String outboxWritersQuery() {
+    return null;
+  }
+
+  /**
+   * A query counting the transactions of a list read by {@link #outboxWritersQuery} (their 64-bit
+   * ids, bound as its only parameter, an array of {@code bigint}) that are still running.
+   *
+   * @return the query, or {@code null} where claims do not read an ordered window
+   */
+  default String writersRunningQuery() {
     return null;
   }
 

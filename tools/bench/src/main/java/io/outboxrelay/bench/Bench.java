@@ -20,32 +20,33 @@ import java.util.Set;
  * [--relay-env KEY=VALUE] [--relay-set KEY=VALUE] [--profile DIR] [--switch-flush-ms
  * 1000,10000,60000] [--switch-rate 200] [--switch-seconds 10] [--guarantees
  * at-least-once,exactly-once] [--guarantee-rounds N] [--guarantee-fault-runs N] [--pin-minutes M |
- * --pin-seconds S] [--sample-seconds S] [--vacuum-stand-in true|false] [--help]}, groups {@link
- * #GROUPS} (all by default). {@code --events} is the relay's backlog (raw, cdc, polling-drain,
- * peers), {@code --drain-workers} the polling drains' worker counts (repeat one to see the spread),
- * {@code --rate} and {@code --seconds} its steady load (cdc, polling-latency, peers). The recovery
- * group injects each fault of {@link RecoveryBench#faults()} (or those named) under {@code
- * --recovery-rate} events/s, with {@code --recovery-seconds} of load before and after it, then
- * kills a CDC leader {@code --takeovers} times (0: not at all) for its standby to take over ({@link
- * TakeoverBench}). The cdc group also starts the relay {@code --cdc-starts} more times on a small
- * backlog (3; 0: none), from the distribution and from its {@code dist.tar.gz} unpacked in the work
- * directory, alternated ({@link CdcStarts}), and writes one transaction of {@code
- * --big-transaction} rows (50,000; 0: none). With {@code --headers N} (0: off) it then drains the
- * same backlog twice more, without application headers and with N per event, a traceparent among
- * them, and shows the two rows ({@link CdcHeadersDrain}). The writer group ({@link WriterBench})
- * writes {@code --writer-events} events per variant and round (2,000) for {@code --writer-rounds}
- * rounds (15), on the private MariaDB and the local PostgreSQL; it and the claims group need no
- * broker, and none is started when only they run. The peers group ({@link PeerBench}) runs the
- * relay and the pipelines a user would pick instead ({@code --peers}, all by default) on the same
- * rows, {@code --peer-rounds} times each, alternated (2), the Connect worker with {@code -Xmx}
- * {@code --connect-heap} (1g) and its connector's settings changed by {@code --connect-set},
- * Debezium Server {@code --server-version} ({@link ServerDistribution#DEFAULT_VERSION}, downloaded
- * once into {@code ~/.cache/outbox-relay-bench}) on the Java runtime {@code --server-java} (else
- * one of 21 or newer found in /usr/lib/jvm) with {@code -Xmx} {@code --server-heap} (1g) and its
- * {@code application.properties} entries changed by {@code --server-set}, and prints them side by
- * side. The pg-cdc group ({@link PgCdcBench}) does the same on a private PostgreSQL for the relay's
- * CDC there and Debezium Server's PostgreSQL connector ({@code --peers}, the two by default), with
- * a smoke run's backlog and load unless {@code --events} and {@code --seconds} are given ({@link
+ * --pin-seconds S] [--pin-kind snapshot|write] [--pin-runs unpinned,pinned] [--sample-seconds S]
+ * [--vacuum-stand-in true|false] [--help]}, groups {@link #GROUPS} (all by default). {@code
+ * --events} is the relay's backlog (raw, cdc, polling-drain, peers), {@code --drain-workers} the
+ * polling drains' worker counts (repeat one to see the spread), {@code --rate} and {@code
+ * --seconds} its steady load (cdc, polling-latency, peers). The recovery group injects each fault
+ * of {@link RecoveryBench#faults()} (or those named) under {@code --recovery-rate} events/s, with
+ * {@code --recovery-seconds} of load before and after it, then kills a CDC leader {@code
+ * --takeovers} times (0: not at all) for its standby to take over ({@link TakeoverBench}). The cdc
+ * group also starts the relay {@code --cdc-starts} more times on a small backlog (3; 0: none), from
+ * the distribution and from its {@code dist.tar.gz} unpacked in the work directory, alternated
+ * ({@link CdcStarts}), and writes one transaction of {@code --big-transaction} rows (50,000; 0:
+ * none). With {@code --headers N} (0: off) it then drains the same backlog twice more, without
+ * application headers and with N per event, a traceparent among them, and shows the two rows
+ * ({@link CdcHeadersDrain}). The writer group ({@link WriterBench}) writes {@code --writer-events}
+ * events per variant and round (2,000) for {@code --writer-rounds} rounds (15), on the private
+ * MariaDB and the local PostgreSQL; it and the claims group need no broker, and none is started
+ * when only they run. The peers group ({@link PeerBench}) runs the relay and the pipelines a user
+ * would pick instead ({@code --peers}, all by default) on the same rows, {@code --peer-rounds}
+ * times each, alternated (2), the Connect worker with {@code -Xmx} {@code --connect-heap} (1g) and
+ * its connector's settings changed by {@code --connect-set}, Debezium Server {@code
+ * --server-version} ({@link ServerDistribution#DEFAULT_VERSION}, downloaded once into {@code
+ * ~/.cache/outbox-relay-bench}) on the Java runtime {@code --server-java} (else one of 21 or newer
+ * found in /usr/lib/jvm) with {@code -Xmx} {@code --server-heap} (1g) and its {@code
+ * application.properties} entries changed by {@code --server-set}, and prints them side by side.
+ * The pg-cdc group ({@link PgCdcBench}) does the same on a private PostgreSQL for the relay's CDC
+ * there and Debezium Server's PostgreSQL connector ({@code --peers}, the two by default), with a
+ * smoke run's backlog and load unless {@code --events} and {@code --seconds} are given ({@link
  * PgCdcBench#DEFAULT_EVENTS}, {@link PgCdcBench#DEFAULT_SECONDS}), and checks its targets. The
  * relay is the distribution mvn package builds, or the one named by the environment variable {@code
  * OUTBOX_RELAY_DIST} (an {@code outbox-relay} directory: a saved older build, to run old against
@@ -107,7 +108,9 @@ public final class Bench {
           + " --guarantee-fault-runs N (1); also --events, --rate, --seconds, --recovery-rate,"
           + " --recovery-seconds\n"
           + "pinned-xmin (PostgreSQL): --rate R (1000 for this group) --pin-minutes M (10; fractions"
-          + " allowed) or --pin-seconds S --sample-seconds S (10) --vacuum-stand-in true|false"
+          + " allowed) or --pin-seconds S --pin-kind snapshot|write (snapshot: a read-only"
+          + " REPEATABLE READ transaction; write: one that also wrote another table) --pin-runs"
+          + " unpinned,pinned --sample-seconds S (10) --vacuum-stand-in true|false"
           + " (true)\n"
           + "See the Javadoc of io.outboxrelay.bench.Bench and docs/benchmarks.md.";
 
@@ -218,7 +221,9 @@ public final class Bench {
                 o.pinnedXminRate(),
                 o.pinLoad,
                 Duration.ofSeconds(o.sampleSeconds),
-                o.vacuumStandIn);
+                o.vacuumStandIn,
+                o.pinWrites,
+                o.pinRuns);
       }
     }
     print(table, List.of(peers, pgCdc), guarantees, pinnedXmin, work, kafkaNeeded);

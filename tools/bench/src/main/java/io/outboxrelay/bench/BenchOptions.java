@@ -50,6 +50,8 @@ final class BenchOptions {
   int guaranteeRounds = 4;
   int guaranteeFaultRuns = 1;
   Duration pinLoad = PinnedXminBench.DEFAULT_LOAD;
+  boolean pinWrites;
+  List<Boolean> pinRuns = List.of(false, true);
   int sampleSeconds = 10;
   boolean vacuumStandIn = true;
   boolean help;
@@ -170,6 +172,8 @@ final class BenchOptions {
       case "--guarantees" -> guarantees = guarantees(value);
       case "--pin-minutes" -> pinLoad = wholeSeconds(option, Double.parseDouble(value) * 60);
       case "--pin-seconds" -> pinLoad = wholeSeconds(option, Integer.parseInt(value));
+      case "--pin-kind" -> pinWrites = pinKind(option, value);
+      case "--pin-runs" -> pinRuns = pinRuns(option, value);
       case "--sample-seconds" -> sampleSeconds = positive(option, value);
       case "--vacuum-stand-in" -> vacuumStandIn = Boolean.parseBoolean(value);
       case "--guarantee-rounds" -> guaranteeRounds = positive(option, value);
@@ -255,5 +259,28 @@ final class BenchOptions {
               + RecoveryBench.faults().stream().map(RecoveryBench.Fault::id).toList());
     }
     return faults;
+  }
+
+  /** {@code --pin-kind}: {@code snapshot} (a read-only report) or {@code write} (a batch job). */
+  private static boolean pinKind(String option, String value) {
+    return switch (value) {
+      case "snapshot" -> false;
+      case "write" -> true;
+      default -> throw new IllegalArgumentException(option + " is snapshot or write: " + value);
+    };
+  }
+
+  /** {@code --pin-runs}: which of {@code unpinned} and {@code pinned} to run, in order. */
+  private static List<Boolean> pinRuns(String option, String value) {
+    List<Boolean> runs = new java.util.ArrayList<>();
+    for (String run : value.split(",")) {
+      switch (run.trim()) {
+        case "unpinned" -> runs.add(false);
+        case "pinned" -> runs.add(true);
+        default ->
+            throw new IllegalArgumentException(option + " lists unpinned and pinned: " + value);
+      }
+    }
+    return List.copyOf(runs);
   }
 }

@@ -57,22 +57,32 @@ final class PinnedXminBench {
    * @param sample the length of a window
    * @param standIn whether to stand in for autovacuum when the server's is off
    */
-  void run(PinnedXminTable table, int rate, Duration load, Duration sample, boolean standIn)
+  void run(
+      PinnedXminTable table,
+      int rate,
+      Duration load,
+      Duration sample,
+      boolean standIn,
+      boolean pinWrites,
+      List<Boolean> runs)
       throws Exception {
     table.conditions(
         String.format(
             Locale.ROOT,
             "%,d events/s (one per transaction) for %d s per run after a %d s warm-up, %d s"
                 + " windows; relay in polling mode, polling.workers=4, other settings default"
-                + " (polling.retention 0ms: no row is deleted)%s",
+                + " (polling.retention 0ms: no row is deleted); the pin: %s%s",
             rate,
             load.toSeconds(),
             WARM_UP.toSeconds(),
             sample.toSeconds(),
+            pinWrites
+                ? "a REPEATABLE READ transaction that also wrote a row of another table"
+                : "a read-only REPEATABLE READ transaction",
             env.relaySettings().isEmpty()
                 ? ""
                 : "; changed by --relay-set: " + new java.util.TreeMap<>(env.relaySettings())));
-    for (boolean pinned : new boolean[] {false, true}) {
+    for (boolean pinned : runs) {
       String label = pinned ? "pinned" : "unpinned";
       System.err.printf(
           Locale.ROOT,
@@ -80,12 +90,18 @@ final class PinnedXminBench {
           label,
           rate,
           load.toSeconds());
-      table.add(runOnce(label, pinned, rate, load, sample, standIn));
+      table.add(runOnce(label, pinned, pinWrites, rate, load, sample, standIn));
     }
   }
 
   private PinnedXminRun runOnce(
-      String label, boolean pinned, int rate, Duration load, Duration sample, boolean standIn)
+      String label,
+      boolean pinned,
+      boolean pinWrites,
+      int rate,
+      Duration load,
+      Duration sample,
+      boolean standIn)
       throws Exception {
     PostgresService pg = PostgresService.local();
     Map<String, String> settings =
@@ -110,7 +126,7 @@ final class PinnedXminBench {
         try (Statement st = stats.createStatement()) {
           st.execute("ANALYZE outbox_events");
         }
-        Load timed = load(setup, stats, pinned, rate, load, sample, notes);
+        Load timed = load(setup, stats, pinned, pinWrites, rate, load, sample, notes);
         drain(reader, warmUp.size() + timed.commits().size(), load, notes);
         notes.add(appendNote(reader, timed.commits()));
         if (vacuum != null) {
@@ -156,13 +172,14 @@ final class PinnedXminBench {
       PollingSetup setup,
       Connection stats,
       boolean pinned,
+      boolean pinWrites,
       int rate,
       Duration load,
       Duration sample,
       List<String> notes)
       throws Exception {
     List<OutboxTableSample> samples = new ArrayList<>();
-    XminPin pin = pinned ? XminPin.open(setup.db()) : null;
+    XminPin pin = pinned ? XminPin.open(setup.db(), pinWrites) : null;
     try {
       samples.add(OutboxTableSample.read(stats));
       CountDownLatch loadDone = new CountDownLatch(1);

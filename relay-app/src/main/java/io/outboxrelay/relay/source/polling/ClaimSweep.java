@@ -36,16 +36,22 @@ import java.util.Set;
  * <p><b>The floor</b> is an id below which no row is unsettled: the walk starts there, not at the
  * first row, so it does not read the index entries of the row versions published earlier, which
  * VACUUM cannot remove while something holds the xmin horizon back. A sweep's first row is the
- * lowest unsettled id at its snapshot; a row with a lower id can still appear, inserted by a
- * transaction running at that snapshot. So the floor moves up to it only at a later sweep that
- * starts after every such transaction ended, to the lower of it and that sweep's own first row. The
- * net for ids allocated out of commit order in ways a snapshot does not show (a sequence with a
- * cache per session, a transaction that took an id and had not written yet) is the {@link
- * FloorCheck}: once a minute it reads the lowest unsettled id from the first row, off the claims'
- * path, and the next sweep lowers the floor to it. (Until then such a row is below the floor: it
- * neither goes nor holds its aggregate back, as under the once-a-minute sweep from the first row
- * the claims made themselves before; that sweep read every dead index entry under a held xmin, for
- * seconds, while its batch waited.)
+ * lowest unsettled id at its snapshot; a row with a lower id can still appear, committed by a
+ * transaction that was writing to the outbox table then. Those are the transactions holding the
+ * table's {@code ROW EXCLUSIVE} lock once the window was read ({@link
+ * SqlDialect#outboxWritersQuery}): an {@code INSERT} takes it before its id, so one that had not
+ * taken it yet takes a higher id than the window saw. So the floor moves up to the first row only
+ * at a later sweep that starts after every such transaction ended, to the lower of it and that
+ * sweep's own first row; transactions elsewhere on the server (another table's, another database's)
+ * do not hold it. A holder without a transaction id (it took the lock and has not written yet)
+ * cannot be waited for by id: no candidate is taken then, and the next sweep tries again. The net
+ * for ids allocated out of commit order in ways this does not show (a sequence with a cache per
+ * session, an id taken by {@code nextval} before the {@code INSERT}) is the {@link FloorCheck}:
+ * once a minute it reads the lowest unsettled id from the first row, off the claims' path, and the
+ * next sweep lowers the floor to it. (Until then such a row is below the floor: it neither goes nor
+ * holds its aggregate back, as under the once-a-minute sweep from the first row the claims made
+ * themselves before; that sweep read every dead index entry under a held xmin, for seconds, while
+ * its batch waited.)
  *
  * <p>Not thread-safe: one per {@link OutboxStore}. Its state moves only when the claim commits;
  * after a failed claim the next one starts a new sweep.
@@ -69,10 +75,21 @@ final class ClaimSweep {
   /** No row with an id at most this is unsettled. */
   private long floor;
 
-  /** The floor to move to once the transactions of {@link #candidateSnapshot} ended; -1: none. */
+  /** The floor to move to once the transactions of {@link #candidateWriters} ended; -1: none. */
   private long candidate = -1;
 
-  private String candidateSnapshot;
+  /** The 64-bit ids of the transactions that were writing to the table after the candidate. */
+  private long[] candidateWriters;
+
+  /** The earliest time the next candidate's writers may be read ({@link #WRITERS_INTERVAL}). */
+  private long nextWritersRead = System.nanoTime();
+
+  /**
+   * The shortest time between two reads of the table's writers by one sweep: a read of {@code
+   * pg_locks} takes every partition of the server's lock table for a moment, and the floor need not
+   * follow the rows more closely than this.
+   */
+  static final java.time.Duration WRITERS_INTERVAL = java.time.Duration.ofMillis(100);
 
   /** Rows with an id at most this were examined in the sweep under way; -1: none under way. */
   private long cursor = -1;
@@ -126,13 +143,13 @@ final class ClaimSweep {
     if (starts) {
       blocked.clear();
       lowerToCheck();
-      settled = candidate >= 0 && running(c, candidateSnapshot) == 0;
+      settled = candidate >= 0 && running(c, candidateWriters) == 0;
       from = floor;
     }
     List<WindowHeads.Row> rows = new ArrayList<>();
-    String snapshot = read(c, from, window, rows);
+    read(c, from, window, rows);
     if (starts) {
-      moveFloor(settled, rows.isEmpty() ? Long.MAX_VALUE : rows.get(0).id(), snapshot);
+      moveFloor(c, settled, rows.isEmpty() ? Long.MAX_VALUE : rows.get(0).id());
     }
     WindowHeads.Choice choice = WindowHeads.pick(rows, ordered, blocked);
     Map<Long, Boolean> leased = new HashMap<>();
@@ -215,25 +232,66 @@ final class ClaimSweep {
   /**
    * Moves the floor after a sweep's first window.
    *
-   * @param settled whether every transaction of the candidate's snapshot had ended before it
+   * @param c the claim's connection; the window was read on it
+   * @param settled whether every writer of the candidate had ended before the window was read
    * @param first the lowest unsettled id the window saw, or {@code Long.MAX_VALUE}
-   * @param snapshot the window's snapshot
    */
-  private void moveFloor(boolean settled, long first, String snapshot) {
+  private void moveFloor(Connection c, boolean settled, long first) throws SQLException {
     if (settled) {
       floor = Math.max(floor, Math.min(candidate, first - 1));
       candidate = -1;
     }
-    if (candidate < 0 && first != Long.MAX_VALUE && first - 1 > floor && snapshot != null) {
-      candidate = first - 1;
-      candidateSnapshot = snapshot;
+    long now = System.nanoTime();
+    if (candidate < 0
+        && first != Long.MAX_VALUE
+        && first - 1 > floor
+        && now - nextWritersRead >= 0) {
+      nextWritersRead = now + WRITERS_INTERVAL.toNanos();
+      long[] writers = writers(c);
+      if (writers != null) {
+        candidate = first - 1;
+        candidateWriters = writers;
+      }
     }
   }
 
-  /** Reads the unsettled rows after {@code from}; returns the statement's snapshot. */
-  private String read(Connection c, long from, int window, List<WindowHeads.Row> into)
+  /**
+   * The 64-bit ids of the transactions writing to the table now, or null when one of them has no
+   * transaction id to wait for.
+   */
+  private long[] writers(Connection c) throws SQLException {
+    List<Long> ids = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(dialect.outboxWritersQuery())) {
+      ps.setString(1, sql.table());
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          String xid = rs.getString(3);
+          if (xid == null) {
+            return null;
+          }
+          ids.add(fullXid(rs.getLong(1), Long.parseLong(xid)));
+        }
+      }
+    }
+    return ids.stream().mapToLong(Long::longValue).toArray();
+  }
+
+  /**
+   * A 32-bit transaction id as the 64-bit one (epoch and id) it stands for, from a 64-bit id within
+   * 2^31 of it on either side.
+   *
+   * @param reference a 64-bit transaction id
+   * @param xid a 32-bit transaction id, 0 to 2^32 - 1
+   * @return the 64-bit id
+   */
+  static long fullXid(long reference, long xid) {
+    int distance = (int) (xid - (reference & 0xFFFF_FFFFL));
+    return reference + distance;
+  }
+
+  /** Reads the unsettled rows after {@code from}. */
+  private void read(Connection c, long from, int window, List<WindowHeads.Row> into)
       throws SQLException {
-    String snapshot = null;
     try (PreparedStatement ps = c.prepareStatement(sql.unsettledWindow())) {
       int i = 1;
       for (int scan = 0; scan < statuses; scan++) {
@@ -247,16 +305,17 @@ final class ClaimSweep {
           String aggregate = rs.getString(2) + '\u0000' + rs.getString(3);
           into.add(
               new WindowHeads.Row(rs.getLong(1), aggregate, rs.getBoolean(4), rs.getBoolean(5)));
-          snapshot = rs.getString(6);
         }
       }
     }
-    return snapshot;
   }
 
-  private int running(Connection c, String snapshot) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(dialect.snapshotRunningQuery())) {
-      ps.setString(1, snapshot);
+  private int running(Connection c, long[] writers) throws SQLException {
+    if (writers.length == 0) {
+      return 0;
+    }
+    try (PreparedStatement ps = c.prepareStatement(dialect.writersRunningQuery())) {
+      ps.setArray(1, c.createArrayOf("bigint", java.util.Arrays.stream(writers).boxed().toArray()));
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         return rs.getInt(1);

@@ -23,8 +23,8 @@ import io.outboxrelay.relay.source.SqlDialect;
  * @param unsettledWindow where claims choose the heads themselves ({@link
  *     SqlDialect#claimsFromOrderedWindow}): the {@code PENDING} and {@code PROCESSING} rows (and
  *     {@code DEAD} ones where they block their aggregate) after an id, in id order, each with its
- *     aggregate, whether it is leased, whether it is due, and the statement's snapshot; parameters:
- *     the id (exclusive) and the window size for each status, then the window size
+ *     aggregate, whether it is leased and whether it is due; parameters: the id (exclusive) and the
+ *     window size for each status, then the window size
  * @param takeChosen the chosen rows that are still due (and, when a DEAD row blocks its aggregate,
  *     have no lower DEAD row), the first of them up to the limit, locked; parameters: the ids, the
  *     limit
@@ -149,9 +149,7 @@ record OutboxStatements(
             + " > ? ORDER BY e."
             + id
             + " LIMIT ?)";
-    return "SELECT w.id, w.aggregate_type, w.aggregate_id, w.leased, w.due, "
-        + layout.dialect().snapshotText()
-        + " FROM ("
+    return "SELECT w.id, w.aggregate_type, w.aggregate_id, w.leased, w.due FROM ("
         + scan.formatted("false", "e.next_attempt_at <= " + now, "PENDING")
         + " UNION ALL "
         + scan.formatted("true", "e.processing_until < " + now, "PROCESSING")
