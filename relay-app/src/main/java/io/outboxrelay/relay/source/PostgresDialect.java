@@ -84,20 +84,24 @@ final class PostgresDialect implements SqlDialect {
   }
 
   /**
-   * {@code pg_locks} of this database only (relation ids are per database); a prepared transaction
-   * keeps its locks under a holder of its own, with no pid. The reference is the snapshot's {@code
-   * xmax}, which a transaction that took its id since may pass: the caller reads the 32-bit ids as
-   * signed distances from it.
+   * One read of {@code pg_locks}, grouped by holder: the holders of a granted {@code ROW EXCLUSIVE}
+   * lock on the table or on any table that inherits from it (a partition written directly is locked
+   * alone), in this database only (relation ids are per database), each with its transaction ids. A
+   * prepared transaction keeps its locks under a holder of its own, with no pid. The reference is
+   * the snapshot's {@code xmax}, which a transaction that took its id since may pass: the caller
+   * reads the 32-bit ids as signed distances from it.
    */
   @Override
   public String outboxWritersQuery() {
-    return "SELECT txid_snapshot_xmax(txid_current_snapshot()), l.virtualtransaction,"
-        + " x.transactionid::text FROM pg_locks l LEFT JOIN pg_locks x ON x.locktype ="
-        + " 'transactionid' AND x.mode = 'ExclusiveLock' AND x.granted AND x.virtualtransaction ="
-        + " l.virtualtransaction WHERE l.locktype = 'relation' AND l.database = (SELECT oid FROM"
-        + " pg_database WHERE datname = current_database()) AND l.relation = CAST(? AS regclass)"
-        + " AND l.mode = 'RowExclusiveLock' AND l.granted AND l.pid IS DISTINCT FROM"
-        + " pg_backend_pid()";
+    return "WITH RECURSIVE t(oid) AS (SELECT CAST(CAST(? AS regclass) AS oid) UNION SELECT"
+        + " i.inhrelid FROM pg_inherits i JOIN t ON i.inhparent = t.oid)"
+        + " SELECT txid_snapshot_xmax(txid_current_snapshot()), l.virtualtransaction,"
+        + " array_agg(l.transactionid::text) FILTER (WHERE l.locktype = 'transactionid' AND"
+        + " l.mode = 'ExclusiveLock') FROM pg_locks l WHERE l.granted AND l.pid IS DISTINCT FROM"
+        + " pg_backend_pid() GROUP BY l.virtualtransaction HAVING bool_or(l.locktype ="
+        + " 'relation' AND l.mode = 'RowExclusiveLock' AND l.database = (SELECT oid FROM"
+        + " pg_database WHERE datname = current_database()) AND l.relation IN (SELECT oid FROM"
+        + " t))";
   }
 
   /** {@code txid_status} is NULL for a transaction too old to know; it ended long ago. */

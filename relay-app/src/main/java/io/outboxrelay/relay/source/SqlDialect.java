@@ -261,9 +261,9 @@ public sealed interface SqlDialect permits MySqlDialect, PostgresDialect {
    * ends). A claim that starts at the lowest unsettled id it saw moves that start only once these
    * transactions have ended ({@link #writersRunningQuery}), since a row one of them commits may
    * have a lower id; the transactions of the rest of the server do not matter. Read after the
-   * statement whose lowest id it is about. One parameter: the table's name. One row per holder and
-   * transaction id: a reference transaction id of 64 bits (within 2^31 of every running one), the
-   * holder, and one of its 32-bit transaction ids, or NULL for a holder that has none (yet).
+   * statement whose lowest id it is about. One parameter: the table's name. One row per holder: a
+   * reference transaction id of 64 bits (within 2^31 of every running one), the holder, and its
+   * 32-bit transaction ids as an array of text, or NULL for a holder that has none (yet).
    *
    * @return the query, or {@code null} where claims do not read an ordered window
    */

@@ -159,9 +159,10 @@ public final class PostgresServer extends ChildService<PostgresServer> {
   }
 
   /**
-   * A standby's data directory: the primary's, copied while the primary is stopped cleanly (it is
-   * started again at once), without its slots, with {@code standby.signal}. The primary keeps the
-   * standby's physical slot, made first, so it keeps the WAL the standby has not received.
+   * A standby's data directory: the primary's, copied while the primary is stopped (a fast
+   * shutdown: its clients are disconnected, and it writes a checkpoint; it is started again at
+   * once), without its slots, with {@code standby.signal}. The primary keeps the standby's physical
+   * slot, made first, so it keeps the WAL the standby has not received.
    */
   private void copyPrimary() {
     PostgresServer primary = standby.primary();
@@ -173,7 +174,8 @@ public final class PostgresServer extends ChildService<PostgresServer> {
             + standby.slot()
             + "')");
     Dirs.createDirectories(socketDir);
-    primary.stop();
+    Dirs.deleteRecursively(dataDir); // what an earlier attempt left
+    primary.fastShutdown(startupTimeout);
     try {
       Commands.runOrFail(
           List.of("cp", "-a", primary.dataDir().toString(), dataDir.toString()), startupTimeout);
@@ -190,6 +192,27 @@ public final class PostgresServer extends ChildService<PostgresServer> {
     }
     if (root) {
       Dirs.chownRecursively(getBaseDir(), OS_USER);
+    }
+  }
+
+  /**
+   * Stops the server as {@code pg_ctl stop -m fast} does (SIGINT: clients are disconnected, a
+   * checkpoint is written), and waits for the postmaster to exit.
+   *
+   * @throws LocalStackException when it has not exited in time; it is then killed
+   */
+  private synchronized void fastShutdown(Duration timeout) {
+    if (!isRunning()) {
+      return;
+    }
+    Commands.runOrFail(List.of("kill", "-INT", String.valueOf(pid())), Duration.ofSeconds(10));
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (isRunning()) {
+      if (System.nanoTime() - deadline > 0) {
+        kill();
+        throw new LocalStackException(logPrefix() + " did not shut down within " + timeout);
+      }
+      ChildProcess.pauseBriefly();
     }
   }
 

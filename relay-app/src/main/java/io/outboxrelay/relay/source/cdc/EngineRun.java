@@ -121,7 +121,9 @@ final class EngineRun {
                       config.logContext());
                 }
                 if (!dialect.hasBinlog()) {
-                  FailoverSlot.apply(config); // once the first start made the slot
+                  // Once the first start made the slot, or for the engine to make it so.
+                  FailoverSlot.apply(
+                      config, properties, () -> !stopRequested && tenure.mayPublish());
                 }
               } catch (InterruptedException e) {
                 streaming.complete(null);

@@ -7,6 +7,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,9 +30,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Before the engine starts, each term sets the flag on the slot when it is not set ({@code
  * ALTER_REPLICATION_SLOT ... (FAILOVER true)}, a replication command the relay's {@code
- * REPLICATION} role may run on its own slot while no one streams from it; the term has taken the
- * slot over by then). A refusal is logged as a warning and the term goes on: the relay then works
- * as before 17. Stateless.
+ * REPLICATION} role may run on its own slot). PostgreSQL's command waits while another connection
+ * streams from the slot, so the relay runs it only while this term still leads and nobody holds the
+ * slot, and bounds it ({@link #ALTER_TIMEOUT}, after which the driver cancels it); a slot in use is
+ * left for the next term. When the slot does not exist yet (Debezium makes it at the engine's
+ * start, with {@code cdc.first.start=skip}), the engine is asked to make a failover slot
+ * (Debezium's {@code slot.failover}). Nothing here stops the relay: whatever fails is one WARN, and
+ * the relay then works as before 17. Before 17 nothing is sent. Stateless.
  */
 final class FailoverSlot {
 
@@ -38,46 +45,67 @@ final class FailoverSlot {
   /** The first major version with failover slots. */
   static final int FIRST_VERSION = 17;
 
+  /** The longest the relay waits for {@code ALTER_REPLICATION_SLOT}. */
+  static final Duration ALTER_TIMEOUT = Duration.ofSeconds(10);
+
   private FailoverSlot() {}
 
   /**
-   * Sets {@code failover = true} on the relay's slot when {@code cdc.slot.failover} asks for it,
-   * the server is PostgreSQL 17 or later, and the slot exists without it.
+   * Makes the relay's slot a failover slot when {@code cdc.slot.failover} asks for it and the
+   * server is PostgreSQL 17 or later: sets {@code failover = true} on a slot that exists without
+   * it, or asks the engine to make one ({@code slot.failover} in {@code properties}) when there is
+   * no slot yet. Never throws for the database: a failure is logged.
    *
    * @param config the relay configuration
-   * @return whether the flag was set now
-   * @throws SQLException when the database cannot be read
-   * @throws StartupCheckException when the database refuses the relay's user
+   * @param properties the engine's properties, for a slot Debezium makes
+   * @param mayAct whether this term still leads and is not stopping
+   * @return whether the flag was set on the slot now
    */
-  static boolean apply(RelayConfig config) throws SQLException, StartupCheckException {
+  static boolean apply(RelayConfig config, Properties properties, BooleanSupplier mayAct) {
     if (!config.cdc().slotFailover()) {
       return false;
     }
     String slot = PostgresReplication.slotName(config.name());
     String context = config.logContext();
     String standbySlots;
-    try (Connection c = TermConnections.open(config)) {
-      c.setAutoCommit(true);
-      if (majorVersion(c) < FIRST_VERSION) {
-        return false;
+    try {
+      try (Connection c = TermConnections.open(config)) {
+        c.setAutoCommit(true);
+        if (majorVersion(c) < FIRST_VERSION) {
+          return false;
+        }
+        Slot state = slot(c, slot);
+        if (state == null) {
+          properties.setProperty("slot.failover", "true"); // the engine makes the slot
+          return false;
+        }
+        if (Boolean.TRUE.equals(state.failover())) {
+          return false;
+        }
+        if (state.active() || !mayAct.getAsBoolean()) {
+          LOG.info(
+              "[{}] replication slot {} is not a failover slot yet, and {}: the next term makes it"
+                  + " one",
+              context,
+              slot,
+              state.active() ? "another connection streams from it" : "this term is ending");
+          return false;
+        }
+        standbySlots = setting(c, "synchronized_standby_slots");
       }
-      Boolean failover = failover(c, slot);
-      if (failover == null || failover) {
-        return false; // no slot yet (the engine makes it, next term sets it), or set already
+      try (Connection replication = PostgresReplication.replicationConnection(config);
+          Statement st = replication.createStatement()) {
+        st.setQueryTimeout((int) ALTER_TIMEOUT.toSeconds());
+        st.execute("ALTER_REPLICATION_SLOT \"" + slot + "\" ( FAILOVER true )");
       }
-      standbySlots = setting(c, "synchronized_standby_slots");
-    }
-    try (Connection replication = PostgresReplication.replicationConnection(config);
-        Statement st = replication.createStatement()) {
-      st.execute("ALTER_REPLICATION_SLOT \"" + slot + "\" ( FAILOVER true )");
-    } catch (SQLException refused) {
+    } catch (SQLException | StartupCheckException e) {
       LOG.warn(
           "[{}] replication slot {} could not be made a failover slot (cdc.slot.failover=true): {};"
-              + " it stays on this server only, and a promoted standby will not have it (set"
-              + " cdc.slot.failover=false to stop trying)",
+              + " it stays on this server only, and a promoted standby will not have it; the next"
+              + " term tries again (cdc.slot.failover=false stops trying)",
           context,
           slot,
-          refused.getMessage());
+          e.getMessage());
       return false;
     }
     LOG.info(
@@ -93,13 +121,23 @@ final class FailoverSlot {
     return true;
   }
 
-  /** The slot's {@code failover} flag, or null when there is no such slot. */
-  static Boolean failover(Connection c, String slot) throws SQLException {
+  /** A slot's {@code failover} flag (null before 17) and whether a connection streams from it. */
+  record Slot(Boolean failover, boolean active) {}
+
+  /** The slot, or null when there is no slot of that name. */
+  static Slot slot(Connection c, String name) throws SQLException {
     try (PreparedStatement ps =
-        c.prepareStatement("SELECT failover FROM pg_replication_slots WHERE slot_name = ?")) {
-      ps.setString(1, slot);
+        c.prepareStatement(
+            "SELECT (to_jsonb(s) ->> 'failover')::boolean, active FROM pg_replication_slots s"
+                + " WHERE slot_name = ?")) {
+      ps.setString(1, name);
       try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? rs.getBoolean(1) : null;
+        if (!rs.next()) {
+          return null;
+        }
+        boolean failover = rs.getBoolean(1);
+        Boolean flag = rs.wasNull() ? null : failover;
+        return new Slot(flag, rs.getBoolean(2));
       }
     }
   }

@@ -159,9 +159,7 @@ public final class PostgresReplication {
     p.setProperty("database.dbname", source.database());
     p.setProperty("plugin.name", "pgoutput");
     p.setProperty("slot.name", slotName(config.name()));
-    // A slot Debezium makes (cdc.first.start=skip) fails over from the start on PostgreSQL 17+;
-    // the relay's own (its first start's, or an operator's) is made one by FailoverSlot.
-    p.setProperty("slot.failover", String.valueOf(config.cdc().slotFailover()));
+    // slot.failover: set by FailoverSlot on PostgreSQL 17+ for a slot Debezium makes.
     // For the task's check of its slot before each start (SlotGuard).
     p.setProperty(SlotGuard.RELAY_NAME, config.name());
     p.setProperty(SlotGuard.OFFSETS_TABLE, config.cdc().offsetsTable());

@@ -43,18 +43,19 @@ import java.util.Set;
  * taken it yet takes a higher id than the window saw. So the floor moves up to the first row only
  * at a later sweep that starts after every such transaction ended, to the lower of it and that
  * sweep's own first row; transactions elsewhere on the server (another table's, another database's)
- * do not hold it. A holder without a transaction id (it took the lock and has not written yet)
- * cannot be waited for by id: no candidate is taken then, and the next sweep tries again. The net
- * for ids allocated out of commit order in ways this does not show (a sequence with a cache per
- * session, an id taken by {@code nextval} before the {@code INSERT}) is the {@link FloorCheck}:
- * once a minute it reads the lowest unsettled id from the first row, off the claims' path, and the
- * next sweep lowers the floor to it. (Until then such a row is below the floor: it neither goes nor
- * holds its aggregate back, as under the once-a-minute sweep from the first row the claims made
- * themselves before; that sweep read every dead index entry under a held xmin, for seconds, while
- * its batch waited.)
+ * do not hold it; a partition or child table written directly counts as the table. A holder without
+ * a transaction id (it took the lock and has not written yet) cannot be waited for by id: no
+ * candidate is taken then, and the next sweep tries again. The net for ids allocated out of commit
+ * order in ways this does not show (a sequence with a cache per session, an id taken by {@code
+ * nextval} before the {@code INSERT}) is the {@link FloorCheck}: once a minute it reads the lowest
+ * unsettled id from the first row, off the claims' path, and the next sweep lowers the floor to it.
+ * (Until then such a row is below the floor: it neither goes nor holds its aggregate back, as under
+ * the once-a-minute sweep from the first row the claims made themselves before; that sweep read
+ * every dead index entry under a held xmin, for seconds, while its batch waited.)
  *
- * <p>Not thread-safe: one per {@link OutboxStore}. Its state moves only when the claim commits;
- * after a failed claim the next one starts a new sweep.
+ * <p>Not thread-safe: one per {@link OutboxStore}. Where the sweep goes on moves only when the
+ * claim commits, and after a failed claim the next one starts a new sweep; the floor and its
+ * candidate move within a claim, from reads that completed.
  */
 final class ClaimSweep {
 
@@ -265,11 +266,13 @@ final class ClaimSweep {
       ps.setString(1, sql.table());
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          String xid = rs.getString(3);
-          if (xid == null) {
-            return null;
+          java.sql.Array xids = rs.getArray(3);
+          if (xids == null) {
+            return null; // a holder without a transaction id: nothing to wait for by id
           }
-          ids.add(fullXid(rs.getLong(1), Long.parseLong(xid)));
+          for (Object xid : (Object[]) xids.getArray()) {
+            ids.add(fullXid(rs.getLong(1), Long.parseLong((String) xid)));
+          }
         }
       }
     }

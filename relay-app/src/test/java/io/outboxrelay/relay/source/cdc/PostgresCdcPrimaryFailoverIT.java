@@ -186,12 +186,37 @@ class PostgresCdcPrimaryFailoverIT {
   }
 
   @Test
+  void aSlotTheEngineMakesIsAFailoverSlotFromTheStart() throws Exception {
+    // cdc.first.start=skip: no first start, Debezium's connector makes the slot itself.
+    Path config =
+        RelaySettings.cdc(app, topics.bootstrap(), name)
+            .without("cdc.server.id")
+            .with("cdc.first.start", "skip")
+            .writeTo(dir.resolve("relay.properties"));
+    try (RelayRun relay = InProcessRun.run("relay", dir, config)) {
+      relay.awaitReady();
+      try (Connection c = primary.connect(db.name())) {
+        FailoverSlot.Slot slot = FailoverSlot.slot(c, PostgresReplication.slotName(name));
+        assertThat(slot).as(relay.log()).isNotNull();
+        assertThat(slot.failover()).as("the slot's failover flag").isTrue();
+      }
+      assertThat(relay.log()).doesNotContain("is now a failover slot"); // made so, not altered
+      relay.terminate();
+      assertThat(relay.waitFor(Duration.ofSeconds(60))).as(relay.log()).isZero();
+    }
+  }
+
+  @Test
   void withoutAFailoverSlotThePromotedStandbyHasNoSlotAndTheRelayStopsSayingSo() throws Exception {
     Path config = config(false);
     try (RelayRun relay = InProcessRun.run("relay", dir, config)) {
       try (SteadyWriter writer = SteadyWriter.start(app, ledger, "order", 150, 30, 3)) {
         awaitPublished(300);
-        Thread.sleep(2_000); // what the slot-sync worker would need, were it a failover slot
+        try (Connection c = primary.connect(db.name())) {
+          FailoverSlot.Slot slot = FailoverSlot.slot(c, PostgresReplication.slotName(name));
+          assertThat(slot).isNotNull();
+          assertThat(slot.failover()).as("the slot's failover flag").isFalse();
+        }
         assertThat(standbyHoldsTheSlot()).isFalse();
         failOver();
         assertThat(relay.waitFor(Duration.ofSeconds(120))).as(relay.log()).isEqualTo(1);

@@ -49,7 +49,7 @@ class PostgresPinnedClaimIT {
 
   @BeforeAll
   static void startServer() {
-    server = PostgresServer.builder().start();
+    server = PostgresServer.builder().setting("max_prepared_transactions", "4").start();
   }
 
   @AfterAll
@@ -339,18 +339,63 @@ class PostgresPinnedClaimIT {
         }
         earlier.commit();
         assertThat(claimAll(store)).hasSize(100).allMatch(id -> id > 3_001 && id < 3_102);
-        // Sweeps with nothing to take, past the interval between reads of the writers.
-        for (int i = 0; i < 5; i++) {
-          Thread.sleep(ClaimSweep.WRITERS_INTERVAL.toMillis() + 20);
-          assertThat(store.claim(WINDOW, BATCH, Duration.ofSeconds(30), 5, true).events())
-              .isEmpty();
-        }
-        assertThat(store.floor()).as("the floor while row 3,001 is written").isLessThan(3_001);
+        sweepsKeepTheFloorBelow(store, 3_001);
         writer.commit();
         // At the next sweep, not a minute later by the check.
         assertThat(claimAll(store)).containsExactly(3_001L);
       }
     }
+  }
+
+  @Test
+  void aPreparedTransactionThatWroteTheOutboxHoldsTheFloorUntilItIsCommitted() throws Exception {
+    try (OutboxDatabase db = OutboxDatabase.on(server)) {
+      rowsAboveAGap(db);
+      try (Connection c = relayConnection(db);
+          Connection writer = db.app()) {
+        OutboxStore store = Layouts.store(c, SqlDialect.POSTGRESQL); // the check never runs
+        publishAllAndAwaitTheFloor(store);
+        // Row 3,001 in a transaction prepared for a two-phase commit: its locks and id go to a
+        // holder of their own, with no session.
+        String gid = "outbox-" + db.name();
+        try (Statement st = writer.createStatement()) {
+          st.execute(
+              "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type,"
+                  + " payload) VALUES (gen_random_uuid(), 'order', 'xa', 'Happened', '{}')");
+          st.execute("PREPARE TRANSACTION '" + gid + "'");
+        }
+        try {
+          db.admin(
+              "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type,"
+                  + " payload) SELECT gen_random_uuid(), 'order', 'b-' || g, 'Happened', '{}'"
+                  + " FROM generate_series(1, 100) g ORDER BY g",
+              "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type,"
+                  + " payload, next_attempt_at) VALUES (gen_random_uuid(), 'order', 'later',"
+                  + " 'Happened', '{}', now() + interval '1 hour')");
+          assertThat(claimAll(store)).hasSize(100).allMatch(id -> id > 3_001 && id < 3_102);
+          sweepsKeepTheFloorBelow(store, 3_001);
+          db.admin("COMMIT PREPARED '" + gid + "'");
+          gid = null;
+          assertThat(claimAll(store)).containsExactly(3_001L);
+        } finally {
+          if (gid != null) {
+            db.admin("ROLLBACK PREPARED '" + gid + "'");
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * Sweeps with nothing to take, each past the interval between reads of the table's writers; the
+   * floor stays below {@code row}, whose transaction has not committed.
+   */
+  private static void sweepsKeepTheFloorBelow(OutboxStore store, long row) throws Exception {
+    for (int i = 0; i < 5; i++) {
+      Thread.sleep(ClaimSweep.WRITERS_INTERVAL.toMillis() + 20);
+      assertThat(store.claim(WINDOW, BATCH, Duration.ofSeconds(30), 5, true).events()).isEmpty();
+    }
+    assertThat(store.floor()).as("the floor while row %d is not committed", row).isLessThan(row);
   }
 
   /** Rows 1,001 to 3,000 unsettled, in 100 aggregates; rows 1 to 1,000 gone. */
