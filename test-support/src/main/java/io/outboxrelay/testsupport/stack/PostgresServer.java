@@ -175,7 +175,7 @@ public final class PostgresServer extends ChildService<PostgresServer> {
             + "')");
     Dirs.createDirectories(socketDir);
     Dirs.deleteRecursively(dataDir); // what an earlier attempt left
-    primary.fastShutdown(startupTimeout);
+    primary.fastShutdown();
     try {
       Commands.runOrFail(
           List.of("cp", "-a", primary.dataDir().toString(), dataDir.toString()), startupTimeout);
@@ -197,20 +197,23 @@ public final class PostgresServer extends ChildService<PostgresServer> {
 
   /**
    * Stops the server as {@code pg_ctl stop -m fast} does (SIGINT: clients are disconnected, a
-   * checkpoint is written), and waits for the postmaster to exit.
+   * checkpoint is written), and waits for the postmaster to exit; {@link #start()} starts it again.
+   * ({@link #stop()} is a smart shutdown, which waits for the clients to leave.) Does nothing if it
+   * is not running.
    *
-   * @throws LocalStackException when it has not exited in time; it is then killed
+   * @throws LocalStackException when it has not exited within the startup timeout; it is then
+   *     killed
    */
-  private synchronized void fastShutdown(Duration timeout) {
+  public synchronized void fastShutdown() {
     if (!isRunning()) {
       return;
     }
     Commands.runOrFail(List.of("kill", "-INT", String.valueOf(pid())), Duration.ofSeconds(10));
-    long deadline = System.nanoTime() + timeout.toNanos();
+    long deadline = System.nanoTime() + startupTimeout.toNanos();
     while (isRunning()) {
       if (System.nanoTime() - deadline > 0) {
         kill();
-        throw new LocalStackException(logPrefix() + " did not shut down within " + timeout);
+        throw new LocalStackException(logPrefix() + " did not shut down within " + startupTimeout);
       }
       ChildProcess.pauseBriefly();
     }
@@ -334,11 +337,6 @@ public final class PostgresServer extends ChildService<PostgresServer> {
       throw new LocalStackException(logPrefix() + " cannot promote: " + e, e);
     }
     LOG.info("{} promoted: it is a primary now", logPrefix());
-  }
-
-  /** The major version of its binaries, e.g. 15 or 17. */
-  public int majorVersion() {
-    return PostgresBinaries.majorVersion(bin);
   }
 
   private Path getBaseDir() {

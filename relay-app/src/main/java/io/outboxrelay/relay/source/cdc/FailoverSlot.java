@@ -71,7 +71,7 @@ final class FailoverSlot {
     try {
       try (Connection c = TermConnections.open(config)) {
         c.setAutoCommit(true);
-        if (majorVersion(c) < FIRST_VERSION) {
+        if (PostgresPreflight.serverVersion(c) < FIRST_VERSION) {
           return false;
         }
         Slot state = slot(c, slot);
@@ -140,10 +140,6 @@ final class FailoverSlot {
         return new Slot(flag, rs.getBoolean(2));
       }
     }
-  }
-
-  private static int majorVersion(Connection c) throws SQLException {
-    return Integer.parseInt(setting(c, "server_version_num")) / 10000;
   }
 
   private static String setting(Connection c, String name) throws SQLException {

@@ -446,7 +446,8 @@ final class PostgresPreflight {
     }
   }
 
-  private static int serverVersion(Connection c) throws SQLException {
+  /** The server's major version, e.g. 15 or 17. */
+  static int serverVersion(Connection c) throws SQLException {
     return Integer.parseInt(single(c, "SHOW server_version_num")) / 10000;
   }
 

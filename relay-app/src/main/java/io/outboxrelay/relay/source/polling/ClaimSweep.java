@@ -80,7 +80,7 @@ final class ClaimSweep {
   private long candidate = -1;
 
   /** The 64-bit ids of the transactions that were writing to the table after the candidate. */
-  private long[] candidateWriters;
+  private List<Long> candidateWriters;
 
   /** The earliest time the next candidate's writers may be read ({@link #WRITERS_INTERVAL}). */
   private long nextWritersRead = System.nanoTime();
@@ -248,7 +248,7 @@ final class ClaimSweep {
         && first - 1 > floor
         && now - nextWritersRead >= 0) {
       nextWritersRead = now + WRITERS_INTERVAL.toNanos();
-      long[] writers = writers(c);
+      List<Long> writers = writers(c);
       if (writers != null) {
         candidate = first - 1;
         candidateWriters = writers;
@@ -260,7 +260,7 @@ final class ClaimSweep {
    * The 64-bit ids of the transactions writing to the table now, or null when one of them has no
    * transaction id to wait for.
    */
-  private long[] writers(Connection c) throws SQLException {
+  private List<Long> writers(Connection c) throws SQLException {
     List<Long> ids = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement(dialect.outboxWritersQuery())) {
       ps.setString(1, sql.table());
@@ -276,7 +276,7 @@ final class ClaimSweep {
         }
       }
     }
-    return ids.stream().mapToLong(Long::longValue).toArray();
+    return ids;
   }
 
   /**
@@ -313,12 +313,12 @@ final class ClaimSweep {
     }
   }
 
-  private int running(Connection c, long[] writers) throws SQLException {
-    if (writers.length == 0) {
+  private int running(Connection c, List<Long> writers) throws SQLException {
+    if (writers.isEmpty()) {
       return 0;
     }
     try (PreparedStatement ps = c.prepareStatement(dialect.writersRunningQuery())) {
-      ps.setArray(1, c.createArrayOf("bigint", java.util.Arrays.stream(writers).boxed().toArray()));
+      ps.setArray(1, c.createArrayOf("bigint", writers.toArray()));
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         return rs.getInt(1);

@@ -126,14 +126,6 @@ class PostgresCdcDatabaseFaultIT {
     assertThat(result.mismatches()).as(result.summary()).isEmpty();
   }
 
-  /** A clean stop as {@code pg_ctl stop -m fast} makes it: SIGINT to the postmaster. */
-  private static void fastShutdown() throws Exception {
-    Process kill =
-        new ProcessBuilder("kill", "-INT", String.valueOf(server.pid())).inheritIO().start();
-    assertThat(kill.waitFor()).isZero();
-    await().atMost(Duration.ofSeconds(30)).until(() -> !server.isRunning());
-  }
-
   @Test
   void publishesEveryEventAndKeepsItsPositionWhenPostgresIsKilledAndRestarted() throws Exception {
     restartUnderTheRelay(true);
@@ -153,7 +145,7 @@ class PostgresCdcDatabaseFaultIT {
         if (crash) {
           server.kill();
         } else {
-          fastShutdown();
+          server.fastShutdown();
         }
         LOG.info("{}: postgres {}", name, crash ? "killed" : "stopped (fast shutdown)");
         Thread.sleep(5_000); // the outage; the application keeps trying to write

@@ -58,18 +58,6 @@ class PostgresCdcPrimaryFailoverIT {
   @BeforeEach
   void setUp() {
     primary = PostgresServer.builder().binaries(PostgresBinaries.bundled()).start();
-    standby =
-        PostgresServer.builder()
-            .standbyOf(primary, STANDBY_SLOT)
-            .setting("hot_standby_feedback", "on")
-            .setting("sync_replication_slots", "on")
-            .start();
-    // Set once the standby streams: a synchronous standby that does not exist stalls every commit.
-    primary.execute(
-        "postgres",
-        "ALTER SYSTEM SET synchronous_standby_names = '" + STANDBY_SLOT + "'",
-        "ALTER SYSTEM SET synchronized_standby_slots = '" + STANDBY_SLOT + "'",
-        "SELECT pg_reload_conf()");
     db = PostgresCdcDatabases.selfServing(primary);
     address = TcpProxy.start(primary.host(), primary.port());
     app = db.through(address.host(), address.port());
@@ -89,6 +77,22 @@ class PostgresCdcPrimaryFailoverIT {
     if (primary != null) {
       primary.close();
     }
+  }
+
+  /** The primary's streaming standby, synchronous and listed in synchronized_standby_slots. */
+  private void startStandby() {
+    standby =
+        PostgresServer.builder()
+            .standbyOf(primary, STANDBY_SLOT)
+            .setting("hot_standby_feedback", "on")
+            .setting("sync_replication_slots", "on")
+            .start();
+    // Set once the standby streams: a synchronous standby that does not exist stalls every commit.
+    primary.execute(
+        "postgres",
+        "ALTER SYSTEM SET synchronous_standby_names = '" + STANDBY_SLOT + "'",
+        "ALTER SYSTEM SET synchronized_standby_slots = '" + STANDBY_SLOT + "'",
+        "SELECT pg_reload_conf()");
   }
 
   private Path config(boolean failover) {
@@ -145,7 +149,11 @@ class PostgresCdcPrimaryFailoverIT {
 
   @Test
   void theRelayContinuesFromItsFailoverSlotOnThePromotedStandby() throws Exception {
-    assertThat(primary.majorVersion()).isGreaterThanOrEqualTo(FailoverSlot.FIRST_VERSION);
+    try (Connection c = primary.connect("postgres")) {
+      assertThat(PostgresPreflight.serverVersion(c))
+          .isGreaterThanOrEqualTo(FailoverSlot.FIRST_VERSION);
+    }
+    startStandby();
     Path config = config(true);
     try (RelayRun relay = InProcessRun.run("relay", dir, config)) {
       Ledger.Result result;
@@ -208,6 +216,7 @@ class PostgresCdcPrimaryFailoverIT {
 
   @Test
   void withoutAFailoverSlotThePromotedStandbyHasNoSlotAndTheRelayStopsSayingSo() throws Exception {
+    startStandby();
     Path config = config(false);
     try (RelayRun relay = InProcessRun.run("relay", dir, config)) {
       try (SteadyWriter writer = SteadyWriter.start(app, ledger, "order", 150, 30, 3)) {
