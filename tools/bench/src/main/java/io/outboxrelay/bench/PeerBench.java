@@ -34,6 +34,9 @@ final class PeerBench {
 
   private static final Logger LOG = LoggerFactory.getLogger(PeerBench.class);
 
+  /** How long each round watches the pipeline with no event to publish, after the last one. */
+  static final Duration IDLE = Duration.ofSeconds(20);
+
   private final BenchEnv env;
   private final PeerOptions options;
   private final PeerSource source;
@@ -112,6 +115,7 @@ final class PeerBench {
         if (!duration.isZero()) {
           MachineCpu machine = new MachineCpu(Map.of());
           double cpu0 = ProcessStats.cpuSeconds(pid);
+          Map<String, Double> steadyThreads0 = ProcessStats.cpuByThread(pid);
           double database0 = ProcessStats.treeCpuSeconds(source.databasePid());
           MachineCpu.Reading machine0 = machine.read();
           long t0 = System.nanoTime();
@@ -119,6 +123,11 @@ final class PeerBench {
           steadySeconds = (System.nanoTime() - t0) / 1e9;
           counter.awaitCount(topics, 1L + backlog.size() + commits.size(), Duration.ofSeconds(60));
           steadyCpu = ProcessStats.cpuSeconds(pid) - cpu0;
+          LOG.info(
+              "{} round {}: steady load, CPU by thread:{}",
+              peer.id(),
+              round,
+              ProcessStats.cpuBreakdown(steadyThreads0, ProcessStats.cpuByThread(pid)));
           MachineCpu.Reading machine1 = machine.read();
           double span = (machine1.nanos() - machine0.nanos()) / 1e9;
           machineCores = (machine1.busy() - machine0.busy()) / span;
@@ -126,6 +135,20 @@ final class PeerBench {
           expected.addAll(commits.keySet());
         }
         double rss = ProcessStats.statusMiB(pid, "VmHWM");
+        // What waiting costs: most of a relay's life is spent with nothing to publish.
+        Map<String, Double> threads0 = ProcessStats.cpuByThread(pid);
+        double idle0 = ProcessStats.cpuSeconds(pid);
+        long idleStart = System.nanoTime();
+        Thread.sleep(IDLE.toMillis());
+        double idleCores =
+            (ProcessStats.cpuSeconds(pid) - idle0) / ((System.nanoTime() - idleStart) / 1e9);
+        LOG.info(
+            "{} round {}: idle {} s, {}% of a core, by thread:{}",
+            peer.id(),
+            round,
+            IDLE.toSeconds(),
+            String.format(java.util.Locale.ROOT, "%.1f", idleCores * 100),
+            ProcessStats.cpuBreakdown(threads0, ProcessStats.cpuByThread(pid)));
         TopicAudit audit =
             TopicAudit.read(
                 env.bootstrapServers(), topics, prefix, expected, TopicAudit.rows(db), commits);
@@ -152,6 +175,7 @@ final class PeerBench {
             machineCores,
             databaseCores,
             rss,
+            idleCores * 100,
             audit);
       } finally {
         started.stop();

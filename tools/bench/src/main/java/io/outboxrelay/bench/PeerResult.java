@@ -19,6 +19,8 @@ package io.outboxrelay.bench;
  * @param steadyMachineCores the cores the whole machine kept busy over that span (all processes)
  * @param steadyDatabaseCores the cores the database server and its children used over that span
  * @param peakRssMiB the pipeline JVM's peak RSS (VmHWM) through the start, the drain and the load
+ * @param idleCorePercent the pipeline JVM's CPU while no event arrives ({@link PeerBench#IDLE}
+ *     after the last event), in percent of one core
  * @param audit what the topics hold
  */
 record PeerResult(
@@ -36,6 +38,7 @@ record PeerResult(
     double steadyMachineCores,
     double steadyDatabaseCores,
     double peakRssMiB,
+    double idleCorePercent,
     TopicAudit audit) {
 
   /** CPU seconds per 100,000 events of the drain. */

@@ -136,6 +136,11 @@ final class PeerTable {
             r -> r.audit().latency().p99(),
             "%.0f"),
         new Row("peak RSS of the pipeline's JVM", "MiB", PeerResult::peakRssMiB, "%.0f"),
+        new Row(
+            "CPU while idle (" + PeerBench.IDLE.toSeconds() + " s without events)",
+            "% of a core",
+            PeerResult::idleCorePercent,
+            "%.1f"),
         new Row("CPU per 100k events, drain", "CPU s", PeerResult::drainCpuPer100k, "%.1f"),
         new Row("CPU per 100k events, steady load", "CPU s", PeerResult::steadyCpuPer100k, "%.1f"),
         new Row(

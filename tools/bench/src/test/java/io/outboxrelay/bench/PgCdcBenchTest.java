@@ -95,6 +95,7 @@ class PgCdcBenchTest {
         1.5,
         0.5,
         200,
+        0.5,
         audit(missing, p99));
   }
 
