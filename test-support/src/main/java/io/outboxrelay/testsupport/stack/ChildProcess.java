@@ -163,6 +163,16 @@ public final class ChildProcess implements AutoCloseable {
   }
 
   /**
+   * Sends SIGINT: what a clean shutdown that disconnects its clients first means to some servers
+   * (PostgreSQL's fast shutdown).
+   *
+   * @throws LocalStackException if the process has exited or the signal could not be sent
+   */
+  public void interrupt() {
+    signal("INT");
+  }
+
+  /**
    * Sends SIGCONT to a process frozen by {@link #pause()}.
    *
    * @throws LocalStackException if the process has exited or the signal could not be sent

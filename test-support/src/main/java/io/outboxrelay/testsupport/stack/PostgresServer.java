@@ -208,14 +208,12 @@ public final class PostgresServer extends ChildService<PostgresServer> {
     if (!isRunning()) {
       return;
     }
-    Commands.runOrFail(List.of("kill", "-INT", String.valueOf(pid())), Duration.ofSeconds(10));
-    long deadline = System.nanoTime() + startupTimeout.toNanos();
-    while (isRunning()) {
-      if (System.nanoTime() - deadline > 0) {
-        kill();
-        throw new LocalStackException(logPrefix() + " did not shut down within " + startupTimeout);
-      }
-      ChildProcess.pauseBriefly();
+    process().interrupt();
+    try {
+      process().waitFor(startupTimeout);
+    } catch (LocalStackException stillRunning) {
+      kill();
+      throw stillRunning;
     }
   }
 

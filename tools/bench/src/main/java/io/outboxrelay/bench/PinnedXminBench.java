@@ -51,11 +51,15 @@ final class PinnedXminBench {
   }
 
   /**
-   * Runs {@code unpinned}, then {@code pinned}, and adds both to the table.
+   * Runs each of {@code runs} in order ({@code unpinned}, {@code pinned}) and adds them to the
+   * table.
    *
    * @param load the load of each run, whole seconds
    * @param sample the length of a window
    * @param standIn whether to stand in for autovacuum when the server's is off
+   * @param pinWrites whether the pin also wrote a row of another table (a batch job) rather than
+   *     only read
+   * @param runs false for the unpinned run, true for the pinned one, in the order they run
    */
   void run(
       PinnedXminTable table,

@@ -272,7 +272,7 @@ class CdcDatabaseFaultIT extends OwnMariaDbFaultTest {
                         || l.contains(" WARN ")
                         || l.contains(" ERROR "))
             .filter(l -> l.startsWith("20") && !l.contains("Snapshot") && !l.contains("GTID"))
-            .map(l -> l.length() > 240 ? l.substring(0, 240) + "..." : l)
+            .map(CdcDatabaseFaultIT::shortened)
             .collect(java.util.stream.Collectors.joining("\n", "\n", "\n"));
     int stopped = -1;
     for (int i = 0; i < lines.size() && stopped < 0; i++) {
@@ -285,8 +285,13 @@ class CdcDatabaseFaultIT extends OwnMariaDbFaultTest {
         stopped < 0
             ? ""
             : lines.subList(Math.max(0, stopped - 20), Math.min(lines.size(), stopped + 3)).stream()
-                .map(l -> l.length() > 240 ? l.substring(0, 240) + "..." : l)
+                .map(CdcDatabaseFaultIT::shortened)
                 .collect(java.util.stream.Collectors.joining("\n", "before it stopped:\n", "\n"));
     return summary + before;
+  }
+
+  /** A log line cut to 240 characters: enough to tell what it says. */
+  private static String shortened(String line) {
+    return line.length() > 240 ? line.substring(0, 240) + "..." : line;
   }
 }

@@ -35,6 +35,27 @@ class PostgresPinnedClaimIT {
 
   private static final Logger LOG = LoggerFactory.getLogger(PostgresPinnedClaimIT.class);
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Rows of aggregates {@code b-1} to {@code b-100}, in that order, due now. */
+  private static final String HUNDRED_ROWS =
+      "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload)"
+          + " SELECT gen_random_uuid(), 'order', 'b-' || g, 'Happened', '{}'"
+          + " FROM generate_series(1, 100) g ORDER BY g";
+
+  /** A row of aggregate {@code later}, due in an hour: a sweep's first unsettled row. */
+  private static final String A_ROW_DUE_IN_AN_HOUR =
+      "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload,"
+          + " next_attempt_at) VALUES (gen_random_uuid(), 'order', 'later', 'Happened', '{}',"
+          + " now() + interval '1 hour')";
+
+  /** An insert of one row of an aggregate, due now. */
+  private static String oneRow(String aggregate) {
+    return "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload)"
+        + " VALUES (gen_random_uuid(), 'order', '"
+        + aggregate
+        + "', 'Happened', '{}')";
+  }
+
   private static final int EVENTS = 40_000;
   private static final int AGGREGATES = 1_000;
   private static final int WINDOW = 5_000;
@@ -104,9 +125,7 @@ class PostgresPinnedClaimIT {
           } else {
             // Everything published, waiting for the floor only: it moves up to a sweep's first
             // unsettled row, so give the sweeps one.
-            db.admin(
-                "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type,"
-                    + " payload) VALUES (gen_random_uuid(), 'order', 'a-0', 'Happened', '{}')");
+            db.admin(oneRow("a-0"));
             Thread.sleep(50);
           }
           if (early < 0 && published.size() >= 5_000) {
@@ -201,8 +220,7 @@ class PostgresPinnedClaimIT {
           "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload)"
               + " SELECT gen_random_uuid(), 'order', 'a-' || g, 'Happened', '{}'"
               + " FROM generate_series(1, 100) g ORDER BY g",
-          "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload)"
-              + " VALUES (gen_random_uuid(), 'order', 'x', 'Happened', '{}')");
+          oneRow("x"));
       try (Connection c = relayConnection(db)) {
         OutboxStore store = Layouts.store(c, SqlDialect.POSTGRESQL); // DEAD blocks its aggregate
         List<Long> claimed = claimAll(store);
@@ -230,9 +248,7 @@ class PostgresPinnedClaimIT {
         assertThat(claimAll(store)).as("before the check").isEmpty();
         check.check(store);
         assertThat(check.latest().lowest()).isEqualTo(500);
-        db.admin(
-            "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type,"
-                + " payload) VALUES (gen_random_uuid(), 'order', 'late', 'Happened', '{}')");
+        db.admin(oneRow("late"));
         // The row below the floor goes first, alone; its aggregate's later row waits for it.
         Claim first = store.claim(WINDOW, BATCH, Duration.ofSeconds(30), 5, true);
         List<Long> firstIds = first.events().stream().map(e -> e.event().id()).toList();
@@ -288,9 +304,7 @@ class PostgresPinnedClaimIT {
           st.execute("INSERT INTO side VALUES (1)");
         }
         try (Statement st = otherDatabase.createStatement()) {
-          st.execute(
-              "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type,"
-                  + " payload) VALUES (gen_random_uuid(), 'order', 'x', 'Happened', '{}')");
+          st.execute(oneRow("x"));
         }
         // A transaction that took its id after theirs and ended: the sweeps' snapshots list
         // theirs as running from here on.
@@ -323,19 +337,11 @@ class PostgresPinnedClaimIT {
           st.execute("INSERT INTO side VALUES (1)");
         }
         try (Statement st = writer.createStatement()) {
-          st.execute(
-              "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type,"
-                  + " payload) VALUES (gen_random_uuid(), 'order', 'slow', 'Happened', '{}')");
+          st.execute(oneRow("slow"));
         }
         try (Statement st = earlier.createStatement()) {
-          st.execute(
-              "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type,"
-                  + " payload) SELECT gen_random_uuid(), 'order', 'b-' || g, 'Happened', '{}'"
-                  + " FROM generate_series(1, 100) g ORDER BY g");
-          st.execute(
-              "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type,"
-                  + " payload, next_attempt_at) VALUES (gen_random_uuid(), 'order', 'later',"
-                  + " 'Happened', '{}', now() + interval '1 hour')");
+          st.execute(HUNDRED_ROWS);
+          st.execute(A_ROW_DUE_IN_AN_HOUR);
         }
         earlier.commit();
         assertThat(claimAll(store)).hasSize(100).allMatch(id -> id > 3_001 && id < 3_102);
@@ -359,19 +365,11 @@ class PostgresPinnedClaimIT {
         // holder of their own, with no session.
         String gid = "outbox-" + db.name();
         try (Statement st = writer.createStatement()) {
-          st.execute(
-              "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type,"
-                  + " payload) VALUES (gen_random_uuid(), 'order', 'xa', 'Happened', '{}')");
+          st.execute(oneRow("xa"));
           st.execute("PREPARE TRANSACTION '" + gid + "'");
         }
         try {
-          db.admin(
-              "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type,"
-                  + " payload) SELECT gen_random_uuid(), 'order', 'b-' || g, 'Happened', '{}'"
-                  + " FROM generate_series(1, 100) g ORDER BY g",
-              "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type,"
-                  + " payload, next_attempt_at) VALUES (gen_random_uuid(), 'order', 'later',"
-                  + " 'Happened', '{}', now() + interval '1 hour')");
+          db.admin(HUNDRED_ROWS, A_ROW_DUE_IN_AN_HOUR);
           assertThat(claimAll(store)).hasSize(100).allMatch(id -> id > 3_001 && id < 3_102);
           sweepsKeepTheFloorBelow(store, 3_001);
           db.admin("COMMIT PREPARED '" + gid + "'");
