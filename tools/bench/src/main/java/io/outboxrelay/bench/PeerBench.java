@@ -11,6 +11,7 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -62,6 +63,7 @@ final class PeerBench {
         table.unavailable(peer, e.getMessage());
       }
     }
+    warmUpBroker(events);
     for (int round = 1; round <= rounds; round++) {
       List<Peer> order = new ArrayList<>(prepared.keySet());
       if (round % 2 == 0) {
@@ -74,6 +76,22 @@ final class PeerBench {
         table.add(result);
       }
     }
+  }
+
+  /**
+   * Sends the broker as many records as a backlog before the first round. The benchmark's broker
+   * keeps the JVM's default compilers, and its first heavy load is compiled while it runs: the
+   * pipeline that came first paid for it (a first relay round measured 40 µs of broker CPU per
+   * event against 9-22 in the rounds after, and drained half as fast).
+   */
+  private void warmUpBroker(int events) throws Exception {
+    String topic = "bench-broker-warm-up-" + Long.toHexString(System.nanoTime() & 0xffffff);
+    long begin = System.nanoTime();
+    EventTopic.fill(env.bootstrapServers(), topic, Math.max(10_000, events));
+    LOG.info(
+        "the broker took {} records before the first round, in {} ms",
+        Math.max(10_000, events),
+        (System.nanoTime() - begin) / 1_000_000);
   }
 
   private PeerResult runOne(
@@ -101,7 +119,14 @@ final class PeerBench {
       Pipeline.Started started = pipeline.start(name + "-r" + round);
       try {
         long pid = started.pid();
-        double[] cpu = drain(counter, topics, pid, 1L + backlog.size());
+        Drain cpu = drain(counter, topics, pid, 1L + backlog.size());
+        if (cpu.machine() != null) {
+          LOG.info(
+              "{} round {}: drain, the machine's CPU by process: {}",
+              peer.id(),
+              round,
+              cpu.machine());
+        }
         TopicCounter.AppendTimes appended = counter.appendTimes(topics, startedMillis);
         double firstEvent = (appended.first() - startedMillis) / 1e3;
         double drainSeconds = (appended.last() - appended.first()) / 1e3;
@@ -167,8 +192,10 @@ final class PeerBench {
             firstEvent,
             backlog.size() / drainSeconds,
             backlog.size() / withStart,
-            cpu[0],
-            cpu[1] - cpu[0],
+            cpu.atFirst(),
+            cpu.atLast() - cpu.atFirst(),
+            cpu.machineSeconds(),
+            cpu.databaseSeconds(),
             commits.size(),
             steadySeconds,
             steadyCpu,
@@ -210,26 +237,69 @@ final class PeerBench {
   }
 
   /**
-   * Waits for {@code expected} records, polling every 10 ms, and reads the pipeline JVM's CPU when
-   * the first record beyond the primed one arrives and when the last does.
+   * CPU over a drain, between the first record beyond the primed one and the last: the pipeline
+   * JVM's, the whole machine's (every core, every process) and the database server's with its
+   * children (PostgreSQL's walsender and backends), in seconds; {@code NaN} where the drain did not
+   * get that far.
    *
-   * @return the CPU seconds at the first and at the last event ({@code NaN} if they never came)
+   * @param atFirst the pipeline JVM's CPU seconds when the first record arrived
+   * @param atLast the same when the last did
+   * @param machineSeconds the machine's busy CPU seconds in between
+   * @param databaseSeconds the database tree's CPU seconds in between
+   * @param machine each process's share in between ({@link MachineCpu#shares}), or {@code null}
    */
-  private static double[] drain(TopicCounter counter, List<String> topics, long pid, long expected)
+  private record Drain(
+      double atFirst,
+      double atLast,
+      double machineSeconds,
+      double databaseSeconds,
+      String machine) {}
+
+  /**
+   * Waits for {@code expected} records, polling every 10 ms, and reads the CPU when the first
+   * record beyond the primed one arrives and when the last does. On 2 cores a drain keeps the whole
+   * machine busy, so what it costs every process per event, not the pipeline's alone, sets how fast
+   * it can go.
+   */
+  private Drain drain(TopicCounter counter, List<String> topics, long pid, long expected)
       throws InterruptedException {
-    double atFirst = Double.NaN;
+    Map<String, Long> pids = new LinkedHashMap<>();
+    pids.put("pipeline", pid);
+    pids.put("Kafka broker", env.kafka().pid());
+    pids.put("benchmark", ProcessHandle.current().pid());
+    MachineCpu machine = new MachineCpu(pids);
+    MachineCpu.Reading first = null;
+    double databaseAtFirst = Double.NaN;
     long deadline = System.nanoTime() + Duration.ofSeconds(60 + expected / 1_000).toNanos();
     while (System.nanoTime() < deadline) {
       long count = counter.count(topics);
-      if (count > 1 && Double.isNaN(atFirst)) {
-        atFirst = ProcessStats.cpuSeconds(pid);
+      if (count > 1 && first == null) {
+        first = machine.read();
+        databaseAtFirst = ProcessStats.treeCpuSeconds(source.databasePid());
       }
       if (count >= expected) {
-        return new double[] {atFirst, ProcessStats.cpuSeconds(pid)};
+        MachineCpu.Reading last = machine.read();
+        double database = ProcessStats.treeCpuSeconds(source.databasePid()) - databaseAtFirst;
+        long events = expected - 1;
+        return new Drain(
+            first.processes().get("pipeline"),
+            last.processes().get("pipeline"),
+            last.busy() - first.busy(),
+            database,
+            MachineCpu.shares(first, last, events)
+                + String.format(
+                    Locale.ROOT,
+                    "; the database's processes %.0f µs/event (in the rest)",
+                    database * 1e6 / events));
       }
       Thread.sleep(10);
     }
     LOG.warn("the drain did not complete: {} of {} records", counter.count(topics), expected);
-    return new double[] {atFirst, Double.NaN};
+    return new Drain(
+        first == null ? Double.NaN : first.processes().get("pipeline"),
+        Double.NaN,
+        Double.NaN,
+        Double.NaN,
+        null);
   }
 }

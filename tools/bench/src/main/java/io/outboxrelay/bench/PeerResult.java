@@ -13,6 +13,8 @@ package io.outboxrelay.bench;
  * @param drainWithStartRate backlog events per second from the process start to the last append
  * @param startCpuSeconds the pipeline JVM's CPU from its start to the first event
  * @param drainCpuSeconds the pipeline JVM's CPU from the first event to the last
+ * @param drainMachineCpuSeconds the whole machine's busy CPU over that span (all processes)
+ * @param drainDatabaseCpuSeconds the database server's and its children's CPU over that span
  * @param steadyEvents events written by the steady load
  * @param steadySeconds how long the steady load wrote
  * @param steadyCpuSeconds the pipeline JVM's CPU from the steady load's start to its last event
@@ -32,6 +34,8 @@ record PeerResult(
     double drainWithStartRate,
     double startCpuSeconds,
     double drainCpuSeconds,
+    double drainMachineCpuSeconds,
+    double drainDatabaseCpuSeconds,
     int steadyEvents,
     double steadySeconds,
     double steadyCpuSeconds,
@@ -44,6 +48,19 @@ record PeerResult(
   /** CPU seconds per 100,000 events of the drain. */
   double drainCpuPer100k() {
     return drainCpuSeconds * 100_000 / backlog;
+  }
+
+  /**
+   * What the drain cost the whole machine per event, every process included, in µs: on a machine
+   * the drain keeps busy, this sets its rate.
+   */
+  double drainMachineMicrosPerEvent() {
+    return drainMachineCpuSeconds * 1e6 / backlog;
+  }
+
+  /** What the drain cost the database's processes per event, in µs. */
+  double drainDatabaseMicrosPerEvent() {
+    return drainDatabaseCpuSeconds * 1e6 / backlog;
   }
 
   /** CPU seconds per 100,000 events of the steady load. */

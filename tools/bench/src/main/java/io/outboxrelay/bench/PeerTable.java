@@ -142,6 +142,16 @@ final class PeerTable {
             PeerResult::idleCorePercent,
             "%.1f"),
         new Row("CPU per 100k events, drain", "CPU s", PeerResult::drainCpuPer100k, "%.1f"),
+        new Row(
+            "the machine's CPU per event during the drain, all processes",
+            "µs",
+            PeerResult::drainMachineMicrosPerEvent,
+            "%.0f"),
+        new Row(
+            "the machine's CPU per event during the drain, the database's processes",
+            "µs",
+            PeerResult::drainDatabaseMicrosPerEvent,
+            "%.0f"),
         new Row("CPU per 100k events, steady load", "CPU s", PeerResult::steadyCpuPer100k, "%.1f"),
         new Row(
             "the machine during the steady load, all processes (of "

@@ -89,6 +89,8 @@ class PgCdcBenchTest {
         drainRate / 2,
         1,
         1,
+        2,
+        0.5,
         100,
         1,
         1,
