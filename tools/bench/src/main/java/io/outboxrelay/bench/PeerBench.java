@@ -86,11 +86,12 @@ final class PeerBench {
    */
   private void warmUpBroker(int events) throws Exception {
     String topic = "bench-broker-warm-up-" + Long.toHexString(System.nanoTime() & 0xffffff);
+    int records = Math.max(10_000, events);
     long begin = System.nanoTime();
-    EventTopic.fill(env.bootstrapServers(), topic, Math.max(10_000, events));
+    EventTopic.fill(env.bootstrapServers(), topic, records);
     LOG.info(
         "the broker took {} records before the first round, in {} ms",
-        Math.max(10_000, events),
+        records,
         (System.nanoTime() - begin) / 1_000_000);
   }
 

@@ -70,6 +70,18 @@ class PgCdcBenchTest {
     assertThat(PgCdcBench.targets(table).get(0)).contains("not measured");
   }
 
+  @Test
+  void givesWhatTheDrainCostTheWholeMachineAndTheDatabasePerEvent() {
+    PeerTable table = new PeerTable("t");
+    // 2 CPU s of the machine and 0.5 of the database over a 1,000-event drain
+    table.add(result(Peer.RELAY, 1, 20_000, 30));
+
+    assertThat(table.render())
+        .contains("| the machine's CPU per event during the drain, all processes (µs) | 2000 |")
+        .contains(
+            "| the machine's CPU per event during the drain, the database's processes (µs) | 500 |");
+  }
+
   private static PeerResult result(Peer peer, int round, double drainRate, double p99) {
     return result(peer, round, drainRate, p99, 0);
   }

@@ -36,11 +36,10 @@ class PostgresPinnedClaimIT {
   private static final Logger LOG = LoggerFactory.getLogger(PostgresPinnedClaimIT.class);
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** Rows of aggregates {@code b-1} to {@code b-100}, in that order, due now. */
-  private static final String HUNDRED_ROWS =
-      "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload)"
-          + " SELECT gen_random_uuid(), 'order', 'b-' || g, 'Happened', '{}'"
-          + " FROM generate_series(1, 100) g ORDER BY g";
+  private static final int EVENTS = 40_000;
+  private static final int AGGREGATES = 1_000;
+  private static final int WINDOW = 5_000;
+  private static final int BATCH = 500;
 
   /** A row of aggregate {@code later}, due in an hour: a sweep's first unsettled row. */
   private static final String A_ROW_DUE_IN_AN_HOUR =
@@ -56,10 +55,15 @@ class PostgresPinnedClaimIT {
         + "', 'Happened', '{}')";
   }
 
-  private static final int EVENTS = 40_000;
-  private static final int AGGREGATES = 1_000;
-  private static final int WINDOW = 5_000;
-  private static final int BATCH = 500;
+  /**
+   * An insert of rows of aggregates {@code <prefix>-1} to {@code <prefix>-100}, in order, due now.
+   */
+  private static String hundredRows(String prefix) {
+    return "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload)"
+        + " SELECT gen_random_uuid(), 'order', '"
+        + prefix
+        + "-' || g, 'Happened', '{}' FROM generate_series(1, 100) g ORDER BY g";
+  }
 
   /**
    * A server of the class's own, so that what the buffer counts measure is this class's doing only.
@@ -217,9 +221,7 @@ class PostgresPinnedClaimIT {
       db.admin(
           "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload,"
               + " status) VALUES (gen_random_uuid(), 'order', 'x', 'Happened', '{}', 'DEAD')",
-          "INSERT INTO outbox_events (event_id, aggregate_type, aggregate_id, event_type, payload)"
-              + " SELECT gen_random_uuid(), 'order', 'a-' || g, 'Happened', '{}'"
-              + " FROM generate_series(1, 100) g ORDER BY g",
+          hundredRows("a"),
           oneRow("x"));
       try (Connection c = relayConnection(db)) {
         OutboxStore store = Layouts.store(c, SqlDialect.POSTGRESQL); // DEAD blocks its aggregate
@@ -340,7 +342,7 @@ class PostgresPinnedClaimIT {
           st.execute(oneRow("slow"));
         }
         try (Statement st = earlier.createStatement()) {
-          st.execute(HUNDRED_ROWS);
+          st.execute(hundredRows("b"));
           st.execute(A_ROW_DUE_IN_AN_HOUR);
         }
         earlier.commit();
@@ -369,7 +371,7 @@ class PostgresPinnedClaimIT {
           st.execute("PREPARE TRANSACTION '" + gid + "'");
         }
         try {
-          db.admin(HUNDRED_ROWS, A_ROW_DUE_IN_AN_HOUR);
+          db.admin(hundredRows("b"), A_ROW_DUE_IN_AN_HOUR);
           assertThat(claimAll(store)).hasSize(100).allMatch(id -> id > 3_001 && id < 3_102);
           sweepsKeepTheFloorBelow(store, 3_001);
           db.admin("COMMIT PREPARED '" + gid + "'");
